@@ -1,0 +1,544 @@
+//! The elicitation broker: one persisted state machine per URL elicitation.
+//!
+//! requested -> blocked | rate_limited | declined | cancelled | accepted
+//! accepted -> opened -> completed | late -> continued | cancelled; any open
+//! state -> connection_lost. Every transition lands in history and the audit
+//! log. The broker asks a `Consent` port and an `Opener` port; the shells
+//! (terminal, desktop, scripted tests) implement them.
+
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use airlock_url_safety::{inspect, neutralize_for_display, Inspection, Policy, Verdict};
+use serde::Serialize;
+use tokio::sync::broadcast;
+
+use crate::events::CoreEvent;
+use crate::store::Store;
+
+/// Longest server message kept, in characters (the rest is cut, marked).
+pub const MAX_MESSAGE_CHARS: usize = 4096;
+/// Longest elicitation id accepted from a server, in bytes.
+pub const MAX_ELICITATION_ID_BYTES: usize = 256;
+/// URL elicitations of one server waiting for consent at once.
+pub const DEFAULT_MAX_PENDING_PER_SERVER: usize = 3;
+/// URL elicitations one server may start per minute.
+pub const DEFAULT_MAX_PER_MINUTE: usize = 10;
+/// Accepted elicitations still tracked for completion, per broker.
+pub const MAX_TRACKED: usize = 256;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConsentDecision {
+    Accept,
+    Decline,
+    Cancel,
+}
+
+/// How the elicitation reached us.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// `elicitation/create` (2025-11-25 request path).
+    Request,
+    /// A -32042 error listing URL elicitations (2025-11-25 error path).
+    RequiredError,
+    /// An `InputRequiredResult` (2026-07-28).
+    InputRequired,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Request => "request",
+            Self::RequiredError => "required_error",
+            Self::InputRequired => "input_required",
+        }
+    }
+}
+
+/// What a consent prompt shows. All server text is already bounded and
+/// neutralised (no control, bidi or escape characters).
+#[derive(Debug, Clone, Serialize)]
+pub struct UrlConsentRequest {
+    pub record_id: i64,
+    pub server: String,
+    pub message: String,
+    pub elicitation_id: Option<String>,
+    pub origin: Origin,
+    pub inspection: Inspection,
+}
+
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What the user says when an accepted elicitation is still not complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContinueDecision {
+    /// "I am done in the browser": retry the original request now.
+    Continue,
+    /// Give up on the original request.
+    Cancel,
+}
+
+/// Asks a human (or a script) whether to open a URL, and whether to go on
+/// when completion is late.
+pub trait Consent: Send + Sync {
+    fn ask_url<'a>(&'a self, request: &'a UrlConsentRequest) -> BoxFuture<'a, ConsentDecision>;
+
+    /// Called for an accepted elicitation whose completion is late (2025-11-25),
+    /// or right after acceptance when no completion signal exists (2026-07-28).
+    /// May wait as long as the user needs; the caller races it with completion.
+    fn continue_or_cancel<'a>(
+        &'a self,
+        request: &'a UrlConsentRequest,
+    ) -> BoxFuture<'a, ContinueDecision>;
+}
+
+/// Opens a URL outside Airlock, where Airlock cannot see the page.
+pub trait Opener: Send + Sync {
+    fn open(&self, url: &str) -> Result<(), String>;
+}
+
+/// A consent port that gives the same answer every time (scripts, tests).
+pub struct FixedConsent(pub ConsentDecision);
+
+impl Consent for FixedConsent {
+    fn ask_url<'a>(&'a self, _request: &'a UrlConsentRequest) -> BoxFuture<'a, ConsentDecision> {
+        let d = self.0;
+        Box::pin(async move { d })
+    }
+
+    fn continue_or_cancel<'a>(
+        &'a self,
+        _request: &'a UrlConsentRequest,
+    ) -> BoxFuture<'a, ContinueDecision> {
+        let d = if self.0 == ConsentDecision::Accept {
+            ContinueDecision::Continue
+        } else {
+            ContinueDecision::Cancel
+        };
+        Box::pin(async move { d })
+    }
+}
+
+/// The system browser via the platform's standard mechanism. The URL is one
+/// argument of a process, never part of a shell command line.
+pub struct SystemBrowser;
+
+impl Opener for SystemBrowser {
+    fn open(&self, url: &str) -> Result<(), String> {
+        #[cfg(target_os = "macos")]
+        let mut cmd = std::process::Command::new("open");
+        #[cfg(target_os = "windows")]
+        let mut cmd = {
+            let mut c = std::process::Command::new("rundll32");
+            c.arg("url.dll,FileProtocolHandler");
+            c
+        };
+        #[cfg(not(any(target_os = "macos", target_os = "windows")))]
+        let mut cmd = std::process::Command::new("xdg-open");
+        cmd.arg(url)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| format!("cannot start the system browser opener: {e}"))?;
+        // Reap it in the background so no zombie is left.
+        std::thread::spawn(move || {
+            let _ = child.wait();
+        });
+        Ok(())
+    }
+}
+
+/// An opener that only prints the URL (for `--open print`) or does nothing.
+pub struct PrintOpener {
+    pub print: bool,
+}
+
+impl Opener for PrintOpener {
+    fn open(&self, url: &str) -> Result<(), String> {
+        if self.print {
+            println!("{url}");
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct BrokerSettings {
+    pub policy: Policy,
+    pub max_pending_per_server: usize,
+    pub max_per_minute: usize,
+    pub late_after: Duration,
+    pub give_up_after: Duration,
+}
+
+impl Default for BrokerSettings {
+    fn default() -> Self {
+        Self {
+            policy: Policy::default(),
+            max_pending_per_server: DEFAULT_MAX_PENDING_PER_SERVER,
+            max_per_minute: DEFAULT_MAX_PER_MINUTE,
+            late_after: Duration::from_secs(120),
+            give_up_after: Duration::from_secs(600),
+        }
+    }
+}
+
+#[derive(Default)]
+struct ServerCounters {
+    pending: usize,
+    recent: VecDeque<Instant>,
+}
+
+/// An accepted elicitation waiting for its completion notification.
+#[derive(Debug, Clone)]
+struct Tracked {
+    record_id: i64,
+    connection: u64,
+    elicitation_id: String,
+}
+
+pub struct Broker {
+    store: Arc<Store>,
+    consent: Arc<dyn Consent>,
+    opener: Arc<dyn Opener>,
+    events: broadcast::Sender<CoreEvent>,
+    settings: BrokerSettings,
+    counters: Mutex<HashMap<String, ServerCounters>>,
+    tracked: Mutex<VecDeque<Tracked>>,
+    completions: tokio::sync::Notify,
+}
+
+/// The answer to one URL elicitation.
+#[derive(Debug, Clone)]
+pub struct UrlOutcome {
+    pub record_id: Option<i64>,
+    pub decision: ConsentDecision,
+    /// What the user was shown (absent when blocked before asking).
+    pub request: Option<UrlConsentRequest>,
+}
+
+fn bounded_id(id: &str) -> String {
+    neutralize_for_display(id, MAX_ELICITATION_ID_BYTES)
+}
+
+impl Broker {
+    pub fn new(
+        store: Arc<Store>,
+        consent: Arc<dyn Consent>,
+        opener: Arc<dyn Opener>,
+        events: broadcast::Sender<CoreEvent>,
+        settings: BrokerSettings,
+    ) -> Self {
+        Self {
+            store,
+            consent,
+            opener,
+            events,
+            settings,
+            counters: Mutex::new(HashMap::new()),
+            tracked: Mutex::new(VecDeque::new()),
+            completions: tokio::sync::Notify::new(),
+        }
+    }
+
+    pub fn settings(&self) -> &BrokerSettings {
+        &self.settings
+    }
+
+    pub fn consent(&self) -> &Arc<dyn Consent> {
+        &self.consent
+    }
+
+    fn transition(&self, server: &str, record_id: i64, state: &str, detail: serde_json::Value) {
+        // History and audit are best effort: a full disk must not wedge the protocol.
+        let _ = self.store.set_elicitation_state(record_id, state);
+        let mut d = detail;
+        if let serde_json::Value::Object(m) = &mut d {
+            m.insert("record_id".into(), record_id.into());
+            m.insert("state".into(), state.into());
+        }
+        let _ = self.store.audit(Some(server), "elicitation", &d);
+        let _ = self.events.send(CoreEvent::Elicitation {
+            server: server.to_owned(),
+            record_id,
+            state: state.to_owned(),
+        });
+    }
+
+    /// Rate limit: `Ok(())` reserves a pending slot; release it with `release`.
+    fn admit(&self, server: &str) -> Result<(), &'static str> {
+        let mut counters = self.counters.lock().unwrap_or_else(|e| e.into_inner());
+        let c = counters.entry(server.to_owned()).or_default();
+        let now = Instant::now();
+        while c
+            .recent
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > Duration::from_secs(60))
+        {
+            c.recent.pop_front();
+        }
+        if c.pending >= self.settings.max_pending_per_server {
+            return Err("too many URL elicitations are already waiting for consent");
+        }
+        if c.recent.len() >= self.settings.max_per_minute {
+            return Err("too many URL elicitations in the last minute");
+        }
+        c.pending += 1;
+        c.recent.push_back(now);
+        Ok(())
+    }
+
+    fn release(&self, server: &str) {
+        let mut counters = self.counters.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = counters.get_mut(server) {
+            c.pending = c.pending.saturating_sub(1);
+        }
+    }
+
+    /// Take one URL elicitation through inspection, rate limit, consent and opening.
+    /// Returns as soon as the user decided: accept means consent, not completion.
+    pub async fn handle_url(
+        &self,
+        server: &str,
+        connection: u64,
+        message: &str,
+        url: &str,
+        elicitation_id: Option<&str>,
+        origin: Origin,
+    ) -> UrlOutcome {
+        let message = neutralize_for_display(message, MAX_MESSAGE_CHARS);
+        let elicitation_id = elicitation_id.map(bounded_id);
+        let inspection = inspect(url, &self.settings.policy);
+        let stored_url = inspection
+            .url
+            .clone()
+            .unwrap_or_else(|| neutralize_for_display(url, airlock_url_safety::MAX_URL_LEN));
+        let warnings: Vec<String> = inspection
+            .warnings
+            .iter()
+            .map(|w| w.code().to_owned())
+            .collect();
+        let verdict = match inspection.verdict {
+            Verdict::Ok => "ok",
+            Verdict::Warn => "warn",
+            Verdict::Block => "block",
+        };
+        let record_id = match self.store.insert_elicitation(
+            server,
+            elicitation_id.as_deref(),
+            "url",
+            origin.as_str(),
+            &message,
+            Some(&stored_url),
+            inspection.registrable_domain.as_deref(),
+            Some(verdict),
+            &warnings,
+            "requested",
+        ) {
+            Ok(id) => id,
+            Err(_) => {
+                return UrlOutcome {
+                    record_id: None,
+                    decision: ConsentDecision::Decline,
+                    request: None,
+                }
+            }
+        };
+        self.transition(
+            server,
+            record_id,
+            "requested",
+            serde_json::json!({"url": stored_url, "domain": inspection.registrable_domain, "warnings": warnings, "origin": origin.as_str()}),
+        );
+
+        if let Some(reason) = inspection.block_reason {
+            self.transition(
+                server,
+                record_id,
+                "blocked",
+                serde_json::json!({"reason": reason.code()}),
+            );
+            return UrlOutcome {
+                record_id: Some(record_id),
+                decision: ConsentDecision::Decline,
+                request: None,
+            };
+        }
+        if let Err(why) = self.admit(server) {
+            self.transition(
+                server,
+                record_id,
+                "rate_limited",
+                serde_json::json!({"reason": why}),
+            );
+            return UrlOutcome {
+                record_id: Some(record_id),
+                decision: ConsentDecision::Decline,
+                request: None,
+            };
+        }
+        let request = UrlConsentRequest {
+            record_id,
+            server: server.to_owned(),
+            message,
+            elicitation_id: elicitation_id.clone(),
+            origin,
+            inspection,
+        };
+        let decision = self.consent.ask_url(&request).await;
+        self.release(server);
+        match decision {
+            ConsentDecision::Decline => {
+                self.transition(server, record_id, "declined", serde_json::json!({}));
+            }
+            ConsentDecision::Cancel => {
+                self.transition(server, record_id, "cancelled", serde_json::json!({}));
+            }
+            ConsentDecision::Accept => {
+                self.transition(server, record_id, "accepted", serde_json::json!({}));
+                let url = request.inspection.url.as_deref().unwrap_or_default();
+                match self.opener.open(url) {
+                    Ok(()) => {
+                        self.transition(server, record_id, "opened", serde_json::json!({}))
+                    }
+                    Err(e) => self.transition(
+                        server,
+                        record_id,
+                        "open_failed",
+                        serde_json::json!({"error": e}),
+                    ),
+                }
+                if let Some(id) = elicitation_id {
+                    let mut tracked = self.tracked.lock().unwrap_or_else(|e| e.into_inner());
+                    if tracked.len() >= MAX_TRACKED {
+                        tracked.pop_front();
+                    }
+                    tracked.push_back(Tracked {
+                        record_id,
+                        connection,
+                        elicitation_id: id,
+                    });
+                }
+            }
+        }
+        UrlOutcome {
+            record_id: Some(record_id),
+            decision,
+            request: Some(request),
+        }
+    }
+
+    /// `notifications/elicitation/complete` from `connection`. Unknown,
+    /// already completed or other-connection ids are ignored and audited.
+    pub fn complete(&self, server: &str, connection: u64, elicitation_id: &str) -> bool {
+        let id = bounded_id(elicitation_id);
+        let found = {
+            let mut tracked = self.tracked.lock().unwrap_or_else(|e| e.into_inner());
+            let pos = tracked
+                .iter()
+                .position(|t| t.connection == connection && t.elicitation_id == id);
+            pos.and_then(|p| tracked.remove(p))
+        };
+        match found {
+            Some(t) => {
+                self.transition(
+                    server,
+                    t.record_id,
+                    "completed",
+                    serde_json::json!({"by": "notification"}),
+                );
+                self.completions.notify_waiters();
+                true
+            }
+            None => {
+                let _ = self.store.audit(
+                    Some(server),
+                    "elicitation_complete_ignored",
+                    &serde_json::json!({"elicitation_id": id, "reason": "unknown, already completed, or from another connection"}),
+                );
+                false
+            }
+        }
+    }
+
+    /// Is this elicitation still waiting for its completion notification?
+    pub fn is_waiting(&self, connection: u64, elicitation_id: &str) -> bool {
+        let id = bounded_id(elicitation_id);
+        self.tracked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(|t| t.connection == connection && t.elicitation_id == id)
+    }
+
+    /// Wait until none of `ids` on `connection` is waiting, or `deadline` passes.
+    /// Returns the ids still waiting.
+    pub async fn wait_completed(
+        &self,
+        connection: u64,
+        ids: &[String],
+        deadline: Duration,
+    ) -> Vec<String> {
+        let until = tokio::time::Instant::now() + deadline;
+        loop {
+            let notified = self.completions.notified();
+            let waiting: Vec<String> = ids
+                .iter()
+                .filter(|id| self.is_waiting(connection, id))
+                .cloned()
+                .collect();
+            if waiting.is_empty() {
+                return waiting;
+            }
+            if tokio::time::timeout_at(until, notified).await.is_err() {
+                return waiting;
+            }
+        }
+    }
+
+    /// Mark tracked elicitations of a connection as lost.
+    pub fn connection_lost(&self, server: &str, connection: u64) {
+        let lost: Vec<Tracked> = {
+            let mut tracked = self.tracked.lock().unwrap_or_else(|e| e.into_inner());
+            let (lost, keep): (Vec<_>, Vec<_>) =
+                tracked.drain(..).partition(|t| t.connection == connection);
+            tracked.extend(keep);
+            lost
+        };
+        for t in lost {
+            self.transition(server, t.record_id, "connection_lost", serde_json::json!({}));
+        }
+    }
+
+    /// Mark an elicitation late (deadline passed without completion).
+    pub fn mark(&self, server: &str, record_id: i64, state: &str) {
+        self.transition(server, record_id, state, serde_json::json!({}));
+    }
+
+    /// Stop tracking (the user continued or cancelled by hand).
+    pub fn forget(&self, connection: u64, elicitation_id: &str) {
+        let id = bounded_id(elicitation_id);
+        self.tracked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|t| !(t.connection == connection && t.elicitation_id == id));
+    }
+
+    pub fn record_for(&self, connection: u64, elicitation_id: &str) -> Option<i64> {
+        let id = bounded_id(elicitation_id);
+        self.tracked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .find(|t| t.connection == connection && t.elicitation_id == id)
+            .map(|t| t.record_id)
+    }
+}

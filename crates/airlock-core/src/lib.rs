@@ -1,0 +1,626 @@
+//! Airlock's core: everything that is not a window. Shells (the `airlock` CLI,
+//! the desktop app, tests) stand on [`Airlock`] and implement the
+//! [`elicitation::Consent`] and [`elicitation::Opener`] ports.
+
+pub mod elicitation;
+pub mod events;
+pub mod mcp;
+pub mod paths;
+pub mod secrets;
+pub mod servers;
+pub mod store;
+mod tools;
+
+pub use airlock_url_safety as url_safety;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio::sync::broadcast;
+
+use elicitation::{Broker, BrokerSettings, Consent, Opener};
+use events::CoreEvent;
+use mcp::{ConnStatus, ConnectContext, ConnectError, Session, SessionInfo};
+use secrets::{Keychain, Redactor, SecretError, SecretValue};
+use servers::{
+    secret_ref, DefinitionError, ExportedConfig, InputValue, ServerDef, ServerInput, StoredValue,
+    Transport,
+};
+use store::{Store, StoreError};
+
+pub use tools::{CallOutcome, ToolCallError};
+
+/// Largest reconnect back-off.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// First reconnect back-off; doubled on each failure up to `MAX_BACKOFF`.
+pub const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+/// Reconnect attempts after a drop before the status becomes `failed`.
+pub const MAX_RECONNECT_ATTEMPTS: u32 = 10;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CoreError {
+    #[error("no server named {0:?}; `airlock servers list` shows the configured ones")]
+    UnknownServer(String),
+    #[error("a server named {0:?} already exists; remove it first or pick another name")]
+    ServerExists(String),
+    #[error(transparent)]
+    Definition(#[from] DefinitionError),
+    #[error(transparent)]
+    Import(#[from] servers::ImportError),
+    #[error(transparent)]
+    Secret(#[from] SecretError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot connect to {server:?}: {source}")]
+    Connect {
+        server: String,
+        source: ConnectError,
+    },
+    #[error("{server:?} is not connected")]
+    NotConnected { server: String },
+    #[error("{server:?} answered with an error: {message} (code {code})")]
+    Mcp {
+        server: String,
+        code: i32,
+        message: String,
+    },
+    #[error("{server:?}: {message}")]
+    Protocol { server: String, message: String },
+    #[error("{0}")]
+    BadInput(String),
+}
+
+impl CoreError {
+    /// A stable code for scripts and the UI.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::UnknownServer(_) => "unknown_server",
+            Self::ServerExists(_) => "server_exists",
+            Self::Definition(_) => "invalid_definition",
+            Self::Import(_) => "invalid_config",
+            Self::Secret(_) => "keychain",
+            Self::Store(_) => "store",
+            Self::Connect { .. } => "connect_failed",
+            Self::NotConnected { .. } => "not_connected",
+            Self::Mcp { .. } => "server_error",
+            Self::Protocol { .. } => "protocol",
+            Self::BadInput(_) => "bad_input",
+        }
+    }
+
+    /// Did the user ask for something impossible (as opposed to a server failing)?
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            Self::UnknownServer(_)
+                | Self::ServerExists(_)
+                | Self::Definition(_)
+                | Self::Import(_)
+                | Self::BadInput(_)
+        )
+    }
+}
+
+pub type CoreResult<T> = Result<T, CoreError>;
+
+pub struct AirlockOptions {
+    pub data_dir: PathBuf,
+    pub keychain: Keychain,
+    pub consent: Arc<dyn Consent>,
+    pub opener: Arc<dyn Opener>,
+    pub broker: BrokerSettings,
+    pub connect_timeout: Duration,
+}
+
+impl AirlockOptions {
+    pub fn new(data_dir: PathBuf, consent: Arc<dyn Consent>, opener: Arc<dyn Opener>) -> Self {
+        Self {
+            data_dir,
+            keychain: Keychain::default(),
+            consent,
+            opener,
+            broker: BrokerSettings::default(),
+            connect_timeout: mcp::DEFAULT_CONNECT_TIMEOUT,
+        }
+    }
+}
+
+/// Status and session info of a server, for `connect` and the UI.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConnectionReport {
+    pub server: String,
+    pub status: ConnStatus,
+    pub info: Option<SessionInfo>,
+}
+
+struct Managed {
+    session: Option<Arc<Session>>,
+    status: ConnStatus,
+    /// Bumped on every connect/disconnect so a stale supervisor stops.
+    generation: u64,
+}
+
+pub struct Airlock {
+    store: Arc<Store>,
+    keychain: Keychain,
+    events: broadcast::Sender<CoreEvent>,
+    broker: Arc<Broker>,
+    connect_timeout: Duration,
+    data_dir: PathBuf,
+    managed: Mutex<HashMap<String, Managed>>,
+}
+
+impl Airlock {
+    pub fn open(opts: AirlockOptions) -> CoreResult<Arc<Airlock>> {
+        let store = Arc::new(Store::open_in(&opts.data_dir)?);
+        let (events, _) = broadcast::channel(events::EVENT_CHANNEL_CAPACITY);
+        let broker = Arc::new(Broker::new(
+            store.clone(),
+            opts.consent,
+            opts.opener,
+            events.clone(),
+            opts.broker,
+        ));
+        Ok(Arc::new(Airlock {
+            store,
+            keychain: opts.keychain,
+            events,
+            broker,
+            connect_timeout: opts.connect_timeout,
+            data_dir: opts.data_dir,
+            managed: Mutex::new(HashMap::new()),
+        }))
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+    pub fn broker(&self) -> &Arc<Broker> {
+        &self.broker
+    }
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+    pub fn subscribe(&self) -> broadcast::Receiver<CoreEvent> {
+        self.events.subscribe()
+    }
+
+    // ----- server definitions -----
+
+    fn parse_def(row: &store::ServerRow) -> CoreResult<ServerDef> {
+        let transport: Transport<StoredValue> = serde_json::from_str(&row.config_json)
+            .map_err(|e| StoreError::Corrupt(format!("server {:?}: {e}", row.name)))?;
+        Ok(ServerDef {
+            name: row.name.clone(),
+            transport,
+        })
+    }
+
+    pub fn list_servers(&self) -> CoreResult<Vec<ServerDef>> {
+        self.store.list_servers()?.iter().map(Self::parse_def).collect()
+    }
+
+    pub fn get_server(&self, name: &str) -> CoreResult<ServerDef> {
+        let row = self
+            .store
+            .get_server(name)?
+            .ok_or_else(|| CoreError::UnknownServer(name.to_owned()))?;
+        Self::parse_def(&row)
+    }
+
+    /// Validate and move secret values into the keychain. On error, the
+    /// secrets already written are removed again.
+    fn store_secrets(&self, input: &ServerInput) -> CoreResult<(ServerDef, Vec<String>)> {
+        input.validate()?;
+        if let Transport::Http { headers, .. } = &input.transport {
+            if let Some(h) = headers.keys().find(|h| mcp::header_is_reserved(h)) {
+                return Err(DefinitionError::Invalid {
+                    server: input.name.clone(),
+                    detail: format!("header {h:?} is set by the MCP transport and cannot be configured"),
+                }
+                .into());
+            }
+        }
+        let kind = match input.transport {
+            Transport::Stdio { .. } => "env",
+            Transport::Http { .. } => "header",
+        };
+        let mut written = Vec::new();
+        let result = input.transport.try_map(|key, v: &InputValue| {
+            if v.secret {
+                let r = secret_ref(&input.name, kind, key);
+                self.keychain.set(&r, &SecretValue::new(v.value.clone()))?;
+                written.push(r.clone());
+                Ok::<_, CoreError>(StoredValue::Secret { secret_ref: r })
+            } else {
+                Ok(StoredValue::Plain {
+                    value: v.value.clone(),
+                })
+            }
+        });
+        match result {
+            Ok(transport) => Ok((
+                ServerDef {
+                    name: input.name.clone(),
+                    transport,
+                },
+                written,
+            )),
+            Err(e) => {
+                self.forget_secrets(&written);
+                Err(e)
+            }
+        }
+    }
+
+    fn forget_secrets(&self, refs: &[String]) {
+        for r in refs {
+            let _ = self.keychain.delete(r);
+        }
+    }
+
+    fn config_json(def: &ServerDef) -> String {
+        serde_json::to_string(&def.transport).unwrap_or_default()
+    }
+
+    pub fn add_server(&self, input: &ServerInput) -> CoreResult<ServerDef> {
+        self.import_servers(std::slice::from_ref(input))?;
+        self.get_server(&input.name)
+    }
+
+    /// Add several servers: all land or none does (names checked first,
+    /// secrets rolled back if the database write fails).
+    pub fn import_servers(&self, inputs: &[ServerInput]) -> CoreResult<Vec<String>> {
+        let mut seen = std::collections::HashSet::new();
+        for input in inputs {
+            input.validate()?;
+            if !seen.insert(input.name.clone()) || self.store.get_server(&input.name)?.is_some() {
+                return Err(CoreError::ServerExists(input.name.clone()));
+            }
+        }
+        let mut rows = Vec::new();
+        let mut written = Vec::new();
+        for input in inputs {
+            match self.store_secrets(input) {
+                Ok((def, w)) => {
+                    written.extend(w);
+                    rows.push((def.name.clone(), def.transport.kind().to_owned(), Self::config_json(&def)));
+                }
+                Err(e) => {
+                    self.forget_secrets(&written);
+                    return Err(e);
+                }
+            }
+        }
+        if let Err(e) = self.store.insert_servers(&rows) {
+            self.forget_secrets(&written);
+            return Err(e.into());
+        }
+        for (name, _, _) in &rows {
+            let _ = self.store.audit(Some(name), "server_added", &serde_json::json!({}));
+        }
+        Ok(rows.into_iter().map(|(n, _, _)| n).collect())
+    }
+
+    /// Replace a server's definition. Secrets no longer used are deleted.
+    pub fn update_server(&self, input: &ServerInput) -> CoreResult<ServerDef> {
+        let old = self.get_server(&input.name)?;
+        let (def, written) = self.store_secrets(input)?;
+        if let Err(e) = self
+            .store
+            .update_server(&def.name, def.transport.kind(), &Self::config_json(&def))
+        {
+            self.forget_secrets(&written);
+            return Err(e.into());
+        }
+        let stale: Vec<String> = secret_refs(&old)
+            .into_iter()
+            .filter(|r| !written.contains(r))
+            .collect();
+        self.forget_secrets(&stale);
+        let _ = self.store.audit(Some(&def.name), "server_updated", &serde_json::json!({}));
+        Ok(def)
+    }
+
+    pub fn remove_server(&self, name: &str) -> CoreResult<()> {
+        let def = self.get_server(name)?;
+        self.disconnect(name);
+        self.store.delete_server(name)?;
+        self.forget_secrets(&secret_refs(&def));
+        let _ = self.store.audit(Some(name), "server_removed", &serde_json::json!({}));
+        Ok(())
+    }
+
+    pub fn export_servers(&self) -> CoreResult<ExportedConfig> {
+        Ok(servers::export_mcp_servers(&self.list_servers()?))
+    }
+
+    /// Fetch secrets from the keychain: the transport with plain values, and a
+    /// redactor that masks those values in logs.
+    fn resolve(&self, def: &ServerDef) -> CoreResult<(Transport<String>, Redactor)> {
+        let mut secrets = Vec::new();
+        let transport = def.transport.try_map(|_, v| match v {
+            StoredValue::Plain { value } => Ok::<_, CoreError>(value.clone()),
+            StoredValue::Secret { secret_ref } => {
+                let s = self.keychain.get(secret_ref)?;
+                secrets.push(s.clone());
+                Ok(s.expose().to_owned())
+            }
+        })?;
+        Ok((transport, Redactor::new(secrets)))
+    }
+
+    // ----- connections -----
+
+    fn set_status(&self, server: &str, status: ConnStatus) {
+        if let Some(m) = self
+            .managed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_mut(server)
+        {
+            m.status = status.clone();
+        }
+        let _ = self.events.send(CoreEvent::Status {
+            server: server.to_owned(),
+            status,
+        });
+    }
+
+    pub fn status(&self, server: &str) -> ConnStatus {
+        self.managed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(server)
+            .map(|m| m.status.clone())
+            .unwrap_or(ConnStatus::Disconnected)
+    }
+
+    fn log(&self, server: &str, level: &str, text: &str) {
+        mcp::log_line(
+            &self.store,
+            &self.events,
+            &Redactor::default(),
+            server,
+            "airlock",
+            level,
+            text,
+        );
+    }
+
+    async fn open_session(&self, def: &ServerDef) -> CoreResult<(Arc<Session>, i64)> {
+        let (transport, redactor) = self.resolve(def)?;
+        let conn_row = self.store.connection_started(&def.name)?;
+        let ctx = ConnectContext {
+            store: self.store.clone(),
+            broker: self.broker.clone(),
+            events: self.events.clone(),
+            redactor: Arc::new(redactor),
+            connect_timeout: self.connect_timeout,
+        };
+        match mcp::connect(&def.name, &transport, &ctx).await {
+            Ok(session) => {
+                let info_json = serde_json::to_string(&session.info).ok();
+                let _ = self.store.connection_updated(
+                    conn_row,
+                    "ready",
+                    Some(&session.info.protocol_version),
+                    info_json.as_deref(),
+                    None,
+                );
+                self.log(
+                    &def.name,
+                    "info",
+                    &format!("connected (protocol {})", session.info.protocol_version),
+                );
+                Ok((Arc::new(session), conn_row))
+            }
+            Err(source) => {
+                let reason = source.to_string();
+                let _ = self
+                    .store
+                    .connection_updated(conn_row, "failed", None, None, Some(&reason));
+                self.log(&def.name, "error", &format!("connection failed: {reason}"));
+                Err(CoreError::Connect {
+                    server: def.name.clone(),
+                    source,
+                })
+            }
+        }
+    }
+
+    /// Connect and keep the connection: if it drops, reconnect with capped
+    /// exponential back-off. Returns once the first attempt succeeded or failed.
+    pub async fn connect(self: &Arc<Self>, name: &str) -> CoreResult<ConnectionReport> {
+        let def = self.get_server(name)?;
+        let generation = {
+            let mut managed = self.managed.lock().unwrap_or_else(|e| e.into_inner());
+            let m = managed.entry(name.to_owned()).or_insert(Managed {
+                session: None,
+                status: ConnStatus::Disconnected,
+                generation: 0,
+            });
+            if let (Some(s), ConnStatus::Ready { .. }) = (&m.session, &m.status) {
+                if !s.is_closed() {
+                    return Ok(ConnectionReport {
+                        server: name.to_owned(),
+                        status: m.status.clone(),
+                        info: Some(s.info.clone()),
+                    });
+                }
+            }
+            m.generation += 1;
+            m.generation
+        };
+        self.set_status(name, ConnStatus::Connecting);
+        match self.open_session(&def).await {
+            Ok((session, conn_row)) => {
+                let status = ConnStatus::Ready {
+                    protocol_version: session.info.protocol_version.clone(),
+                };
+                let info = session.info.clone();
+                self.install(name, generation, session.clone(), status.clone());
+                let me = self.clone();
+                let name = name.to_owned();
+                tokio::spawn(async move { me.supervise(name, generation, session, conn_row).await });
+                Ok(ConnectionReport {
+                    server: def.name,
+                    status,
+                    info: Some(info),
+                })
+            }
+            Err(e) => {
+                self.set_status(
+                    name,
+                    ConnStatus::Failed {
+                        reason: e.to_string(),
+                    },
+                );
+                Err(e)
+            }
+        }
+    }
+
+    fn install(&self, name: &str, generation: u64, session: Arc<Session>, status: ConnStatus) {
+        {
+            let mut managed = self.managed.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(m) = managed.get_mut(name) {
+                if m.generation == generation {
+                    m.session = Some(session);
+                }
+            }
+        }
+        self.set_status(name, status);
+    }
+
+    fn current_generation(&self, name: &str) -> Option<u64> {
+        self.managed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .map(|m| m.generation)
+    }
+
+    async fn supervise(self: Arc<Self>, name: String, generation: u64, mut session: Arc<Session>, mut conn_row: i64) {
+        loop {
+            session.closed().await;
+            self.broker.connection_lost(&name, session.connection);
+            if self.current_generation(&name) != Some(generation) {
+                let _ = self
+                    .store
+                    .connection_updated(conn_row, "disconnected", None, None, None);
+                return;
+            }
+            let reason = format!("connection lost{}", {
+                let tail = session.stderr_tail();
+                if tail.is_empty() {
+                    String::new()
+                } else {
+                    format!("; last stderr: {}", tail.join(" | "))
+                }
+            });
+            let _ = self
+                .store
+                .connection_updated(conn_row, "failed", None, None, Some(&reason));
+            self.log(&name, "warning", &reason);
+            let mut attempt = 0u32;
+            let mut backoff = FIRST_BACKOFF;
+            let mut last_reason = reason;
+            loop {
+                attempt += 1;
+                if attempt > MAX_RECONNECT_ATTEMPTS {
+                    self.set_status(
+                        &name,
+                        ConnStatus::Failed {
+                            reason: format!("gave up after {MAX_RECONNECT_ATTEMPTS} reconnect attempts: {last_reason}"),
+                        },
+                    );
+                    return;
+                }
+                self.set_status(
+                    &name,
+                    ConnStatus::Reconnecting {
+                        attempt,
+                        retry_in_ms: u64::try_from(backoff.as_millis()).unwrap_or(u64::MAX),
+                        reason: last_reason.clone(),
+                    },
+                );
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+                if self.current_generation(&name) != Some(generation) {
+                    return;
+                }
+                let def = match self.get_server(&name) {
+                    Ok(d) => d,
+                    Err(_) => return,
+                };
+                match self.open_session(&def).await {
+                    Ok((s, row)) => {
+                        let status = ConnStatus::Ready {
+                            protocol_version: s.info.protocol_version.clone(),
+                        };
+                        self.install(&name, generation, s.clone(), status);
+                        session = s;
+                        conn_row = row;
+                        break;
+                    }
+                    Err(e) => last_reason = e.to_string(),
+                }
+            }
+        }
+    }
+
+    pub fn disconnect(&self, name: &str) {
+        let session = {
+            let mut managed = self.managed.lock().unwrap_or_else(|e| e.into_inner());
+            managed.get_mut(name).and_then(|m| {
+                m.generation += 1;
+                m.session.take()
+            })
+        };
+        if let Some(s) = session {
+            s.close();
+            self.log(name, "info", "disconnected");
+        }
+        if self.current_generation(name).is_some() {
+            self.set_status(name, ConnStatus::Disconnected);
+        }
+    }
+
+    /// The live session of a server, connecting first if needed.
+    pub async fn session(self: &Arc<Self>, name: &str) -> CoreResult<Arc<Session>> {
+        let existing = self
+            .managed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .and_then(|m| m.session.clone())
+            .filter(|s| !s.is_closed());
+        if let Some(s) = existing {
+            return Ok(s);
+        }
+        self.connect(name).await?;
+        self.managed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .and_then(|m| m.session.clone())
+            .ok_or_else(|| CoreError::NotConnected {
+                server: name.to_owned(),
+            })
+    }
+}
+
+fn secret_refs(def: &ServerDef) -> Vec<String> {
+    def.transport
+        .values()
+        .values()
+        .filter_map(|v| match v {
+            StoredValue::Secret { secret_ref } => Some(secret_ref.clone()),
+            StoredValue::Plain { .. } => None,
+        })
+        .collect()
+}

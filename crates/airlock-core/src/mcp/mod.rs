@@ -1,0 +1,458 @@
+//! MCP sessions over the official Rust SDK (`rmcp`): stdio and Streamable
+//! HTTP, 2025-11-25 (initialize) and 2026-07-28 (discovery) chosen per server.
+
+mod stderr;
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, CustomNotification, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability,
+    Implementation, ProtocolVersion, UrlElicitationCapability,
+};
+#[allow(deprecated)]
+use rmcp::model::LoggingMessageNotificationParam;
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer, RequestContext, RoleClient,
+    RunningServiceCancellationToken,
+};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::ClientHandler;
+use serde::Serialize;
+use tokio::sync::broadcast;
+
+use crate::elicitation::{Broker, ConsentDecision, Origin};
+use crate::events::CoreEvent;
+use crate::secrets::Redactor;
+use crate::servers::Transport;
+use crate::store::Store;
+
+pub use stderr::STDERR_TAIL_LINES;
+
+/// How long the handshake (initialize or discovery) may take.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// The method of the 2025-11-25 completion notification.
+pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
+
+static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
+
+/// Live status of a server connection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum ConnStatus {
+    Disconnected,
+    Connecting,
+    Ready { protocol_version: String },
+    Failed { reason: String },
+    Reconnecting { attempt: u32, retry_in_ms: u64, reason: String },
+}
+
+/// What the server told us about itself.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionInfo {
+    pub protocol_version: String,
+    pub server_name: Option<String>,
+    pub server_version: Option<String>,
+    pub capabilities: serde_json::Value,
+    pub instructions: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error("command `{command}` was not found; check that it is installed and on PATH")]
+    CommandNotFound { command: String },
+    #[error("cannot start `{command}`: {detail}")]
+    Spawn { command: String, detail: String },
+    #[error("the server did not finish the MCP handshake within {secs} s{tail}")]
+    Timeout { secs: u64, tail: String },
+    #[error("the MCP handshake failed: {detail}{tail}")]
+    Handshake { detail: String, tail: String },
+    #[error("invalid server configuration: {0}")]
+    Config(String),
+}
+
+fn tail_suffix(lines: &[String]) -> String {
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!("; last stderr: {}", lines.join(" | "))
+    }
+}
+
+/// The client side of one connection: answers server requests and notifications.
+#[derive(Clone)]
+pub struct AirlockClient {
+    server: String,
+    connection: u64,
+    broker: Arc<Broker>,
+    store: Arc<Store>,
+    events: broadcast::Sender<CoreEvent>,
+    redactor: Arc<Redactor>,
+}
+
+pub fn client_info() -> ClientConfig {
+    let mut capabilities = ClientCapabilities::default();
+    capabilities.elicitation = Some(
+        ElicitationCapability::new()
+            .with_form(FormElicitationCapability::default())
+            .with_url(UrlElicitationCapability::default()),
+    );
+    ClientConfig::new(
+        capabilities,
+        Implementation::new("airlock", env!("CARGO_PKG_VERSION")),
+    )
+}
+
+/// Store and broadcast one log line of a server (redacted, bounded).
+pub(crate) fn log_line(
+    store: &Store,
+    events: &broadcast::Sender<CoreEvent>,
+    redactor: &Redactor,
+    server: &str,
+    source: &str,
+    level: &str,
+    text: &str,
+) {
+    let text = redactor.redact(text);
+    let text = crate::store::truncate_text(&text, crate::store::MAX_LOG_LINE_BYTES);
+    let _ = store.append_log(server, source, level, &text);
+    let _ = events.send(CoreEvent::Log {
+        server: server.to_owned(),
+        source: source.to_owned(),
+        level: level.to_owned(),
+        text,
+    });
+}
+
+impl AirlockClient {
+    fn log(&self, source: &str, level: &str, text: &str) {
+        log_line(
+            &self.store,
+            &self.events,
+            &self.redactor,
+            &self.server,
+            source,
+            level,
+            text,
+        );
+    }
+}
+
+impl ClientHandler for AirlockClient {
+    fn get_info(&self) -> ClientConfig {
+        client_info()
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        match request {
+            ElicitRequestParams::UrlElicitationParams {
+                message,
+                url,
+                elicitation_id,
+                ..
+            } => {
+                let legacy = context
+                    .peer
+                    .peer_info()
+                    .is_some_and(|i| i.protocol_version < ProtocolVersion::V_2026_07_28);
+                if url.trim().is_empty() {
+                    self.log("airlock", "warning", "URL elicitation without `url` answered -32602");
+                    return Err(ErrorData::invalid_params("URL elicitation needs `url`", None));
+                }
+                if legacy && elicitation_id.trim().is_empty() {
+                    self.log(
+                        "airlock",
+                        "warning",
+                        "URL elicitation without `elicitationId` answered -32602",
+                    );
+                    return Err(ErrorData::invalid_params(
+                        "URL elicitation needs `elicitationId` (protocol 2025-11-25)",
+                        None,
+                    ));
+                }
+                let id = (!elicitation_id.is_empty()).then_some(elicitation_id.as_str());
+                let outcome = self
+                    .broker
+                    .handle_url(&self.server, self.connection, &message, &url, id, Origin::Request)
+                    .await;
+                Ok(ElicitResult::new(match outcome.decision {
+                    ConsentDecision::Accept => ElicitationAction::Accept,
+                    ConsentDecision::Decline => ElicitationAction::Decline,
+                    ConsentDecision::Cancel => ElicitationAction::Cancel,
+                }))
+            }
+            _ => {
+                // Form mode arrives with its own issue; until then decline visibly.
+                self.log("airlock", "info", "form elicitation declined: not supported yet");
+                Ok(ElicitResult::new(ElicitationAction::Decline))
+            }
+        }
+    }
+
+    // Logging is deprecated in 2026-07-28 but 2025-11-25 servers still send it.
+    #[allow(deprecated)]
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let level = serde_json::to_value(params.level)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_else(|| "info".into());
+        let text = match &params.data {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let text = match &params.logger {
+            Some(logger) => format!("[{logger}] {text}"),
+            None => text,
+        };
+        self.log("notification", &level, &text);
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if notification.method == ELICITATION_COMPLETE {
+            let id = notification
+                .params
+                .as_ref()
+                .and_then(|p| p.get("elicitationId"))
+                .and_then(|v| v.as_str());
+            match id {
+                Some(id) => {
+                    self.broker.complete(&self.server, self.connection, id);
+                }
+                None => self.log(
+                    "airlock",
+                    "warning",
+                    "elicitation completion without an elicitationId ignored",
+                ),
+            }
+        }
+    }
+}
+
+/// An open MCP session with one server.
+pub struct Session {
+    pub server: String,
+    pub connection: u64,
+    pub peer: Peer<RoleClient>,
+    pub info: SessionInfo,
+    cancel: Mutex<Option<RunningServiceCancellationToken>>,
+    closed: Arc<tokio::sync::Notify>,
+    closed_flag: Arc<std::sync::atomic::AtomicBool>,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl Session {
+    pub fn is_closed(&self) -> bool {
+        self.closed_flag.load(Ordering::SeqCst)
+    }
+
+    /// Wait until the transport closes (server exit, network loss, disconnect).
+    pub async fn closed(&self) {
+        let notified = self.closed.notified();
+        if self.is_closed() {
+            return;
+        }
+        notified.await;
+    }
+
+    pub fn close(&self) {
+        if let Some(c) = self.cancel.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            c.cancel();
+        }
+    }
+
+    pub fn stderr_tail(&self) -> Vec<String> {
+        self.stderr_tail
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .cloned()
+            .collect()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+pub struct ConnectContext {
+    pub store: Arc<Store>,
+    pub broker: Arc<Broker>,
+    pub events: broadcast::Sender<CoreEvent>,
+    pub redactor: Arc<Redactor>,
+    pub connect_timeout: Duration,
+}
+
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    }
+}
+
+/// Open a session with a resolved server (secrets already fetched).
+pub async fn connect(
+    server: &str,
+    transport: &Transport<String>,
+    ctx: &ConnectContext,
+) -> Result<Session, ConnectError> {
+    let connection = NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed);
+    let client = AirlockClient {
+        server: server.to_owned(),
+        connection,
+        broker: ctx.broker.clone(),
+        store: ctx.store.clone(),
+        events: ctx.events.clone(),
+        redactor: ctx.redactor.clone(),
+    };
+    let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+    let tail = || -> String {
+        tail_suffix(
+            &stderr_tail
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>(),
+        )
+    };
+    let timeout = ctx.connect_timeout;
+    let handshake = match transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args).envs(env.iter()).kill_on_drop(true);
+            if let Some(cwd) = cwd {
+                cmd.current_dir(cwd);
+            }
+            let (child, stderr_pipe) = TokioChildProcess::builder(cmd)
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .map_err(|e| match e.kind() {
+                    std::io::ErrorKind::NotFound => ConnectError::CommandNotFound {
+                        command: command.clone(),
+                    },
+                    _ => ConnectError::Spawn {
+                        command: command.clone(),
+                        detail: e.to_string(),
+                    },
+                })?;
+            if let Some(pipe) = stderr_pipe {
+                stderr::spawn_reader(
+                    pipe,
+                    server.to_owned(),
+                    ctx.store.clone(),
+                    ctx.events.clone(),
+                    ctx.redactor.clone(),
+                    stderr_tail.clone(),
+                );
+            }
+            tokio::time::timeout(timeout, client.serve_with_lifecycle(child, lifecycle())).await
+        }
+        Transport::Http { url, headers } => {
+            let mut custom = std::collections::HashMap::new();
+            for (k, v) in headers {
+                let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
+                    .map_err(|e| ConnectError::Config(format!("header {k:?}: {e}")))?;
+                let value = reqwest::header::HeaderValue::from_str(v)
+                    .map_err(|_| ConnectError::Config(format!("header {k:?} has a value that is not valid in HTTP")))?;
+                custom.insert(name, value);
+            }
+            let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+            config.custom_headers = custom;
+            let transport = StreamableHttpClientTransport::from_config(config);
+            tokio::time::timeout(timeout, client.serve_with_lifecycle(transport, lifecycle()))
+                .await
+        }
+    };
+    let running = match handshake {
+        Err(_) => {
+            return Err(ConnectError::Timeout {
+                secs: timeout.as_secs(),
+                tail: tail(),
+            })
+        }
+        Ok(Err(e)) => {
+            // Give the stderr reader a moment to catch the server's last words.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            return Err(ConnectError::Handshake {
+                detail: e.to_string(),
+                tail: tail(),
+            });
+        }
+        Ok(Ok(running)) => running,
+    };
+    let peer = running.peer().clone();
+    let info = peer
+        .peer_info()
+        .map(|i| SessionInfo {
+            protocol_version: i.protocol_version.to_string(),
+            server_name: i.server_info.as_ref().map(|s| s.name.clone()),
+            server_version: i.server_info.as_ref().map(|s| s.version.clone()),
+            capabilities: serde_json::to_value(&i.capabilities).unwrap_or_default(),
+            instructions: i.instructions.clone(),
+        })
+        .unwrap_or(SessionInfo {
+            protocol_version: "unknown".into(),
+            server_name: None,
+            server_version: None,
+            capabilities: serde_json::Value::Null,
+            instructions: None,
+        });
+    let cancel = Mutex::new(Some(running.cancellation_token()));
+    let closed = Arc::new(tokio::sync::Notify::new());
+    let closed_flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    {
+        let closed = closed.clone();
+        let closed_flag = closed_flag.clone();
+        tokio::spawn(async move {
+            let _ = running.waiting().await;
+            closed_flag.store(true, Ordering::SeqCst);
+            closed.notify_waiters();
+        });
+    }
+    Ok(Session {
+        server: server.to_owned(),
+        connection,
+        peer,
+        info,
+        cancel,
+        closed,
+        closed_flag,
+        stderr_tail,
+    })
+}
+
+/// Headers that the transport owns; a user may not set them.
+pub const RESERVED_HEADERS: &[&str] = &[
+    "accept",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "last-event-id",
+    "content-type",
+];
+
+pub fn header_is_reserved(name: &str) -> bool {
+    RESERVED_HEADERS.contains(&name.to_ascii_lowercase().as_str())
+}

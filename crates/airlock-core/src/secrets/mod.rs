@@ -1,0 +1,164 @@
+//! Secrets live in the OS keychain (keyring 3: Secret Service on Linux,
+//! Keychain on macOS, Credential Manager on Windows). SQLite keeps only the
+//! reference. There is no plaintext fallback: without a keychain, saving a
+//! secret fails with an error that says what to do.
+
+use std::fmt;
+
+/// Keychain service name under which every Airlock secret is filed.
+pub const KEYCHAIN_SERVICE: &str = "dev.airlock";
+/// Longest secret value accepted, in bytes.
+pub const MAX_SECRET_BYTES: usize = 16 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SecretError {
+    #[error("no OS keychain is reachable ({detail}). Airlock keeps secrets only in the OS keychain and never in plain text: on Linux start a Secret Service provider (gnome-keyring or KeePassXC) in your desktop session, then try again")]
+    Unavailable { detail: String },
+    #[error("the OS keychain is locked or has no default collection ({detail}). Unlock it (log in to your desktop session, or run `gnome-keyring-daemon --unlock`) and try again; Airlock never falls back to plain text")]
+    Locked { detail: String },
+    #[error("the secret `{reference}` is missing from the OS keychain; enter it again (for example `airlock servers add` with the same name, or edit the server)")]
+    Missing { reference: String },
+    #[error("the secret is too long ({len} bytes; at most {max})")]
+    TooLong { len: usize, max: usize },
+    #[error("the OS keychain refused the operation: {0}")]
+    Other(String),
+}
+
+/// A secret value held in memory only. Its `Debug` never prints the value.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SecretValue(String);
+
+impl SecretValue {
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for SecretValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SecretValue(<redacted>)")
+    }
+}
+
+/// The OS keychain, filed under one service name.
+#[derive(Debug, Clone)]
+pub struct Keychain {
+    service: String,
+}
+
+impl Default for Keychain {
+    fn default() -> Self {
+        Self::new(KEYCHAIN_SERVICE)
+    }
+}
+
+fn map_err(e: keyring::Error, reference: &str) -> SecretError {
+    match e {
+        keyring::Error::NoStorageAccess(inner) => SecretError::Locked {
+            detail: inner.to_string(),
+        },
+        keyring::Error::PlatformFailure(inner) => SecretError::Unavailable {
+            detail: inner.to_string(),
+        },
+        keyring::Error::NoEntry => SecretError::Missing {
+            reference: reference.to_owned(),
+        },
+        other => SecretError::Other(other.to_string()),
+    }
+}
+
+impl Keychain {
+    pub fn new(service: impl Into<String>) -> Self {
+        Self {
+            service: service.into(),
+        }
+    }
+
+    fn entry(&self, reference: &str) -> Result<keyring::Entry, SecretError> {
+        keyring::Entry::new(&self.service, reference).map_err(|e| map_err(e, reference))
+    }
+
+    pub fn set(&self, reference: &str, value: &SecretValue) -> Result<(), SecretError> {
+        if value.0.len() > MAX_SECRET_BYTES {
+            return Err(SecretError::TooLong {
+                len: value.0.len(),
+                max: MAX_SECRET_BYTES,
+            });
+        }
+        self.entry(reference)?
+            .set_password(value.expose())
+            .map_err(|e| map_err(e, reference))
+    }
+
+    pub fn get(&self, reference: &str) -> Result<SecretValue, SecretError> {
+        self.entry(reference)?
+            .get_password()
+            .map(SecretValue)
+            .map_err(|e| map_err(e, reference))
+    }
+
+    /// Delete a secret; a secret that is already gone is not an error.
+    pub fn delete(&self, reference: &str) -> Result<(), SecretError> {
+        match self.entry(reference)?.delete_credential() {
+            Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+            Err(e) => Err(map_err(e, reference)),
+        }
+    }
+}
+
+/// Masks known secret values in text that is about to be stored or shown
+/// (a server may echo its own token on stderr).
+#[derive(Debug, Clone, Default)]
+pub struct Redactor {
+    values: Vec<SecretValue>,
+}
+
+/// Secrets shorter than this are not masked: masking "1" would shred every log line.
+const MIN_REDACT_LEN: usize = 4;
+
+impl Redactor {
+    pub fn new(values: impl IntoIterator<Item = SecretValue>) -> Self {
+        let mut values: Vec<SecretValue> = values
+            .into_iter()
+            .filter(|v| v.0.len() >= MIN_REDACT_LEN)
+            .collect();
+        // Longest first, so a secret containing another is masked whole.
+        values.sort_by_key(|v| std::cmp::Reverse(v.0.len()));
+        Self { values }
+    }
+
+    pub fn redact(&self, text: &str) -> String {
+        let mut out = text.to_owned();
+        for v in &self.values {
+            if out.contains(v.expose()) {
+                out = out.replace(v.expose(), "[secret redacted]");
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_prints_the_value() {
+        let v = SecretValue::new("hunter2-token");
+        assert!(!format!("{v:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn redactor_masks_longest_first_and_skips_tiny_values() {
+        let r = Redactor::new([
+            SecretValue::new("abcd"),
+            SecretValue::new("abcdefgh"),
+            SecretValue::new("x"),
+        ]);
+        assert_eq!(r.redact("t=abcdefgh x"), "t=[secret redacted] x");
+        assert_eq!(r.redact("abcd!"), "[secret redacted]!");
+    }
+}

@@ -1,0 +1,510 @@
+//! Import the configs users already have, export to `mcpServers` JSON.
+//!
+//! - Claude Desktop / Cursor: `{"mcpServers": {name: {command, args, env, cwd} | {url, headers}}}`
+//! - VS Code `mcp.json`: `{"servers": {name: {type, ...}}, "inputs": [{id, description, password}]}`
+//!   with `${input:id}` placeholders in values.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::{looks_secret, InputValue, ServerDef, ServerInput, StoredValue, Transport};
+
+/// Largest config file accepted, in bytes.
+pub const MAX_CONFIG_BYTES: usize = 4 * 1024 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfigFormat {
+    /// Claude Desktop and Cursor (`mcpServers`).
+    McpServers,
+    /// VS Code `mcp.json` (`servers` + `inputs`).
+    VsCode,
+}
+
+/// A VS Code input the user must be asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InputPrompt {
+    pub id: String,
+    pub description: String,
+    pub password: bool,
+}
+
+/// A parsed config, not yet written anywhere.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImportPlan {
+    pub format: ConfigFormat,
+    pub servers: Vec<ServerInput>,
+    /// Inputs referenced by the servers, in file order.
+    pub prompts: Vec<InputPrompt>,
+    /// Things the user should know (ignored keys, assumptions).
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("the config file is too large ({0} bytes; at most {MAX_CONFIG_BYTES})")]
+    TooLarge(usize),
+    #[error("the config file is not valid JSON: {0}")]
+    Syntax(String),
+    #[error("the config file has neither `mcpServers` (Claude Desktop / Cursor) nor `servers` (VS Code) at the top level")]
+    UnknownFormat,
+    #[error("{0}")]
+    Invalid(String),
+    #[error("input {id:?} was not answered")]
+    MissingInput { id: String },
+}
+
+const STDIO_KEYS: &[&str] = &["type", "command", "args", "env", "cwd"];
+const HTTP_KEYS: &[&str] = &["type", "url", "headers"];
+/// Keys other hosts write that do not change how to connect; ignored with a note.
+const HARMLESS_KEYS: &[&str] = &[
+    "disabled",
+    "autoApprove",
+    "alwaysAllow",
+    "timeout",
+    "description",
+    "dev",
+    "gallery",
+    "version",
+];
+
+fn invalid(msg: String) -> ImportError {
+    ImportError::Invalid(msg)
+}
+
+fn string_field(server: &str, obj: &Map<String, Value>, key: &str) -> Result<Option<String>, ImportError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(invalid(format!(
+            "server {server:?}: `{key}` must be a string, found {}",
+            kind_of(other)
+        ))),
+    }
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn string_map(server: &str, obj: &Map<String, Value>, key: &str) -> Result<BTreeMap<String, String>, ImportError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(BTreeMap::new()),
+        Some(Value::Object(m)) => m
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => Ok((k.clone(), s.clone())),
+                // Numbers and booleans in env are common in hand-written files.
+                Value::Number(n) => Ok((k.clone(), n.to_string())),
+                Value::Bool(b) => Ok((k.clone(), b.to_string())),
+                other => Err(invalid(format!(
+                    "server {server:?}: `{key}.{k}` must be a string, found {}",
+                    kind_of(other)
+                ))),
+            })
+            .collect(),
+        Some(other) => Err(invalid(format!(
+            "server {server:?}: `{key}` must be an object, found {}",
+            kind_of(other)
+        ))),
+    }
+}
+
+fn string_list(server: &str, obj: &Map<String, Value>, key: &str) -> Result<Vec<String>, ImportError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match v {
+                Value::String(s) => Ok(s.clone()),
+                Value::Number(n) => Ok(n.to_string()),
+                other => Err(invalid(format!(
+                    "server {server:?}: `{key}[{i}]` must be a string, found {}",
+                    kind_of(other)
+                ))),
+            })
+            .collect(),
+        Some(other) => Err(invalid(format!(
+            "server {server:?}: `{key}` must be an array of strings, found {}",
+            kind_of(other)
+        ))),
+    }
+}
+
+/// Parse a config file's text into a plan. Nothing is stored.
+pub fn parse_config(text: &str) -> Result<ImportPlan, ImportError> {
+    if text.len() > MAX_CONFIG_BYTES {
+        return Err(ImportError::TooLarge(text.len()));
+    }
+    let root: Value = serde_json::from_str(text).map_err(|e| ImportError::Syntax(e.to_string()))?;
+    let Value::Object(root) = root else {
+        return Err(ImportError::Syntax("the top level must be an object".into()));
+    };
+    let (format, servers_key) = if root.contains_key("mcpServers") {
+        (ConfigFormat::McpServers, "mcpServers")
+    } else if root.contains_key("servers") {
+        (ConfigFormat::VsCode, "servers")
+    } else {
+        return Err(ImportError::UnknownFormat);
+    };
+    let mut notes = Vec::new();
+    for key in root.keys() {
+        if key != servers_key && !(format == ConfigFormat::VsCode && key == "inputs") {
+            notes.push(format!("top-level key `{key}` is not about MCP servers; ignored"));
+        }
+    }
+    let Some(Value::Object(entries)) = root.get(servers_key) else {
+        return Err(invalid(format!("`{servers_key}` must be an object of servers")));
+    };
+
+    let declared_inputs = if format == ConfigFormat::VsCode {
+        parse_inputs(root.get("inputs"))?
+    } else {
+        Vec::new()
+    };
+
+    let mut servers = Vec::new();
+    let mut used_inputs: Vec<String> = Vec::new();
+    for (name, entry) in entries {
+        let Value::Object(obj) = entry else {
+            return Err(invalid(format!("server {name:?} must be an object, found {}", kind_of(entry))));
+        };
+        let declared_type = string_field(name, obj, "type")?;
+        let is_http = match declared_type.as_deref() {
+            Some("stdio") => false,
+            Some("http") | Some("streamable-http") | Some("streamableHttp") => true,
+            Some("sse") => {
+                return Err(invalid(format!(
+                    "server {name:?} uses the legacy HTTP+SSE transport, which Airlock does not speak; use the server's Streamable HTTP endpoint (often `/mcp`) with type \"http\""
+                )))
+            }
+            Some(other) => return Err(invalid(format!("server {name:?}: unknown type {other:?} (expected \"stdio\" or \"http\")"))),
+            None => obj.contains_key("url") && !obj.contains_key("command"),
+        };
+        let allowed = if is_http { HTTP_KEYS } else { STDIO_KEYS };
+        for key in obj.keys() {
+            if allowed.contains(&key.as_str()) {
+                continue;
+            }
+            if HARMLESS_KEYS.contains(&key.as_str()) {
+                notes.push(format!("server {name:?}: `{key}` ignored"));
+                continue;
+            }
+            return Err(invalid(format!(
+                "server {name:?}: unknown field `{key}` (a {} server takes {})",
+                if is_http { "http" } else { "stdio" },
+                allowed.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+            )));
+        }
+        let mut value = |key: &str, v: String| -> InputValue {
+            let secret = looks_secret(key)
+                || declared_inputs
+                    .iter()
+                    .any(|i| i.password && v.contains(&format!("${{input:{}}}", i.id)));
+            for i in &declared_inputs {
+                if v.contains(&format!("${{input:{}}}", i.id)) && !used_inputs.contains(&i.id) {
+                    used_inputs.push(i.id.clone());
+                }
+            }
+            InputValue { value: v, secret }
+        };
+        let transport = if is_http {
+            let url = string_field(name, obj, "url")?
+                .ok_or_else(|| invalid(format!("server {name:?}: an http server needs `url`")))?;
+            let headers = string_map(name, obj, "headers")?
+                .into_iter()
+                .map(|(k, v)| {
+                    let iv = value(&k, v);
+                    (k, iv)
+                })
+                .collect();
+            Transport::Http { url, headers }
+        } else {
+            let command = string_field(name, obj, "command")?
+                .ok_or_else(|| invalid(format!("server {name:?} needs `command` (stdio) or `url` (http)")))?;
+            let env = string_map(name, obj, "env")?
+                .into_iter()
+                .map(|(k, v)| {
+                    let iv = value(&k, v);
+                    (k, iv)
+                })
+                .collect();
+            Transport::Stdio {
+                command,
+                args: string_list(name, obj, "args")?,
+                env,
+                cwd: string_field(name, obj, "cwd")?,
+            }
+        };
+        let input = ServerInput {
+            name: name.clone(),
+            transport,
+        };
+        input.validate().map_err(|e| invalid(e.to_string()))?;
+        servers.push(input);
+    }
+    // Inputs referenced from args or urls count too.
+    for s in &servers {
+        let texts: Vec<&str> = match &s.transport {
+            Transport::Stdio { args, command, .. } => {
+                args.iter().map(String::as_str).chain([command.as_str()]).collect()
+            }
+            Transport::Http { url, .. } => vec![url.as_str()],
+        };
+        for i in &declared_inputs {
+            if texts.iter().any(|t| t.contains(&format!("${{input:{}}}", i.id))) && !used_inputs.contains(&i.id) {
+                used_inputs.push(i.id.clone());
+            }
+        }
+    }
+    let prompts = declared_inputs
+        .into_iter()
+        .filter(|i| used_inputs.contains(&i.id))
+        .collect();
+    Ok(ImportPlan {
+        format,
+        servers,
+        prompts,
+        notes,
+    })
+}
+
+fn parse_inputs(v: Option<&Value>) -> Result<Vec<InputPrompt>, ImportError> {
+    let Some(v) = v else { return Ok(Vec::new()) };
+    let Value::Array(items) = v else {
+        return Err(invalid("`inputs` must be an array".into()));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let Value::Object(o) = item else {
+                return Err(invalid(format!("inputs[{i}] must be an object")));
+            };
+            let id = match o.get("id") {
+                Some(Value::String(s)) if !s.is_empty() => s.clone(),
+                _ => return Err(invalid(format!("inputs[{i}] needs a string `id`"))),
+            };
+            match o.get("type") {
+                None => {}
+                Some(Value::String(t)) if t == "promptString" => {}
+                Some(other) => {
+                    return Err(invalid(format!(
+                        "input {id:?}: only type \"promptString\" is supported, found {other}"
+                    )))
+                }
+            }
+            Ok(InputPrompt {
+                description: o
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or(&id)
+                    .to_owned(),
+                password: o.get("password").and_then(Value::as_bool).unwrap_or(false),
+                id,
+            })
+        })
+        .collect()
+}
+
+impl ImportPlan {
+    /// Substitute `${input:id}` placeholders with the answers.
+    pub fn resolve(
+        &self,
+        answers: &BTreeMap<String, String>,
+    ) -> Result<Vec<ServerInput>, ImportError> {
+        for p in &self.prompts {
+            if !answers.contains_key(&p.id) {
+                return Err(ImportError::MissingInput { id: p.id.clone() });
+            }
+        }
+        let subst = |s: &str| -> String {
+            let mut out = s.to_owned();
+            for p in &self.prompts {
+                if let Some(a) = answers.get(&p.id) {
+                    out = out.replace(&format!("${{input:{}}}", p.id), a);
+                }
+            }
+            out
+        };
+        self.servers
+            .iter()
+            .map(|s| {
+                let transport = match &s.transport {
+                    Transport::Stdio {
+                        command,
+                        args,
+                        env,
+                        cwd,
+                    } => Transport::Stdio {
+                        command: subst(command),
+                        args: args.iter().map(|a| subst(a)).collect(),
+                        env: env
+                            .iter()
+                            .map(|(k, v)| (k.clone(), InputValue { value: subst(&v.value), secret: v.secret }))
+                            .collect(),
+                        cwd: cwd.as_deref().map(subst),
+                    },
+                    Transport::Http { url, headers } => Transport::Http {
+                        url: subst(url),
+                        headers: headers
+                            .iter()
+                            .map(|(k, v)| (k.clone(), InputValue { value: subst(&v.value), secret: v.secret }))
+                            .collect(),
+                    },
+                };
+                let input = ServerInput {
+                    name: s.name.clone(),
+                    transport,
+                };
+                input.validate().map_err(|e| invalid(e.to_string()))?;
+                Ok(input)
+            })
+            .collect()
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ExportedConfig {
+    /// `{"mcpServers": {...}}` without any secret value.
+    pub json: Value,
+    /// `server: env NAME` / `server: header NAME` for every secret left out.
+    pub omitted_secrets: Vec<String>,
+}
+
+/// Export to Claude Desktop / Cursor `mcpServers` JSON; secrets are left out.
+pub fn export_mcp_servers(defs: &[ServerDef]) -> ExportedConfig {
+    let mut servers = Map::new();
+    let mut omitted = Vec::new();
+    for d in defs {
+        let mut plain = |kind: &str, m: &BTreeMap<String, StoredValue>| -> Map<String, Value> {
+            let mut out = Map::new();
+            for (k, v) in m {
+                match v {
+                    StoredValue::Plain { value } => {
+                        out.insert(k.clone(), Value::String(value.clone()));
+                    }
+                    StoredValue::Secret { .. } => omitted.push(format!("{}: {kind} {k}", d.name)),
+                }
+            }
+            out
+        };
+        let mut entry = Map::new();
+        match &d.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                entry.insert("command".into(), Value::String(command.clone()));
+                entry.insert("args".into(), Value::from(args.clone()));
+                let env = plain("env", env);
+                if !env.is_empty() {
+                    entry.insert("env".into(), Value::Object(env));
+                }
+                if let Some(cwd) = cwd {
+                    entry.insert("cwd".into(), Value::String(cwd.clone()));
+                }
+            }
+            Transport::Http { url, headers } => {
+                entry.insert("type".into(), Value::String("http".into()));
+                entry.insert("url".into(), Value::String(url.clone()));
+                let headers = plain("header", headers);
+                if !headers.is_empty() {
+                    entry.insert("headers".into(), Value::Object(headers));
+                }
+            }
+        }
+        servers.insert(d.name.clone(), Value::Object(entry));
+    }
+    let mut root = Map::new();
+    root.insert("mcpServers".into(), Value::Object(servers));
+    ExportedConfig {
+        json: Value::Object(root),
+        omitted_secrets: omitted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claude_desktop_config() {
+        let plan = parse_config(
+            r#"{"mcpServers": {"everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"],
+                "env": {"GITHUB_TOKEN": "ghp_x", "DEBUG": "1"}}},
+                "globalShortcut": "Ctrl+Space"}"#,
+        )
+        .unwrap();
+        assert_eq!(plan.format, ConfigFormat::McpServers);
+        assert_eq!(plan.servers.len(), 1);
+        let Transport::Stdio { env, .. } = &plan.servers[0].transport else { panic!() };
+        assert!(env["GITHUB_TOKEN"].secret);
+        assert!(!env["DEBUG"].secret);
+        assert_eq!(plan.notes.len(), 1);
+    }
+
+    #[test]
+    fn vscode_inputs_become_secrets() {
+        let plan = parse_config(
+            r#"{"inputs": [{"type": "promptString", "id": "tok", "description": "API token", "password": true}],
+                "servers": {"remote": {"type": "http", "url": "https://x.example/mcp",
+                  "headers": {"X-Thing": "Bearer ${input:tok}"}}}}"#,
+        )
+        .unwrap();
+        assert_eq!(plan.prompts.len(), 1);
+        let resolved = plan
+            .resolve(&[("tok".to_string(), "s3cret".to_string())].into())
+            .unwrap();
+        let Transport::Http { headers, .. } = &resolved[0].transport else { panic!() };
+        assert_eq!(headers["X-Thing"].value, "Bearer s3cret");
+        assert!(headers["X-Thing"].secret);
+        assert!(plan.resolve(&BTreeMap::new()).is_err());
+    }
+
+    #[test]
+    fn errors_are_specific() {
+        let e = parse_config("{\"mcpServers\": {\"a\": {\"comand\": \"x\"}}}").unwrap_err();
+        assert!(e.to_string().contains("unknown field `comand`"), "{e}");
+        let e = parse_config("{\"mcpServers\": ").unwrap_err();
+        assert!(matches!(e, ImportError::Syntax(_)));
+        let e = parse_config("{\"other\": 1}").unwrap_err();
+        assert!(matches!(e, ImportError::UnknownFormat));
+        let e = parse_config(r#"{"servers": {"a": {"type": "sse", "url": "http://x/sse"}}}"#).unwrap_err();
+        assert!(e.to_string().contains("legacy HTTP+SSE"));
+        let e = parse_config(r#"{"mcpServers": {"a": {"command": "x", "args": [1, {}]}}}"#).unwrap_err();
+        assert!(e.to_string().contains("args[1]"), "{e}");
+    }
+
+    #[test]
+    fn export_leaves_secrets_out() {
+        let defs = vec![ServerDef {
+            name: "r".into(),
+            transport: Transport::Http {
+                url: "https://x.example/mcp".into(),
+                headers: [
+                    ("Authorization".to_string(), StoredValue::Secret { secret_ref: "ref".into() }),
+                    ("Accept-Language".to_string(), StoredValue::Plain { value: "en".into() }),
+                ]
+                .into(),
+            },
+        }];
+        let out = export_mcp_servers(&defs);
+        let text = out.json.to_string();
+        assert!(!text.contains("Authorization") && !text.contains("ref"));
+        assert!(text.contains("Accept-Language"));
+        assert_eq!(out.omitted_secrets, vec!["r: header Authorization".to_string()]);
+    }
+}

@@ -1,0 +1,372 @@
+//! Server definitions: what the user configured, as stored (secret values
+//! replaced by keychain references) and as entered (plain values with a
+//! per-value secret flag).
+
+mod import;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+pub use import::{
+    export_mcp_servers, parse_config, ConfigFormat, ExportedConfig, ImportError, ImportPlan,
+    InputPrompt,
+};
+
+/// Longest server name.
+pub const MAX_NAME_CHARS: usize = 64;
+/// Most args, env vars or headers one server may have.
+pub const MAX_ENTRIES: usize = 256;
+/// Longest single plain value (command, arg, env value, header value, URL).
+pub const MAX_VALUE_BYTES: usize = 16 * 1024;
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum DefinitionError {
+    #[error("server name must be 1 to {MAX_NAME_CHARS} characters of letters, digits, space, '.', '_' or '-', not starting with '-' (got {0:?})")]
+    BadName(String),
+    #[error("server {server:?}: {field} is empty")]
+    Empty { server: String, field: String },
+    #[error("server {server:?}: {field} is too long ({len} bytes; at most {max})")]
+    TooLong {
+        server: String,
+        field: String,
+        len: usize,
+        max: usize,
+    },
+    #[error("server {server:?}: more than {MAX_ENTRIES} {field}")]
+    TooMany { server: String, field: String },
+    #[error("server {server:?}: {detail}")]
+    Invalid { server: String, detail: String },
+}
+
+/// A stored value: plain text, or a reference to a keychain entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum StoredValue {
+    Plain { value: String },
+    Secret { secret_ref: String },
+}
+
+impl StoredValue {
+    pub fn is_secret(&self) -> bool {
+        matches!(self, Self::Secret { .. })
+    }
+}
+
+/// A value as the user enters it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputValue {
+    pub value: String,
+    #[serde(default)]
+    pub secret: bool,
+}
+
+impl InputValue {
+    pub fn plain(value: impl Into<String>) -> Self {
+        Self {
+            value: value.into(),
+            secret: false,
+        }
+    }
+    pub fn secret(value: impl Into<String>) -> Self {
+        Self {
+            value: value.into(),
+            secret: true,
+        }
+    }
+}
+
+/// Transport of a server, generic over how values are held
+/// (`StoredValue` in the database, `InputValue` from a user, `String` once resolved).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    deny_unknown_fields,
+    bound(deserialize = "V: Deserialize<'de>")
+)]
+pub enum Transport<V> {
+    Stdio {
+        command: String,
+        #[serde(default)]
+        args: Vec<String>,
+        #[serde(default)]
+        env: BTreeMap<String, V>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cwd: Option<String>,
+    },
+    Http {
+        url: String,
+        #[serde(default)]
+        headers: BTreeMap<String, V>,
+    },
+}
+
+impl<V> Transport<V> {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Stdio { .. } => "stdio",
+            Self::Http { .. } => "http",
+        }
+    }
+
+    /// The env vars (stdio) or headers (http): the values that may be secret.
+    pub fn values(&self) -> &BTreeMap<String, V> {
+        match self {
+            Self::Stdio { env, .. } => env,
+            Self::Http { headers, .. } => headers,
+        }
+    }
+
+    /// Same transport with every value mapped.
+    pub fn try_map<W, E>(
+        &self,
+        mut f: impl FnMut(&str, &V) -> Result<W, E>,
+    ) -> Result<Transport<W>, E> {
+        let mut map = |m: &BTreeMap<String, V>| -> Result<BTreeMap<String, W>, E> {
+            m.iter()
+                .map(|(k, v)| Ok((k.clone(), f(k, v)?)))
+                .collect()
+        };
+        Ok(match self {
+            Self::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => Transport::Stdio {
+                command: command.clone(),
+                args: args.clone(),
+                env: map(env)?,
+                cwd: cwd.clone(),
+            },
+            Self::Http { url, headers } => Transport::Http {
+                url: url.clone(),
+                headers: map(headers)?,
+            },
+        })
+    }
+}
+
+/// A server as the user describes it (CLI flags, GUI form, imported file).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerInput {
+    pub name: String,
+    pub transport: Transport<InputValue>,
+}
+
+/// A server as stored: no secret values, only references.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerDef {
+    pub name: String,
+    pub transport: Transport<StoredValue>,
+}
+
+/// Does a header or env var name usually carry a secret?
+pub fn looks_secret(name: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "TOKEN",
+        "SECRET",
+        "KEY",
+        "APIKEY",
+        "PASSWORD",
+        "PASSWD",
+        "PASS",
+        "PAT",
+        "CREDENTIAL",
+        "CREDENTIALS",
+        "AUTH",
+        "AUTHORIZATION",
+        "COOKIE",
+        "PRIVATE",
+        "SESSION",
+        "BEARER",
+    ];
+    let upper = name.to_ascii_uppercase();
+    upper
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|word| WORDS.contains(&word))
+        || upper.ends_with("TOKEN")
+        || upper.ends_with("APIKEY")
+        || upper.ends_with("SECRET")
+}
+
+pub fn validate_name(name: &str) -> Result<(), DefinitionError> {
+    let chars = name.chars().count();
+    let ok = (1..=MAX_NAME_CHARS).contains(&chars)
+        && !name.starts_with('-')
+        && name.trim() == name
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '.' | '_' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(DefinitionError::BadName(name.to_owned()))
+    }
+}
+
+fn check_len(server: &str, field: &str, value: &str) -> Result<(), DefinitionError> {
+    if value.len() > MAX_VALUE_BYTES {
+        return Err(DefinitionError::TooLong {
+            server: server.to_owned(),
+            field: field.to_owned(),
+            len: value.len(),
+            max: MAX_VALUE_BYTES,
+        });
+    }
+    Ok(())
+}
+
+fn valid_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+fn valid_env_name(name: &str) -> bool {
+    !name.is_empty() && !name.contains('=') && !name.contains('\0')
+}
+
+impl ServerInput {
+    /// Check everything that can be checked without touching the system.
+    pub fn validate(&self) -> Result<(), DefinitionError> {
+        validate_name(&self.name)?;
+        let server = self.name.as_str();
+        let invalid = |detail: String| DefinitionError::Invalid {
+            server: server.to_owned(),
+            detail,
+        };
+        let values = self.transport.values();
+        if values.len() > MAX_ENTRIES {
+            return Err(DefinitionError::TooMany {
+                server: server.to_owned(),
+                field: "values".into(),
+            });
+        }
+        match &self.transport {
+            Transport::Stdio {
+                command, args, env, ..
+            } => {
+                if command.trim().is_empty() {
+                    return Err(DefinitionError::Empty {
+                        server: server.to_owned(),
+                        field: "command".into(),
+                    });
+                }
+                check_len(server, "command", command)?;
+                if args.len() > MAX_ENTRIES {
+                    return Err(DefinitionError::TooMany {
+                        server: server.to_owned(),
+                        field: "args".into(),
+                    });
+                }
+                for a in args {
+                    check_len(server, "an argument", a)?;
+                }
+                for (k, v) in env {
+                    if !valid_env_name(k) {
+                        return Err(invalid(format!("env var name {k:?} is not valid")));
+                    }
+                    check_len(server, &format!("env {k}"), &v.value)?;
+                }
+            }
+            Transport::Http { url, headers } => {
+                check_len(server, "url", url)?;
+                let parsed = url::Url::parse(url)
+                    .map_err(|e| invalid(format!("url {url:?} is not a valid URL: {e}")))?;
+                if !matches!(parsed.scheme(), "http" | "https") {
+                    return Err(invalid(format!(
+                        "url must be http or https (got {:?})",
+                        parsed.scheme()
+                    )));
+                }
+                for (k, v) in headers {
+                    if !valid_header_name(k) {
+                        return Err(invalid(format!("header name {k:?} is not valid")));
+                    }
+                    if v.value.contains(['\r', '\n', '\0']) {
+                        return Err(invalid(format!("header {k} contains a line break")));
+                    }
+                    check_len(server, &format!("header {k}"), &v.value)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Keychain reference for one secret value of a server.
+pub fn secret_ref(server: &str, kind: &str, key: &str) -> String {
+    format!("server/{server}/{kind}/{key}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_names() {
+        for n in [
+            "Authorization",
+            "GITHUB_TOKEN",
+            "X-Api-Key",
+            "OPENAI_API_KEY",
+            "DB_PASSWORD",
+            "Cookie",
+            "GITHUB_PERSONAL_ACCESS_TOKEN",
+        ] {
+            assert!(looks_secret(n), "{n}");
+        }
+        for n in ["PATH", "HOME", "Accept", "X-Request-Id", "DEBUG", "KEYBOARD_LAYOUT"] {
+            assert!(!looks_secret(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn names() {
+        assert!(validate_name("everything").is_ok());
+        assert!(validate_name("my server.v2").is_ok());
+        assert!(validate_name("").is_err());
+        assert!(validate_name("-x").is_err());
+        assert!(validate_name("a/b").is_err());
+        assert!(validate_name(&"a".repeat(MAX_NAME_CHARS)).is_ok());
+        assert!(validate_name(&"a".repeat(MAX_NAME_CHARS + 1)).is_err());
+    }
+
+    #[test]
+    fn stored_value_round_trip() {
+        let t: Transport<StoredValue> = Transport::Http {
+            url: "https://x.example/mcp".into(),
+            headers: [(
+                "Authorization".to_string(),
+                StoredValue::Secret {
+                    secret_ref: "server/x/header/Authorization".into(),
+                },
+            )]
+            .into(),
+        };
+        let s = serde_json::to_string(&t).unwrap();
+        assert!(s.contains("secret_ref"));
+        let back: Transport<StoredValue> = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, t);
+    }
+
+    #[test]
+    fn header_validation() {
+        let mut input = ServerInput {
+            name: "h".into(),
+            transport: Transport::Http {
+                url: "https://x.example/mcp".into(),
+                headers: [("X-A".to_string(), InputValue::plain("a\r\nb"))].into(),
+            },
+        };
+        assert!(input.validate().is_err());
+        input.transport = Transport::Http {
+            url: "ftp://x".into(),
+            headers: BTreeMap::new(),
+        };
+        assert!(input.validate().is_err());
+    }
+}

@@ -1,0 +1,321 @@
+//! History of tool calls, elicitations and audit events: insert and paginated,
+//! searchable queries.
+
+use rusqlite::{params, params_from_iter, types::Value};
+use serde::{Deserialize, Serialize};
+
+use super::{Store, StoreResult, MAX_PAGE};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolCallOutcome {
+    /// The server returned a result.
+    Ok,
+    /// The server returned a result flagged `isError`.
+    ToolError,
+    /// No result: transport, protocol or server error.
+    Failed,
+}
+
+impl ToolCallOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::ToolError => "tool_error",
+            Self::Failed => "failed",
+        }
+    }
+    fn parse(s: &str) -> Self {
+        match s {
+            "ok" => Self::Ok,
+            "tool_error" => Self::ToolError,
+            _ => Self::Failed,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolCallRecord {
+    pub id: i64,
+    pub server: String,
+    pub tool: String,
+    pub arguments: serde_json::Value,
+    pub result: Option<serde_json::Value>,
+    pub outcome: ToolCallOutcome,
+    pub error: Option<String>,
+    pub started_at: i64,
+    pub duration_ms: i64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct HistoryQuery {
+    pub server: Option<String>,
+    /// Case-insensitive substring searched in tool name, arguments, result and error.
+    pub search: Option<String>,
+    pub outcome: Option<ToolCallOutcome>,
+    pub since_ms: Option<i64>,
+    pub until_ms: Option<i64>,
+    pub limit: u32,
+    /// Return rows older than this id (keyset pagination, newest first).
+    pub before_id: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HistoryPage {
+    pub calls: Vec<ToolCallRecord>,
+    /// Pass as `before_id` to get the next page; `None` on the last page.
+    pub next_before_id: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LogLine {
+    pub at: i64,
+    pub source: String,
+    pub level: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditEvent {
+    pub id: i64,
+    pub at: i64,
+    pub server: Option<String>,
+    pub kind: String,
+    pub detail: serde_json::Value,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ElicitationRecord {
+    pub id: i64,
+    pub server: String,
+    pub elicitation_id: Option<String>,
+    pub mode: String,
+    pub origin: String,
+    pub message: String,
+    pub url: Option<String>,
+    pub registrable_domain: Option<String>,
+    pub verdict: Option<String>,
+    pub warnings: Vec<String>,
+    pub state: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// Escape LIKE wildcards so a search for `50%` means the text `50%`.
+fn like_pattern(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('%');
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('%');
+    out
+}
+
+impl Store {
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_tool_call(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: &serde_json::Value,
+        result: Option<&serde_json::Value>,
+        outcome: ToolCallOutcome,
+        error: Option<&str>,
+        started_at: i64,
+        duration_ms: i64,
+    ) -> StoreResult<i64> {
+        let conn = self.lock();
+        conn.execute(
+            "INSERT INTO tool_calls (server_name, tool, arguments_json, result_json, outcome, error, started_at, duration_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                server,
+                tool,
+                arguments.to_string(),
+                result.map(|r| r.to_string()),
+                outcome.as_str(),
+                error,
+                started_at,
+                duration_ms
+            ],
+        )?;
+        Ok(conn.last_insert_rowid())
+    }
+
+    pub fn history(&self, q: &HistoryQuery) -> StoreResult<HistoryPage> {
+        let mut sql = String::from(
+            "SELECT id, server_name, tool, arguments_json, result_json, outcome, error, started_at, duration_ms
+             FROM tool_calls WHERE 1=1",
+        );
+        let mut args: Vec<Value> = Vec::new();
+        if let Some(server) = &q.server {
+            sql.push_str(" AND server_name = ?");
+            args.push(Value::Text(server.clone()));
+        }
+        if let Some(outcome) = q.outcome {
+            sql.push_str(" AND outcome = ?");
+            args.push(Value::Text(outcome.as_str().to_owned()));
+        }
+        if let Some(since) = q.since_ms {
+            sql.push_str(" AND started_at >= ?");
+            args.push(Value::Integer(since));
+        }
+        if let Some(until) = q.until_ms {
+            sql.push_str(" AND started_at < ?");
+            args.push(Value::Integer(until));
+        }
+        if let Some(before) = q.before_id {
+            sql.push_str(" AND id < ?");
+            args.push(Value::Integer(before));
+        }
+        if let Some(search) = q.search.as_deref().filter(|s| !s.is_empty()) {
+            sql.push_str(
+                " AND (tool LIKE ? ESCAPE '\\' OR arguments_json LIKE ? ESCAPE '\\'
+                   OR IFNULL(result_json, '') LIKE ? ESCAPE '\\' OR IFNULL(error, '') LIKE ? ESCAPE '\\')",
+            );
+            let pattern = like_pattern(search);
+            for _ in 0..4 {
+                args.push(Value::Text(pattern.clone()));
+            }
+        }
+        let limit = q.limit.clamp(1, MAX_PAGE);
+        sql.push_str(" ORDER BY id DESC LIMIT ?");
+        args.push(Value::Integer(i64::from(limit) + 1));
+
+        let conn = self.lock();
+        let mut stmt = conn.prepare(&sql)?;
+        let rows = stmt.query_map(params_from_iter(args), |r| {
+            let arguments: String = r.get(3)?;
+            let result: Option<String> = r.get(4)?;
+            let outcome: String = r.get(5)?;
+            Ok(ToolCallRecord {
+                id: r.get(0)?,
+                server: r.get(1)?,
+                tool: r.get(2)?,
+                arguments: serde_json::from_str(&arguments).unwrap_or(serde_json::Value::Null),
+                result: result.and_then(|s| serde_json::from_str(&s).ok()),
+                outcome: ToolCallOutcome::parse(&outcome),
+                error: r.get(6)?,
+                started_at: r.get(7)?,
+                duration_ms: r.get(8)?,
+            })
+        })?;
+        let mut calls: Vec<ToolCallRecord> = rows.collect::<Result<_, _>>()?;
+        let next_before_id = if calls.len() > limit as usize {
+            calls.truncate(limit as usize);
+            calls.last().map(|c| c.id)
+        } else {
+            None
+        };
+        Ok(HistoryPage {
+            calls,
+            next_before_id,
+        })
+    }
+
+    pub fn audit_events(&self, server: Option<&str>, limit: u32) -> StoreResult<Vec<AuditEvent>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(
+            "SELECT id, at, server_name, kind, detail_json FROM audit_events
+             WHERE (?1 IS NULL OR server_name = ?1) ORDER BY id DESC LIMIT ?2",
+        )?;
+        let rows = stmt.query_map(params![server, limit.clamp(1, MAX_PAGE)], |r| {
+            let detail: String = r.get(4)?;
+            Ok(AuditEvent {
+                id: r.get(0)?,
+                at: r.get(1)?,
+                server: r.get(2)?,
+                kind: r.get(3)?,
+                detail: serde_json::from_str(&detail).unwrap_or(serde_json::Value::Null),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn insert_elicitation(
+        &self,
+        server: &str,
+        elicitation_id: Option<&str>,
+        mode: &str,
+        origin: &str,
+        message: &str,
+        url: Option<&str>,
+        registrable_domain: Option<&str>,
+        verdict: Option<&str>,
+        warnings: &[String],
+        state: &str,
+    ) -> StoreResult<i64> {
+        let now = super::now_ms();
+        let conn = self.lock();
+        conn.execute(
+            "INSERT INTO elicitations (server_name, elicitation_id, mode, origin, message, url, registrable_domain,
+               verdict, warnings_json, state, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)",
+            params![
+                server,
+                elicitation_id,
+                mode,
+                origin,
+                message,
+                url,
+                registrable_domain,
+                verdict,
+                serde_json::to_string(warnings).unwrap_or_else(|_| "[]".into()),
+                state,
+                now
+            ],
+        )?;
+        Ok(conn.last_insert_rowid())
+    }
+
+    pub fn set_elicitation_state(&self, id: i64, state: &str) -> StoreResult<()> {
+        self.lock().execute(
+            "UPDATE elicitations SET state = ?2, updated_at = ?3 WHERE id = ?1",
+            params![id, state, super::now_ms()],
+        )?;
+        Ok(())
+    }
+
+    pub fn elicitations(&self, server: Option<&str>, limit: u32) -> StoreResult<Vec<ElicitationRecord>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(
+            "SELECT id, server_name, elicitation_id, mode, origin, message, url, registrable_domain, verdict,
+                    warnings_json, state, created_at, updated_at
+             FROM elicitations WHERE (?1 IS NULL OR server_name = ?1) ORDER BY id DESC LIMIT ?2",
+        )?;
+        let rows = stmt.query_map(params![server, limit.clamp(1, MAX_PAGE)], |r| {
+            let warnings: String = r.get(9)?;
+            Ok(ElicitationRecord {
+                id: r.get(0)?,
+                server: r.get(1)?,
+                elicitation_id: r.get(2)?,
+                mode: r.get(3)?,
+                origin: r.get(4)?,
+                message: r.get(5)?,
+                url: r.get(6)?,
+                registrable_domain: r.get(7)?,
+                verdict: r.get(8)?,
+                warnings: serde_json::from_str(&warnings).unwrap_or_default(),
+                state: r.get(10)?,
+                created_at: r.get(11)?,
+                updated_at: r.get(12)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::like_pattern;
+
+    #[test]
+    fn like_pattern_escapes_wildcards() {
+        assert_eq!(like_pattern("50%_a\\"), "%50\\%\\_a\\\\%");
+    }
+}

@@ -1,0 +1,278 @@
+//! SQLite store: migrations, server definitions, history, audit trail, logs.
+//!
+//! One file per data dir, WAL mode, numbered migrations embedded in the binary.
+//! Nothing secret is ever written here: server configs hold keychain references.
+
+mod history;
+mod migrate;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+
+pub use history::{
+    AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine, ToolCallOutcome,
+    ToolCallRecord,
+};
+pub use migrate::{create_at_version, LATEST_VERSION, MIGRATIONS};
+
+/// Name of the database file inside the data dir.
+pub const DB_FILE: &str = "airlock.sqlite3";
+/// Newest log lines kept per server; older ones are trimmed on insert.
+pub const MAX_LOG_LINES_PER_SERVER: i64 = 2000;
+/// Longest single log line kept, in bytes (longer lines are cut at a char boundary).
+pub const MAX_LOG_LINE_BYTES: usize = 4096;
+/// Largest page a history query returns.
+pub const MAX_PAGE: u32 = 1000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot open the database at {path}: {source}")]
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("the database at {path} was written by a newer Airlock (schema {found}, this build knows {known}); upgrade Airlock or use another --data-dir")]
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
+    #[error("migration {version} failed: {source}")]
+    Migration {
+        version: i64,
+        source: rusqlite::Error,
+    },
+    #[error("database error: {0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// A stored server row: the definition as JSON (secret values replaced by references).
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerRow {
+    pub name: String,
+    pub transport: String,
+    pub config_json: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+pub struct Store {
+    conn: Mutex<Connection>,
+    path: PathBuf,
+}
+
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// Cut `text` to at most `max` bytes on a char boundary, marking the cut.
+pub fn truncate_text(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… [{} bytes cut]", &text[..end], text.len() - end)
+}
+
+impl Store {
+    /// Open (creating if needed) the database file and bring it to the latest schema.
+    pub fn open(path: &Path) -> StoreResult<Store> {
+        if let Some(parent) = path.parent() {
+            // A missing parent shows up as an Open error below, with the path.
+            let _ = std::fs::create_dir_all(parent);
+        }
+        let conn = Connection::open(path).map_err(|source| StoreError::Open {
+            path: path.to_owned(),
+            source,
+        })?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        migrate::migrate(&conn, path, LATEST_VERSION)?;
+        Ok(Store {
+            conn: Mutex::new(conn),
+            path: path.to_owned(),
+        })
+    }
+
+    /// Open the database in a data dir (`<dir>/airlock.sqlite3`).
+    pub fn open_in(data_dir: &Path) -> StoreResult<Store> {
+        Self::open(&data_dir.join(DB_FILE))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave SQLite half-written
+        // (transactions roll back), so a poisoned lock is still usable.
+        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn schema_version(&self) -> StoreResult<i64> {
+        Ok(self
+            .lock()
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    }
+
+    // ----- servers -----
+
+    pub fn insert_server(&self, name: &str, transport: &str, config_json: &str) -> StoreResult<()> {
+        let now = now_ms();
+        self.lock().execute(
+            "INSERT INTO servers (name, transport, config_json, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
+            params![name, transport, config_json, now],
+        )?;
+        Ok(())
+    }
+
+    /// Insert several servers in one transaction: all land or none does.
+    pub fn insert_servers(&self, rows: &[(String, String, String)]) -> StoreResult<()> {
+        let now = now_ms();
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        for (name, transport, config) in rows {
+            tx.execute(
+                "INSERT INTO servers (name, transport, config_json, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
+                params![name, transport, config, now],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    pub fn update_server(&self, name: &str, transport: &str, config_json: &str) -> StoreResult<bool> {
+        let n = self.lock().execute(
+            "UPDATE servers SET transport = ?2, config_json = ?3, updated_at = ?4 WHERE name = ?1",
+            params![name, transport, config_json, now_ms()],
+        )?;
+        Ok(n > 0)
+    }
+
+    pub fn delete_server(&self, name: &str) -> StoreResult<bool> {
+        let n = self
+            .lock()
+            .execute("DELETE FROM servers WHERE name = ?1", params![name])?;
+        Ok(n > 0)
+    }
+
+    pub fn get_server(&self, name: &str) -> StoreResult<Option<ServerRow>> {
+        Ok(self
+            .lock()
+            .query_row(
+                "SELECT name, transport, config_json, created_at, updated_at FROM servers WHERE name = ?1",
+                params![name],
+                server_row,
+            )
+            .optional()?)
+    }
+
+    pub fn list_servers(&self) -> StoreResult<Vec<ServerRow>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(
+            "SELECT name, transport, config_json, created_at, updated_at FROM servers ORDER BY name",
+        )?;
+        let rows = stmt.query_map([], server_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    // ----- connections -----
+
+    pub fn connection_started(&self, server: &str) -> StoreResult<i64> {
+        let conn = self.lock();
+        conn.execute(
+            "INSERT INTO connections (server_name, started_at, status) VALUES (?1, ?2, 'connecting')",
+            params![server, now_ms()],
+        )?;
+        Ok(conn.last_insert_rowid())
+    }
+
+    pub fn connection_updated(
+        &self,
+        id: i64,
+        status: &str,
+        protocol_version: Option<&str>,
+        server_info_json: Option<&str>,
+        error: Option<&str>,
+    ) -> StoreResult<()> {
+        let ended = matches!(status, "failed" | "disconnected").then(now_ms);
+        self.lock().execute(
+            "UPDATE connections SET status = ?2, protocol_version = COALESCE(?3, protocol_version),
+             server_info_json = COALESCE(?4, server_info_json), error = ?5, ended_at = ?6 WHERE id = ?1",
+            params![id, status, protocol_version, server_info_json, error, ended],
+        )?;
+        Ok(())
+    }
+
+    // ----- logs -----
+
+    pub fn append_log(&self, server: &str, source: &str, level: &str, text: &str) -> StoreResult<()> {
+        let text = truncate_text(text, MAX_LOG_LINE_BYTES);
+        let conn = self.lock();
+        conn.execute(
+            "INSERT INTO server_logs (server_name, at, source, level, text) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![server, now_ms(), source, level, text],
+        )?;
+        let id = conn.last_insert_rowid();
+        // Keep the newest MAX_LOG_LINES_PER_SERVER rows; cheap with the (server, id) index.
+        conn.execute(
+            "DELETE FROM server_logs WHERE server_name = ?1 AND id <= ?2 - ?3",
+            params![server, id, MAX_LOG_LINES_PER_SERVER],
+        )?;
+        Ok(())
+    }
+
+    /// The newest `limit` log lines of a server, oldest first.
+    pub fn logs(&self, server: &str, limit: u32) -> StoreResult<Vec<LogLine>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(
+            "SELECT at, source, level, text FROM (
+               SELECT id, at, source, level, text FROM server_logs WHERE server_name = ?1 ORDER BY id DESC LIMIT ?2
+             ) ORDER BY id ASC",
+        )?;
+        let rows = stmt.query_map(params![server, limit.min(MAX_PAGE)], |r| {
+            Ok(LogLine {
+                at: r.get(0)?,
+                source: r.get(1)?,
+                level: r.get(2)?,
+                text: r.get(3)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    // ----- audit -----
+
+    pub fn audit(&self, server: Option<&str>, kind: &str, detail: &serde_json::Value) -> StoreResult<()> {
+        self.lock().execute(
+            "INSERT INTO audit_events (at, server_name, kind, detail_json) VALUES (?1, ?2, ?3, ?4)",
+            params![now_ms(), server, kind, detail.to_string()],
+        )?;
+        Ok(())
+    }
+}
+
+fn server_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ServerRow> {
+    Ok(ServerRow {
+        name: r.get(0)?,
+        transport: r.get(1)?,
+        config_json: r.get(2)?,
+        created_at: r.get(3)?,
+        updated_at: r.get(4)?,
+    })
+}

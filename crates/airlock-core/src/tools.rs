@@ -1,0 +1,434 @@
+//! Tools, prompts and resources of a connected server; tool calls land in
+//! history. A tool call that needs a URL elicitation (2025-11-25 -32042, or a
+//! 2026-07-28 `InputRequiredResult`) goes through the broker and is retried.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Instant;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ElicitRequestParams, GetPromptRequestParams,
+    InputRequest, InputRequests, InputResponses, ReadResourceRequestParams,
+};
+use rmcp::service::ServiceError;
+use serde::Serialize;
+
+use crate::elicitation::{ConsentDecision, ContinueDecision, Origin, UrlConsentRequest};
+use crate::mcp::Session;
+use crate::store::{now_ms, ToolCallOutcome};
+use crate::{Airlock, CoreError, CoreResult};
+
+/// JSON-RPC code of URLElicitationRequiredError (2025-11-25).
+pub const URL_ELICITATION_REQUIRED: i32 = -32042;
+/// Rounds of -32042 for one tool call before giving up.
+pub const MAX_REQUIRED_ROUNDS: usize = 3;
+/// Rounds of `InputRequiredResult` for one request before giving up.
+pub const MAX_INPUT_ROUNDS: usize = 5;
+/// Elicitations taken from one -32042 or one `InputRequiredResult`.
+pub const MAX_ELICITATIONS_PER_ROUND: usize = 8;
+/// Largest tool result stored in history, in bytes of JSON.
+pub const MAX_STORED_RESULT_BYTES: usize = 256 * 1024;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CallOutcome {
+    pub history_id: i64,
+    pub server: String,
+    pub tool: String,
+    pub result: serde_json::Value,
+    pub is_error: bool,
+    pub duration_ms: i64,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ToolCallError(pub String);
+
+fn service_error(server: &str, e: ServiceError) -> CoreError {
+    match e {
+        ServiceError::McpError(data) => CoreError::Mcp {
+            server: server.to_owned(),
+            code: data.code.0,
+            message: crate::url_safety::neutralize_for_display(&data.message, 2000),
+        },
+        other => CoreError::Protocol {
+            server: server.to_owned(),
+            message: other.to_string(),
+        },
+    }
+}
+
+fn protocol(server: &str, message: impl Into<String>) -> CoreError {
+    CoreError::Protocol {
+        server: server.to_owned(),
+        message: message.into(),
+    }
+}
+
+/// One URL elicitation listed in a -32042 error's `data.elicitations`.
+struct Required {
+    url: String,
+    message: String,
+    elicitation_id: String,
+}
+
+fn parse_required(data: Option<&serde_json::Value>) -> Vec<Required> {
+    data.and_then(|d| d.get("elicitations"))
+        .and_then(|e| e.as_array())
+        .map(|items| {
+            items
+                .iter()
+                .take(MAX_ELICITATIONS_PER_ROUND)
+                .filter_map(|item| {
+                    let url = item.get("url")?.as_str()?.to_owned();
+                    Some(Required {
+                        url,
+                        message: item
+                            .get("message")
+                            .and_then(|m| m.as_str())
+                            .unwrap_or_default()
+                            .to_owned(),
+                        elicitation_id: item
+                            .get("elicitationId")
+                            .and_then(|m| m.as_str())
+                            .unwrap_or_default()
+                            .to_owned(),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+impl Airlock {
+    pub async fn list_tools(self: &Arc<Self>, server: &str) -> CoreResult<Vec<rmcp::model::Tool>> {
+        let s = self.session(server).await?;
+        s.peer
+            .list_all_tools()
+            .await
+            .map_err(|e| service_error(server, e))
+    }
+
+    pub async fn list_prompts(self: &Arc<Self>, server: &str) -> CoreResult<Vec<rmcp::model::Prompt>> {
+        let s = self.session(server).await?;
+        s.peer
+            .list_all_prompts()
+            .await
+            .map_err(|e| service_error(server, e))
+    }
+
+    pub async fn list_resources(
+        self: &Arc<Self>,
+        server: &str,
+    ) -> CoreResult<Vec<rmcp::model::Resource>> {
+        let s = self.session(server).await?;
+        s.peer
+            .list_all_resources()
+            .await
+            .map_err(|e| service_error(server, e))
+    }
+
+    pub async fn get_prompt(
+        self: &Arc<Self>,
+        server: &str,
+        name: &str,
+        arguments: Option<serde_json::Map<String, serde_json::Value>>,
+    ) -> CoreResult<rmcp::model::GetPromptResult> {
+        let s = self.session(server).await?;
+        let mut params = GetPromptRequestParams::new(name);
+        params.arguments = arguments;
+        s.peer
+            .get_prompt(params)
+            .await
+            .map_err(|e| service_error(server, e))
+    }
+
+    pub async fn read_resource(
+        self: &Arc<Self>,
+        server: &str,
+        uri: &str,
+    ) -> CoreResult<rmcp::model::ReadResourceResult> {
+        let s = self.session(server).await?;
+        s.peer
+            .read_resource(ReadResourceRequestParams::new(uri))
+            .await
+            .map_err(|e| service_error(server, e))
+    }
+
+    /// Call a tool; the call, its result, duration and outcome land in history.
+    pub async fn call_tool(
+        self: &Arc<Self>,
+        server: &str,
+        tool: &str,
+        arguments: Option<serde_json::Map<String, serde_json::Value>>,
+    ) -> CoreResult<CallOutcome> {
+        let started_at = now_ms();
+        let t0 = Instant::now();
+        let args_json = arguments
+            .clone()
+            .map(serde_json::Value::Object)
+            .unwrap_or(serde_json::Value::Null);
+        let result = self.call_tool_inner(server, tool, arguments).await;
+        let duration_ms = i64::try_from(t0.elapsed().as_millis()).unwrap_or(i64::MAX);
+        match result {
+            Ok(r) => {
+                let is_error = r.is_error.unwrap_or(false);
+                let json = serde_json::to_value(&r).unwrap_or_default();
+                let text = json.to_string();
+                let stored = if text.len() > MAX_STORED_RESULT_BYTES {
+                    serde_json::json!({"truncated": crate::store::truncate_text(&text, MAX_STORED_RESULT_BYTES)})
+                } else {
+                    json.clone()
+                };
+                let outcome = if is_error {
+                    ToolCallOutcome::ToolError
+                } else {
+                    ToolCallOutcome::Ok
+                };
+                let history_id = self.store.record_tool_call(
+                    server,
+                    tool,
+                    &args_json,
+                    Some(&stored),
+                    outcome,
+                    None,
+                    started_at,
+                    duration_ms,
+                )?;
+                Ok(CallOutcome {
+                    history_id,
+                    server: server.to_owned(),
+                    tool: tool.to_owned(),
+                    result: json,
+                    is_error,
+                    duration_ms,
+                })
+            }
+            Err(e) => {
+                // Unknown servers are a usage error, not a call: keep them out of history.
+                if !matches!(e, CoreError::UnknownServer(_)) {
+                    let _ = self.store.record_tool_call(
+                        server,
+                        tool,
+                        &args_json,
+                        None,
+                        ToolCallOutcome::Failed,
+                        Some(&e.to_string()),
+                        started_at,
+                        duration_ms,
+                    );
+                }
+                Err(e)
+            }
+        }
+    }
+
+    async fn call_tool_inner(
+        self: &Arc<Self>,
+        server: &str,
+        tool: &str,
+        arguments: Option<serde_json::Map<String, serde_json::Value>>,
+    ) -> CoreResult<rmcp::model::CallToolResult> {
+        let session = self.session(server).await?;
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        params.arguments = arguments;
+        let mut required_rounds = 0usize;
+        let mut input_rounds = 0usize;
+        let mut offered: HashSet<String> = HashSet::new();
+        loop {
+            match session.peer.call_tool_once(params.clone()).await {
+                Ok(CallToolResponse::Complete(r)) => return Ok(r),
+                Ok(CallToolResponse::InputRequired(ir)) => {
+                    input_rounds += 1;
+                    if input_rounds > MAX_INPUT_ROUNDS {
+                        return Err(protocol(
+                            server,
+                            format!("the server still asked for input after {MAX_INPUT_ROUNDS} rounds; stopped"),
+                        ));
+                    }
+                    let responses = self
+                        .fulfil_inputs(server, &session, ir.input_requests.unwrap_or_default())
+                        .await?;
+                    params.input_responses = (!responses.is_empty()).then_some(responses);
+                    params.request_state = ir.request_state;
+                }
+                Ok(_) => {
+                    return Err(protocol(
+                        server,
+                        "the server answered with a task, which Airlock does not run yet",
+                    ))
+                }
+                Err(ServiceError::McpError(e)) if e.code.0 == URL_ELICITATION_REQUIRED => {
+                    required_rounds += 1;
+                    if required_rounds > MAX_REQUIRED_ROUNDS {
+                        return Err(protocol(
+                            server,
+                            format!("the server still required a URL elicitation after {MAX_REQUIRED_ROUNDS} rounds; stopped"),
+                        ));
+                    }
+                    let list = parse_required(e.data.as_ref());
+                    if list.is_empty() {
+                        return Err(protocol(
+                            server,
+                            "the server sent -32042 without any URL elicitation in `data.elicitations`",
+                        ));
+                    }
+                    self.satisfy_required(server, &session, list, &mut offered)
+                        .await?;
+                }
+                Err(e) => return Err(service_error(server, e)),
+            }
+        }
+    }
+
+    /// 2025-11-25 error path: consent to each listed elicitation in order, then
+    /// wait for all completions (or the user's Continue) before the retry.
+    async fn satisfy_required(
+        &self,
+        server: &str,
+        session: &Arc<Session>,
+        list: Vec<Required>,
+        offered: &mut HashSet<String>,
+    ) -> CoreResult<()> {
+        let mut waiting: Vec<(String, UrlConsentRequest)> = Vec::new();
+        for item in list {
+            if !offered.insert(item.url.clone()) {
+                return Err(protocol(
+                    server,
+                    format!(
+                        "the server asked again for the same URL after a retry ({}); stopped to avoid a loop",
+                        crate::url_safety::neutralize_for_display(&item.url, 300)
+                    ),
+                ));
+            }
+            if item.elicitation_id.trim().is_empty() {
+                return Err(protocol(server, "a -32042 elicitation has no `elicitationId`"));
+            }
+            let outcome = self
+                .broker
+                .handle_url(
+                    server,
+                    session.connection,
+                    &item.message,
+                    &item.url,
+                    Some(&item.elicitation_id),
+                    Origin::RequiredError,
+                )
+                .await;
+            match (outcome.decision, outcome.request) {
+                (ConsentDecision::Accept, Some(req)) => waiting.push((item.elicitation_id, req)),
+                (decision, _) => {
+                    return Err(protocol(
+                        server,
+                        format!(
+                            "the tool needs a URL elicitation that was {}; the call was not retried",
+                            match decision {
+                                ConsentDecision::Cancel => "cancelled",
+                                _ => "declined or blocked",
+                            }
+                        ),
+                    ))
+                }
+            }
+        }
+        for (id, req) in waiting {
+            self.await_completion(server, session, &id, &req).await?;
+        }
+        Ok(())
+    }
+
+    /// Wait for one accepted elicitation: the completion notification, or
+    /// after the late deadline the user's Continue / Cancel; never forever.
+    async fn await_completion(
+        &self,
+        server: &str,
+        session: &Arc<Session>,
+        elicitation_id: &str,
+        req: &UrlConsentRequest,
+    ) -> CoreResult<()> {
+        let settings = self.broker.settings().clone();
+        let ids = [elicitation_id.to_owned()];
+        let remaining = self
+            .broker
+            .wait_completed(session.connection, &ids, settings.late_after)
+            .await;
+        if remaining.is_empty() {
+            return Ok(());
+        }
+        self.broker.mark(server, req.record_id, "late");
+        let rest = settings.give_up_after.saturating_sub(settings.late_after);
+        tokio::select! {
+            remaining = self.broker.wait_completed(session.connection, &ids, rest) => {
+                if remaining.is_empty() {
+                    Ok(())
+                } else {
+                    self.broker.forget(session.connection, elicitation_id);
+                    self.broker.mark(server, req.record_id, "expired");
+                    Err(protocol(server, format!("no completion within {} s; the call was not retried", settings.give_up_after.as_secs())))
+                }
+            }
+            decision = self.broker.consent().continue_or_cancel(req) => {
+                self.broker.forget(session.connection, elicitation_id);
+                match decision {
+                    ContinueDecision::Continue => {
+                        self.broker.mark(server, req.record_id, "continued");
+                        Ok(())
+                    }
+                    ContinueDecision::Cancel => {
+                        self.broker.mark(server, req.record_id, "cancelled");
+                        Err(protocol(server, "cancelled while waiting for the browser step"))
+                    }
+                }
+            }
+        }
+    }
+
+    /// 2026-07-28: answer each input request of an `InputRequiredResult`.
+    async fn fulfil_inputs(
+        &self,
+        server: &str,
+        session: &Arc<Session>,
+        requests: InputRequests,
+    ) -> CoreResult<InputResponses> {
+        let mut responses = InputResponses::new();
+        for (key, request) in requests.into_iter().take(MAX_ELICITATIONS_PER_ROUND) {
+            let value = match request {
+                InputRequest::Elicitation(e) => match e.params {
+                    ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
+                        let outcome = self
+                            .broker
+                            .handle_url(server, session.connection, &message, &url, None, Origin::InputRequired)
+                            .await;
+                        let action = match (outcome.decision, &outcome.request) {
+                            (ConsentDecision::Accept, Some(req)) => {
+                                // No completion signal exists here: the user says when to retry.
+                                match self.broker.consent().continue_or_cancel(req).await {
+                                    ContinueDecision::Continue => {
+                                        self.broker.mark(server, req.record_id, "continued");
+                                        "accept"
+                                    }
+                                    ContinueDecision::Cancel => {
+                                        self.broker.mark(server, req.record_id, "cancelled");
+                                        return Err(protocol(server, "cancelled while waiting for the browser step"));
+                                    }
+                                }
+                            }
+                            (ConsentDecision::Cancel, _) => "cancel",
+                            _ => "decline",
+                        };
+                        serde_json::json!({ "action": action })
+                    }
+                    _ => serde_json::json!({ "action": "decline" }),
+                },
+                InputRequest::ListRoots(_) => serde_json::json!({ "roots": [] }),
+                _ => {
+                    return Err(protocol(
+                        server,
+                        "the server asked for sampling, which Airlock does not offer",
+                    ))
+                }
+            };
+            responses.insert(key, value);
+        }
+        Ok(responses)
+    }
+}
