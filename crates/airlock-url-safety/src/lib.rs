@@ -1,0 +1,457 @@
+//! Offline inspection of URLs that an untrusted MCP server asks the user to
+//! open (URL-mode elicitation).
+//!
+//! [`inspect`] parses the text exactly as a browser would (WHATWG URL
+//! parsing via the `url` crate), then reports what the user should know
+//! before opening it: a [`Verdict`], the normalised URL, how the host should
+//! be displayed, the registrable domain (eTLD+1 from an embedded Public
+//! Suffix List, private section included), and [`Warning`] /
+//! [`BlockReason`] codes with human sentences.
+//!
+//! Nothing here touches the network: no DNS lookups, no fetches. A domain
+//! name that happens to resolve to a private address cannot be detected.
+//!
+//! [`neutralize_for_display`] and [`elide_middle`] help show untrusted
+//! text (messages, URLs) as plain text in a terminal or GUI.
+
+mod idn;
+mod ip;
+mod text;
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use url::{Host, Url};
+
+pub use text::{elide_middle, neutralize_for_display};
+
+/// Longest raw URL (in bytes) that is inspected at all; anything longer is
+/// blocked with [`BlockReason::TooLong`].
+pub const MAX_URL_LEN: usize = 8192;
+
+/// Knobs for [`inspect`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Policy {
+    /// Allow plain `http://` to loopback hosts (127.0.0.0/8, `::1`,
+    /// `localhost`, `*.localhost`), with warnings. Local OAuth callbacks and
+    /// dev servers need this. Default: `true`.
+    pub allow_http_loopback: bool,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            allow_http_loopback: true,
+        }
+    }
+}
+
+/// Overall judgement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Nothing noteworthy.
+    Ok,
+    /// May be opened, but the user should see the warnings first.
+    Warn,
+    /// Must not be opened.
+    Block,
+}
+
+impl Verdict {
+    /// `"ok"`, `"warn"` or `"block"`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Verdict::Ok => "ok",
+            Verdict::Warn => "warn",
+            Verdict::Block => "block",
+        }
+    }
+}
+
+/// Something the user should know before opening the URL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Warning {
+    /// Plain `http`, not encrypted.
+    NotHttps,
+    /// The host is shown in Punycode because its Unicode form could mislead.
+    Punycode,
+    /// The host is an IP address (including numeric forms like `2130706433`
+    /// or `0x7f.1` that browsers turn into one).
+    IpLiteral,
+    /// The host is loopback, private, link-local, CGNAT, unique-local,
+    /// unspecified or `localhost`.
+    LocalAddress,
+    /// The URL has text before an `@` in the authority.
+    Userinfo,
+    /// An explicit, non-default port.
+    NonDefaultPort,
+    /// Invisible, bidi or control characters in the text the server sent.
+    HiddenCharacters,
+}
+
+impl Warning {
+    /// All warnings, in the order [`Inspection::warnings`] lists them.
+    pub const ALL: [Warning; 7] = [
+        Warning::NotHttps,
+        Warning::Punycode,
+        Warning::IpLiteral,
+        Warning::LocalAddress,
+        Warning::Userinfo,
+        Warning::NonDefaultPort,
+        Warning::HiddenCharacters,
+    ];
+
+    /// Stable snake_case code, identical to the serde form.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Warning::NotHttps => "not_https",
+            Warning::Punycode => "punycode",
+            Warning::IpLiteral => "ip_literal",
+            Warning::LocalAddress => "local_address",
+            Warning::Userinfo => "userinfo",
+            Warning::NonDefaultPort => "non_default_port",
+            Warning::HiddenCharacters => "hidden_characters",
+        }
+    }
+
+    /// One sentence for a person.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Warning::NotHttps => {
+                "The connection is not encrypted (http, not https); others on the network can read or change it."
+            }
+            Warning::Punycode => {
+                "The address contains international characters that could imitate another name, so it is shown in its encoded (xn--) form."
+            }
+            Warning::IpLiteral => "The address is a raw IP number, not a domain name.",
+            Warning::LocalAddress => {
+                "The address points to this computer or to a private or local network, not to the public Internet."
+            }
+            Warning::Userinfo => {
+                "The address has text before an @ sign; everything before the @ is not the site you will visit."
+            }
+            Warning::NonDefaultPort => "The address uses an unusual port number.",
+            Warning::HiddenCharacters => {
+                "The link as sent contains invisible, text-direction or control characters that can disguise what it says."
+            }
+        }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// Why a URL must not be opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockReason {
+    /// Anything but `http` and `https` (`javascript:`, `data:`, `file:`,
+    /// `about:`, `blob:`, custom schemes...).
+    SchemeNotAllowed,
+    /// Plain `http` to a host that is not loopback (or to loopback when the
+    /// policy forbids it).
+    InsecureScheme,
+    /// Empty, relative, without a host, or otherwise invalid.
+    Unparseable,
+    /// Longer than [`MAX_URL_LEN`] bytes.
+    TooLong,
+}
+
+impl BlockReason {
+    /// Stable snake_case code, identical to the serde form.
+    pub fn code(&self) -> &'static str {
+        match self {
+            BlockReason::SchemeNotAllowed => "scheme_not_allowed",
+            BlockReason::InsecureScheme => "insecure_scheme",
+            BlockReason::Unparseable => "unparseable",
+            BlockReason::TooLong => "too_long",
+        }
+    }
+
+    /// One sentence for a person.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            BlockReason::SchemeNotAllowed => {
+                "Only web addresses (https, or http to this computer) can be opened; this link is of another kind."
+            }
+            BlockReason::InsecureScheme => {
+                "The link uses unencrypted http to a site other than this computer; only https is allowed there."
+            }
+            BlockReason::Unparseable => "The text is not a valid web address.",
+            BlockReason::TooLong => "The address is too long to be shown and checked safely.",
+        }
+    }
+}
+
+impl fmt::Display for BlockReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// Result of [`inspect`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Inspection {
+    /// `block` if `block_reason` is set, else `warn` if there are warnings,
+    /// else `ok`.
+    pub verdict: Verdict,
+    /// The normalised URL as a browser would load it (WHATWG
+    /// serialization: ASCII, Punycode host, percent-encoded). `None` when
+    /// the text could not be parsed or was too long.
+    pub url: Option<String>,
+    /// Lower-case scheme without the colon, e.g. `"https"`.
+    pub scheme: Option<String>,
+    /// The host as it should be displayed: Unicode where the IDN display
+    /// policy allows it, Punycode otherwise. IPv6 in brackets. A trailing
+    /// dot is kept. It may contain right-to-left scripts (Hebrew, Arabic):
+    /// render it in its own bidi isolate (U+2068 ... U+2069, or CSS
+    /// `unicode-bidi: isolate`) so it cannot reorder surrounding text.
+    pub display_host: Option<String>,
+    /// The host in ASCII (Punycode) form, as sent to DNS. IPv6 in brackets.
+    pub ascii_host: Option<String>,
+    /// eTLD+1 in ASCII, from the embedded Public Suffix List (ICANN and
+    /// private sections, so `attacker.github.io` stays `attacker.github.io`),
+    /// without a trailing dot. For IP literals, `localhost` names and hosts
+    /// that are themselves a public suffix: the host itself.
+    pub registrable_domain: Option<String>,
+    /// The port, only when it is not the scheme's default.
+    pub port: Option<u16>,
+    /// Warnings, in the order of [`Warning::ALL`], without duplicates.
+    pub warnings: Vec<Warning>,
+    /// Set when the URL must not be opened.
+    pub block_reason: Option<BlockReason>,
+}
+
+impl Inspection {
+    fn empty() -> Self {
+        Inspection {
+            verdict: Verdict::Ok,
+            url: None,
+            scheme: None,
+            display_host: None,
+            ascii_host: None,
+            registrable_domain: None,
+            port: None,
+            warnings: Vec::new(),
+            block_reason: None,
+        }
+    }
+
+    /// True when the verdict is [`Verdict::Block`].
+    pub fn is_blocked(&self) -> bool {
+        self.verdict == Verdict::Block
+    }
+
+    /// True when `w` is among the warnings.
+    pub fn has_warning(&self, w: Warning) -> bool {
+        self.warnings.contains(&w)
+    }
+
+    fn finish(mut self, mut warnings: Vec<Warning>) -> Self {
+        warnings.sort();
+        warnings.dedup();
+        self.warnings = warnings;
+        self.verdict = if self.block_reason.is_some() {
+            Verdict::Block
+        } else if !self.warnings.is_empty() {
+            Verdict::Warn
+        } else {
+            Verdict::Ok
+        };
+        self
+    }
+}
+
+/// Inspects a URL that an untrusted party asked the user to open. Never
+/// panics and never touches the network.
+pub fn inspect(raw: &str, policy: &Policy) -> Inspection {
+    let mut warnings = Vec::new();
+    // Checked on the text as sent: the parser silently drops tabs and
+    // newlines and IDNA maps soft hyphens and zero-width characters away.
+    if text::has_hidden_characters(raw) {
+        warnings.push(Warning::HiddenCharacters);
+    }
+
+    let mut out = Inspection::empty();
+
+    if raw.len() > MAX_URL_LEN {
+        out.block_reason = Some(BlockReason::TooLong);
+        return out.finish(warnings);
+    }
+
+    let url = match Url::parse(raw) {
+        Ok(u) => u,
+        Err(_) => {
+            out.block_reason = Some(BlockReason::Unparseable);
+            return out.finish(warnings);
+        }
+    };
+
+    let scheme = url.scheme().to_owned();
+    let is_web = scheme == "http" || scheme == "https";
+
+    let host_info = match (url.host(), url.host_str()) {
+        (Some(h), Some(serialized)) => Some(HostInfo::classify(h, serialized)),
+        _ => None,
+    };
+
+    // A web URL always has a host after WHATWG parsing, but it may still be
+    // a name that can never be looked up (empty labels like `a..b`, labels
+    // over 63 bytes, names over 253 bytes).
+    if is_web && host_info.as_ref().is_none_or(|h| !h.valid) {
+        out.block_reason = Some(BlockReason::Unparseable);
+        return out.finish(warnings);
+    }
+
+    out.url = Some(url.as_str().to_owned());
+    out.scheme = Some(scheme.clone());
+    out.port = url.port();
+
+    if let Some(h) = &host_info {
+        out.display_host = Some(h.display.clone());
+        out.ascii_host = Some(h.ascii.clone());
+        out.registrable_domain = Some(h.registrable.clone());
+        if h.punycode {
+            warnings.push(Warning::Punycode);
+        }
+        if h.ip_literal {
+            warnings.push(Warning::IpLiteral);
+        }
+        if h.local {
+            warnings.push(Warning::LocalAddress);
+        }
+    }
+    if !url.username().is_empty()
+        || url.password().is_some()
+        || (is_web && raw_authority_has_at(raw))
+    {
+        warnings.push(Warning::Userinfo);
+    }
+    if out.port.is_some() {
+        warnings.push(Warning::NonDefaultPort);
+    }
+
+    if !is_web {
+        out.block_reason = Some(BlockReason::SchemeNotAllowed);
+    } else if scheme == "http" {
+        warnings.push(Warning::NotHttps);
+        let loopback = host_info.as_ref().is_some_and(|h| h.loopback);
+        if !(loopback && policy.allow_http_loopback) {
+            out.block_reason = Some(BlockReason::InsecureScheme);
+        }
+    }
+
+    out.finish(warnings)
+}
+
+/// What we derive from a parsed host.
+struct HostInfo {
+    ascii: String,
+    display: String,
+    registrable: String,
+    ip_literal: bool,
+    local: bool,
+    loopback: bool,
+    punycode: bool,
+    /// False for domain names that cannot exist in DNS.
+    valid: bool,
+}
+
+impl HostInfo {
+    /// `serialized` is the host as it appears in the normalised URL
+    /// (IPv6 in brackets and in the WHATWG canonical form).
+    fn classify(host: Host<&str>, serialized: &str) -> HostInfo {
+        match host {
+            Host::Ipv4(v4) => {
+                let s = serialized.to_owned();
+                HostInfo {
+                    ascii: s.clone(),
+                    display: s.clone(),
+                    registrable: s,
+                    ip_literal: true,
+                    local: ip::v4_is_local(v4),
+                    loopback: ip::v4_is_loopback(v4),
+                    punycode: false,
+                    valid: true,
+                }
+            }
+            Host::Ipv6(v6) => {
+                let s = serialized.to_owned();
+                HostInfo {
+                    ascii: s.clone(),
+                    display: s.clone(),
+                    registrable: s,
+                    ip_literal: true,
+                    local: ip::v6_is_local(v6),
+                    loopback: ip::v6_is_loopback(v6),
+                    punycode: false,
+                    valid: true,
+                }
+            }
+            Host::Domain(d) => {
+                // Non-special schemes (file:, custom) have opaque hosts that
+                // did not go through IDNA; only look at them, do not judge.
+                let ascii = d.to_owned();
+                let trimmed = ascii.strip_suffix('.').unwrap_or(&ascii);
+                let valid = !trimmed.is_empty()
+                    && ascii.is_ascii()
+                    && idna::uts46::verify_dns_length(&ascii, true);
+                let localhost = ip::is_localhost_name(&ascii);
+                let display = if ascii.is_ascii() {
+                    idn::display_host(&ascii)
+                } else {
+                    ascii.clone()
+                };
+                let registrable = if localhost || !valid {
+                    trimmed.to_owned()
+                } else {
+                    registrable_domain(trimmed)
+                };
+                HostInfo {
+                    punycode: idn::has_punycode_label(&display),
+                    ascii,
+                    display,
+                    registrable,
+                    ip_literal: false,
+                    local: localhost,
+                    loopback: localhost,
+                    valid,
+                }
+            }
+        }
+    }
+}
+
+/// eTLD+1 of a lower-case ASCII host without trailing dot; the host itself
+/// when it is a public suffix or has no registrable part.
+fn registrable_domain(host: &str) -> String {
+    match psl::domain(host.as_bytes()) {
+        Some(d) => String::from_utf8_lossy(d.as_bytes()).into_owned(),
+        None => host.to_owned(),
+    }
+}
+
+/// WHATWG parsing of special schemes drops an empty userinfo (`https://@x/`,
+/// `https://:@x/`), but an `@` in the authority as sent still means the
+/// server wrote something in front of the host. Mirrors the parser: strip
+/// leading/trailing C0 controls and spaces, drop tabs and newlines, skip
+/// the scheme and any slashes or backslashes, and look for `@` before the
+/// end of the authority.
+fn raw_authority_has_at(raw: &str) -> bool {
+    let cleaned: String = raw
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let Some(colon) = cleaned.find(':') else {
+        return false;
+    };
+    let rest = cleaned[colon + 1..].trim_start_matches(['/', '\\']);
+    let end = rest.find(['/', '\\', '?', '#']).unwrap_or(rest.len());
+    rest[..end].contains('@')
+}
