@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Install what Airlock needs to build and test, idempotently and non-interactively.
+#
+#   scripts/setup.sh [--test] [--e2e]
+#
+#   (always)  Debian packages for Tauri 2 and its tests (only apt-get when one is missing),
+#             tests/peers: npm ci (server-everything, TypeScript SDK) and the Python
+#             venv tests/peers/.venv with requirements.txt (mcp SDK).
+#   --test    accepted for compatibility: the test peers above are always installed.
+#   --e2e     also `cargo install tauri-driver` (2.x) when it is not on PATH (~1 min).
+#
+# Prints one line per step, saying whether it did something or skipped.
+# A second run is a fast no-op.
+set -euo pipefail
+
+e2e=0
+for arg in "$@"; do
+  case "$arg" in
+    --test) ;;
+    --e2e) e2e=1 ;;
+    -h | --help)
+      sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    *)
+      echo "setup: unknown argument: $arg (usage: $0 [--test] [--e2e])" >&2
+      exit 2
+      ;;
+  esac
+done
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+peers="$root/tests/peers"
+export DEBIAN_FRONTEND=noninteractive
+export CI="${CI:-true}"
+
+step() { printf 'setup: %-14s %s\n' "$1:" "$2"; }
+
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then
+  if command -v sudo >/dev/null; then sudo_cmd=(sudo -n); else
+    echo "setup: not root and no sudo: cannot install Debian packages" >&2
+  fi
+fi
+
+sha() { sha256sum "$@" | awk '{print $1}' | sha256sum | awk '{print $1}'; }
+
+# ---- 1. Debian packages ----------------------------------------------------
+# From docs (recipes.md, "System packages for Tauri 2 and its tests").
+packages=(
+  libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
+  librsvg2-dev libayatana-appindicator3-dev libssl-dev libdbus-1-dev pkg-config build-essential
+  xvfb xdotool imagemagick dbus dbus-x11 at-spi2-core webkit2gtk-driver
+  dunst gnome-keyring libsecret-tools keyutils
+)
+# Tools the test peers need; Debian's versions are the fallback when absent
+# (this image has Node 20 from NodeSource and Python 3.11 from pyenv).
+command -v python3 >/dev/null || packages+=(python3)
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
+command -v curl >/dev/null || packages+=(curl)
+# Debian's python3 needs python3-venv for `python3 -m venv` (ensurepip);
+# pyenv's python has it built in.
+if ! command -v python3 >/dev/null || ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+  packages+=(python3-venv)
+fi
+
+installed=" $(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "${packages[@]}" 2>/dev/null \
+  | awk '$1 == "ii" {printf "%s ", $2}' || true)"
+missing=()
+for p in "${packages[@]}"; do
+  [[ "$installed" == *" $p "* ]] || missing+=("$p")
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  step apt "skipped (${#packages[@]} packages already installed)"
+else
+  t0=$SECONDS
+  apt_opts=(-y -q --no-install-recommends -o DPkg::Lock::Timeout=300)
+  "${sudo_cmd[@]}" apt-get update -q >/dev/null
+  "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install "${apt_opts[@]}" "${missing[@]}" >/dev/null
+  step apt "installed ${missing[*]} ($((SECONDS - t0)) s)"
+fi
+
+# ---- 2. npm peers (server-everything, TypeScript SDK) ----------------------
+lock_hash=$(sha "$peers/package.json" "$peers/package-lock.json")
+npm_stamp="$peers/node_modules/.airlock-setup-stamp"
+if [[ -f "$npm_stamp" && "$(cat "$npm_stamp")" == "$lock_hash" \
+      && -f "$peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ]]; then
+  step npm "skipped (node_modules matches package-lock.json)"
+else
+  t0=$SECONDS
+  (cd "$peers" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  echo "$lock_hash" >"$npm_stamp"
+  step npm "npm ci in tests/peers ($((SECONDS - t0)) s)"
+fi
+
+# ---- 3. Python venv (mcp SDK) ----------------------------------------------
+venv="$peers/.venv"
+py_hash=$(sha "$peers/requirements.txt")
+py_stamp="$venv/.airlock-setup-stamp"
+if [[ -f "$py_stamp" && "$(cat "$py_stamp")" == "$py_hash" ]] && "$venv/bin/python" -c '' 2>/dev/null; then
+  step venv "skipped (tests/peers/.venv matches requirements.txt)"
+else
+  t0=$SECONDS
+  if ! "$venv/bin/python" -c '' 2>/dev/null; then
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+  fi
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-input -r "$peers/requirements.txt"
+  echo "$py_hash" >"$py_stamp"
+  step venv "pip install -r tests/peers/requirements.txt ($((SECONDS - t0)) s)"
+fi
+
+# ---- 4. tauri-driver (only with --e2e) -------------------------------------
+if [[ $e2e -eq 0 ]]; then
+  step tauri-driver "skipped (no --e2e)"
+elif PATH="$PATH:${CARGO_HOME:-$HOME/.cargo}/bin" command -v tauri-driver >/dev/null; then
+  step tauri-driver "skipped (already on PATH: $(PATH="$PATH:${CARGO_HOME:-$HOME/.cargo}/bin" command -v tauri-driver))"
+else
+  command -v cargo >/dev/null || { echo "setup: --e2e needs cargo (rustup) on PATH" >&2; exit 1; }
+  t0=$SECONDS
+  cargo install tauri-driver --locked --version '^2' --quiet
+  step tauri-driver "cargo install tauri-driver ($((SECONDS - t0)) s)"
+fi

@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""py-peer: a real MCP server built on the official Python SDK (`mcp` 2.3.0).
+
+Usage:
+    py_server.py stdio
+    py_server.py http --port N        # streamable HTTP on http://127.0.0.1:N/mcp
+
+Run it with the venv that scripts/setup.sh creates: tests/peers/.venv/bin/python.
+
+On start it prints one line to stderr: `py-peer ready` (stdio), or
+`py-peer ready http://127.0.0.1:PORT/mcp` (http; printed once the port listens,
+so `--port 0` works and tells you the port).
+
+Env:
+    AIRLOCK_PEER_COMPLETE_DELAY  seconds before `notifications/elicitation/complete`
+                                 is sent (default 0.5; negative = never).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import sys
+import uuid
+import warnings
+
+from mcp import types
+from mcp import UrlElicitationRequiredError
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types.version import is_version_at_least
+
+# ctx.info() and friends are flagged deprecated for 2026-07-28 (SEP-2577); on the
+# 2025-11-25 handshake they are the way to send notifications/message.
+warnings.filterwarnings("ignore", category=DeprecationWarning)
+try:
+    from mcp.shared.exceptions import MCPDeprecationWarning
+
+    warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
+except ImportError:  # pragma: no cover
+    pass
+
+server = MCPServer(name="py-peer", version="1.0.0", log_level="WARNING")
+
+# Background tasks (completion notifications) must outlive the tool call.
+_background: set[asyncio.Task] = set()
+
+# needs_auth state, per server process: pending elicitation id, and whether one completed.
+_auth = {"pending": None, "authorized": False}
+
+
+def _complete_delay() -> float:
+    raw = os.environ.get("AIRLOCK_PEER_COMPLETE_DELAY", "0.5")
+    try:
+        return float(raw)
+    except ValueError:
+        return 0.5
+
+
+def _is_modern(ctx: Context) -> bool:
+    """True on 2026-07-28+, where elicitation rides an InputRequiredResult, not a request."""
+    version = ctx.protocol_version
+    return version is not None and is_version_at_least(version, "2026-07-28")
+
+
+def _schedule_complete(ctx: Context, elicitation_id: str, on_done=None) -> None:
+    """After the delay, off the request path: mark the elicitation done and send
+    notifications/elicitation/complete (a 2025-11-25 notification: not sent on 2026-07-28+)."""
+    delay = _complete_delay()
+    if delay < 0:
+        return
+    session = ctx.session
+    send = not _is_modern(ctx)
+
+    async def run() -> None:
+        await asyncio.sleep(delay)
+        if on_done is not None:
+            on_done()
+        if not send:
+            return
+        try:
+            # No related_request_id: the connection's standalone channel
+            # (stdio, or the GET SSE stream on streamable HTTP).
+            await session.send_elicit_complete(elicitation_id)
+        except Exception as e:  # the client may be gone
+            print(f"py-peer: elicitation/complete {elicitation_id} not sent: {e!r}", file=sys.stderr)
+
+    task = asyncio.get_running_loop().create_task(run())
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+
+
+@server.tool()
+def echo(message: str) -> str:
+    """Return the message unchanged."""
+    return message
+
+
+@server.tool()
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@server.tool()
+async def log_something(text: str, ctx: Context) -> str:
+    """Send a notifications/message log at info level, then return "logged"."""
+    await ctx.info(text)
+    return "logged"
+
+
+@server.tool()
+async def connect_account(
+    url: str, ctx: Context, message: str = "Connect your account"
+) -> str | types.InputRequiredResult:
+    """URL-mode elicitation on the request path.
+
+    2025-11-25: a server-to-client `elicitation/create` (mode "url") during the call.
+    2026-07-28: an InputRequiredResult carrying that request; the client retries
+    with its response.
+    """
+    if _is_modern(ctx):
+        response = (ctx.input_responses or {}).get("connect")
+        if response is None or ctx.request_state is None:
+            elicitation_id = str(uuid.uuid4())
+            request = types.ElicitRequest(
+                params=types.ElicitRequestURLParams(message=message, url=url, elicitation_id=elicitation_id)
+            )
+            return types.InputRequiredResult(input_requests={"connect": request}, request_state=elicitation_id)
+        elicitation_id = ctx.request_state
+        action = response.action
+    else:
+        elicitation_id = str(uuid.uuid4())
+        action = (await ctx.elicit_url(message=message, url=url, elicitation_id=elicitation_id)).action
+    if action == "accept":
+        _schedule_complete(ctx, elicitation_id)
+    return f"action={action} id={elicitation_id}"
+
+
+@server.tool()
+async def needs_auth(url: str, ctx: Context) -> str:
+    """2025-11-25 error path: fails with -32042 until the URL elicitation has completed."""
+    if _auth["authorized"]:
+        return "authorized"
+    elicitation_id = _auth["pending"]
+    if elicitation_id is None:
+        elicitation_id = str(uuid.uuid4())
+        _auth["pending"] = elicitation_id
+
+        def mark_done() -> None:
+            _auth["authorized"] = True
+            _auth["pending"] = None
+
+        _schedule_complete(ctx, elicitation_id, on_done=mark_done)
+    raise UrlElicitationRequiredError(
+        [
+            types.ElicitRequestURLParams(
+                message="Authorize py-peer to continue",
+                url=url,
+                elicitation_id=elicitation_id,
+            )
+        ]
+    )
+
+
+@server.resource("peer://greeting", name="greeting", mime_type="text/plain")
+def greeting() -> str:
+    """A fixed greeting."""
+    return "Hello from py-peer"
+
+
+@server.prompt()
+def greet(name: str) -> str:
+    """Ask to greet someone."""
+    return f"Please greet {name} warmly."
+
+
+async def _set_level(ctx, params) -> types.EmptyResult:
+    # Accept logging/setLevel so the server advertises the logging capability.
+    return types.EmptyResult()
+
+
+server._lowlevel_server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, _set_level)
+
+
+async def _serve_http(port: int) -> None:
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    sock.listen(128)
+    sock.set_inheritable(True)
+    app = server.streamable_http_app(streamable_http_path="/mcp", host="127.0.0.1")
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    port = sock.getsockname()[1]
+    print(f"py-peer ready http://127.0.0.1:{port}/mcp", file=sys.stderr, flush=True)
+    await uvicorn.Server(config).serve(sockets=[sock])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="transport", required=True)
+    sub.add_parser("stdio")
+    http = sub.add_parser("http")
+    http.add_argument("--port", type=int, required=True)
+    args = parser.parse_args()
+
+    if args.transport == "stdio":
+        print("py-peer ready", file=sys.stderr, flush=True)
+        server.run("stdio")
+    else:
+        asyncio.run(_serve_http(args.port))
+
+
+if __name__ == "__main__":
+    main()
