@@ -1,0 +1,173 @@
+//! The elicitation broker: rate limits, blocking, consent, opening, completion
+//! matching, persisted states. Real SQLite; the consent port is a scripted one.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use airlock_core::elicitation::{
+    BoxFuture, Broker, BrokerSettings, Consent, ConsentDecision, ContinueDecision, Opener, Origin,
+    UrlConsentRequest,
+};
+use airlock_core::store::Store;
+
+/// Consent that waits until released (a human who has not answered yet).
+struct SlowConsent {
+    asked: AtomicUsize,
+    release: tokio::sync::Notify,
+}
+
+impl Consent for SlowConsent {
+    fn ask_url<'a>(&'a self, _r: &'a UrlConsentRequest) -> BoxFuture<'a, ConsentDecision> {
+        Box::pin(async move {
+            self.asked.fetch_add(1, Ordering::SeqCst);
+            self.release.notified().await;
+            ConsentDecision::Accept
+        })
+    }
+    fn continue_or_cancel<'a>(&'a self, _r: &'a UrlConsentRequest) -> BoxFuture<'a, ContinueDecision> {
+        Box::pin(async { ContinueDecision::Continue })
+    }
+}
+
+struct RecordingOpener(Mutex<Vec<String>>);
+impl Opener for RecordingOpener {
+    fn open(&self, url: &str) -> Result<(), String> {
+        self.0.lock().unwrap().push(url.to_owned());
+        Ok(())
+    }
+}
+
+fn broker(consent: Arc<dyn Consent>, opener: Arc<RecordingOpener>) -> (Arc<Broker>, Arc<Store>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open_in(dir.path()).unwrap());
+    let (tx, _) = tokio::sync::broadcast::channel(16);
+    let b = Arc::new(Broker::new(store.clone(), consent, opener, tx, BrokerSettings::default()));
+    (b, store, dir)
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_flood_is_rate_limited_and_the_prompt_queue_stays_short() {
+    let consent = Arc::new(SlowConsent {
+        asked: AtomicUsize::new(0),
+        release: tokio::sync::Notify::new(),
+    });
+    let opener = Arc::new(RecordingOpener(Mutex::new(Vec::new())));
+    let (b, store, _dir) = broker(consent.clone(), opener.clone());
+    let mut waiting = Vec::new();
+    for i in 0..10_000 {
+        let b = b.clone();
+        let h = tokio::spawn(async move {
+            b.handle_url("flood", 1, "m", &format!("https://x.example/{i}"), Some(&format!("id{i}")), Origin::Request)
+                .await
+        });
+        waiting.push(h);
+        if i % 1000 == 0 {
+            tokio::task::yield_now().await;
+        }
+    }
+    // Let every task reach the broker.
+    for _ in 0..50 {
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(
+        consent.asked.load(Ordering::SeqCst),
+        airlock_core::elicitation::DEFAULT_MAX_PENDING_PER_SERVER,
+        "only the allowed number of prompts may be open at once"
+    );
+    consent.release.notify_waiters();
+    let mut accepted = 0;
+    for h in waiting {
+        if h.await.unwrap().decision == ConsentDecision::Accept {
+            accepted += 1;
+        }
+    }
+    assert_eq!(accepted, airlock_core::elicitation::DEFAULT_MAX_PENDING_PER_SERVER);
+    assert_eq!(opener.0.lock().unwrap().len(), accepted);
+    let rows = store.elicitations(Some("flood"), 1000).unwrap();
+    assert!(rows.iter().any(|r| r.state == "rate_limited"));
+    let audit = store.audit_events(Some("flood"), 1000).unwrap();
+    assert!(audit.iter().any(|e| e.detail["state"] == "rate_limited"));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn per_minute_limit_and_blocked_urls_never_reach_consent() {
+    let opener = Arc::new(RecordingOpener(Mutex::new(Vec::new())));
+    let (b, store, _dir) = broker(
+        Arc::new(airlock_core::elicitation::FixedConsent(ConsentDecision::Accept)),
+        opener.clone(),
+    );
+    let blocked = b
+        .handle_url("s", 1, "m", "javascript:alert(1)", Some("j"), Origin::Request)
+        .await;
+    assert_eq!(blocked.decision, ConsentDecision::Decline);
+    assert!(opener.0.lock().unwrap().is_empty());
+    let mut decisions = Vec::new();
+    for i in 0..airlock_core::elicitation::DEFAULT_MAX_PER_MINUTE + 1 {
+        let o = b
+            .handle_url("s", 1, "m", &format!("https://ok.example/{i}"), Some(&format!("e{i}")), Origin::Request)
+            .await;
+        decisions.push(o.decision);
+    }
+    // The blocked one does not count: it never got a slot.
+    assert!(decisions[..airlock_core::elicitation::DEFAULT_MAX_PER_MINUTE]
+        .iter()
+        .all(|d| *d == ConsentDecision::Accept));
+    assert_eq!(*decisions.last().unwrap(), ConsentDecision::Decline);
+    let states: Vec<String> = store
+        .elicitations(Some("s"), 100)
+        .unwrap()
+        .into_iter()
+        .map(|r| r.state)
+        .collect();
+    assert!(states.contains(&"blocked".to_string()));
+    assert!(states.contains(&"rate_limited".to_string()));
+    assert!(states.contains(&"opened".to_string()));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn completion_counts_only_from_the_connection_that_asked() {
+    let opener = Arc::new(RecordingOpener(Mutex::new(Vec::new())));
+    let (b, store, _dir) = broker(
+        Arc::new(airlock_core::elicitation::FixedConsent(ConsentDecision::Accept)),
+        opener,
+    );
+    let o = b
+        .handle_url("s", 7, "m", "https://ok.example/x", Some("abc"), Origin::Request)
+        .await;
+    let id = o.record_id.unwrap();
+    assert!(!b.complete("s", 8, "abc"), "another connection must not complete it");
+    assert!(!b.complete("s", 7, "unknown"));
+    assert!(b.complete("s", 7, "abc"));
+    assert!(!b.complete("s", 7, "abc"), "a second completion is ignored");
+    let row = store
+        .elicitations(Some("s"), 10)
+        .unwrap()
+        .into_iter()
+        .find(|r| r.id == id)
+        .unwrap();
+    assert_eq!(row.state, "completed");
+    let ignored = store
+        .audit_events(Some("s"), 100)
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.kind == "elicitation_complete_ignored")
+        .count();
+    assert_eq!(ignored, 3);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn server_text_is_stored_bounded_and_neutralised() {
+    let opener = Arc::new(RecordingOpener(Mutex::new(Vec::new())));
+    let (b, store, _dir) = broker(
+        Arc::new(airlock_core::elicitation::FixedConsent(ConsentDecision::Decline)),
+        opener,
+    );
+    let message = format!("\u{1b}[31mred\u{202e}evil{}", "m".repeat(1_000_000));
+    b.handle_url("s", 1, &message, "https://ok.example/", Some("x"), Origin::Request)
+        .await;
+    let row = &store.elicitations(Some("s"), 1).unwrap()[0];
+    assert!(row.message.chars().count() <= airlock_core::elicitation::MAX_MESSAGE_CHARS);
+    assert!(!row.message.contains('\u{1b}'));
+    assert!(!row.message.contains('\u{202e}'));
+    assert_eq!(row.state, "declined");
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Set up what is missing, then run every check and test:
+#   format, clippy (warnings are errors), the UI's type check, linter and build,
+#   and the whole cargo test suite inside a private D-Bus session with an
+#   unlocked gnome-keyring (real OS keychain) and real MCP peers.
+#
+#   bash scripts/test.sh
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+export CARGO_TERM_COLOR=never
+t0=$SECONDS
+section() { printf '\n== %s (%d s so far)\n' "$1" "$((SECONDS - t0))"; }
+
+section "setup"
+bash scripts/setup.sh --test
+
+if [[ -f ui/package.json ]]; then
+  section "ui: install, type check, lint, build"
+  (cd ui && npm ci --no-audit --no-fund --loglevel=error \
+    && npm run --silent check && npm run --silent lint && npm run --silent build)
+fi
+
+section "cargo fmt --check"
+cargo fmt --all -- --check
+
+section "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+section "cargo test (real keychain, real MCP peers)"
+bash scripts/with-session.sh cargo test --workspace --locked --no-fail-fast
+
+section "done"
