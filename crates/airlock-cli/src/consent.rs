@@ -32,7 +32,11 @@ impl Consent for TerminalConsent {
             {
                 let mut err = std::io::stderr().lock();
                 let _ = writeln!(err);
-                let _ = writeln!(err, "── Server {} asks you to open a web page ──", plain(&request.server));
+                let _ = writeln!(
+                    err,
+                    "── Server {} asks you to open a web page ──",
+                    plain(&request.server)
+                );
                 let _ = writeln!(err, "Why:      {}", plain(&request.message));
                 for line in describe_inspection(&request.inspection) {
                     let _ = writeln!(err, "{line}");
@@ -48,7 +52,10 @@ impl Consent for TerminalConsent {
         })
     }
 
-    fn continue_or_cancel<'a>(&'a self, request: &'a UrlConsentRequest) -> BoxFuture<'a, ContinueDecision> {
+    fn continue_or_cancel<'a>(
+        &'a self,
+        request: &'a UrlConsentRequest,
+    ) -> BoxFuture<'a, ContinueDecision> {
         Box::pin(async move {
             let domain = request
                 .inspection

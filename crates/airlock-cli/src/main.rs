@@ -258,17 +258,29 @@ fn to_input(a: &AddArgs) -> Result<ServerInput, Failure> {
             cwd: a.cwd.clone(),
         },
         (None, Some(url)) => {
-            if !a.args.is_empty() || !a.env.is_empty() || !a.secret_env.is_empty() || a.cwd.is_some() {
-                return Err(usage("args, --env and --cwd are for stdio servers (--command), not --url"));
+            if !a.args.is_empty()
+                || !a.env.is_empty()
+                || !a.secret_env.is_empty()
+                || a.cwd.is_some()
+            {
+                return Err(usage(
+                    "args, --env and --cwd are for stdio servers (--command), not --url",
+                ));
             }
             Transport::Http {
                 url: url.clone(),
                 headers: values(&a.header, &a.secret_header, "--header")?,
             }
         }
-        _ => return Err(usage("give either --command (stdio) or --url (Streamable HTTP)")),
+        _ => {
+            return Err(usage(
+                "give either --command (stdio) or --url (Streamable HTTP)",
+            ))
+        }
     };
-    if matches!(transport, Transport::Stdio { .. }) && (!a.header.is_empty() || !a.secret_header.is_empty()) {
+    if matches!(transport, Transport::Stdio { .. })
+        && (!a.header.is_empty() || !a.secret_header.is_empty())
+    {
         return Err(usage("--header is for HTTP servers (--url)"));
     }
     Ok(ServerInput {
@@ -277,12 +289,17 @@ fn to_input(a: &AddArgs) -> Result<ServerInput, Failure> {
     })
 }
 
-fn parse_object(text: Option<&str>, what: &str) -> Result<Option<serde_json::Map<String, serde_json::Value>>, Failure> {
+fn parse_object(
+    text: Option<&str>,
+    what: &str,
+) -> Result<Option<serde_json::Map<String, serde_json::Value>>, Failure> {
     match text {
         None => Ok(None),
         Some(t) => match serde_json::from_str::<serde_json::Value>(t) {
             Ok(serde_json::Value::Object(m)) => Ok(Some(m)),
-            Ok(_) => Err(usage(format!("{what} must be a JSON object, like '{{\"message\":\"hi\"}}'"))),
+            Ok(_) => Err(usage(format!(
+                "{what} must be a JSON object, like '{{\"message\":\"hi\"}}'"
+            ))),
             Err(e) => Err(usage(format!("{what} is not valid JSON: {e}"))),
         },
     }
@@ -294,13 +311,18 @@ fn main() -> ExitCode {
         Err(e) => {
             let _ = e.print();
             return match e.kind() {
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => ExitCode::SUCCESS,
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    ExitCode::SUCCESS
+                }
                 _ => ExitCode::from(2),
             };
         }
     };
     // One thread: the protocol's hot path is fastest without cross-thread wake-ups.
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("airlock: cannot start the async runtime: {e}");
@@ -312,7 +334,9 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
             if json {
-                print_json(&serde_json::json!({"error": {"code": f.error_code, "message": f.message}}));
+                print_json(
+                    &serde_json::json!({"error": {"code": f.error_code, "message": f.message}}),
+                );
             } else {
                 eprintln!("airlock: {}", plain(&f.message));
             }
@@ -351,19 +375,28 @@ fn stream_elicitation_events(core: &Arc<Airlock>) {
     let store = core.store().clone();
     tokio::spawn(async move {
         while let Ok(ev) = rx.recv().await {
-            if let airlock_core::events::CoreEvent::Elicitation { record_id, state, .. } = &ev {
+            if let airlock_core::events::CoreEvent::Elicitation {
+                record_id, state, ..
+            } = &ev
+            {
                 let record = store
                     .elicitations(None, 50)
                     .ok()
                     .and_then(|all| all.into_iter().find(|r| r.id == *record_id));
-                print_json(&serde_json::json!({"event": "elicitation", "state": state, "elicitation": record}));
+                print_json(
+                    &serde_json::json!({"event": "elicitation", "state": state, "elicitation": record}),
+                );
             }
         }
     });
 }
 
 async fn run(cli: Cli) -> Result<u8, Failure> {
-    if let Command::UrlCheck { url, no_http_loopback } = &cli.command {
+    if let Command::UrlCheck {
+        url,
+        no_http_loopback,
+    } = &cli.command
+    {
         let report = inspect(
             url,
             &Policy {
@@ -414,7 +447,11 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
                 print_json(&prompts);
             } else {
                 for p in &prompts {
-                    say!("{}  {}", plain(&p.name), plain(&output::first_line(p.description.as_deref().unwrap_or(""))));
+                    say!(
+                        "{}  {}",
+                        plain(&p.name),
+                        plain(&output::first_line(p.description.as_deref().unwrap_or("")))
+                    );
                 }
             }
             core.disconnect(&server);
@@ -457,18 +494,26 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
             }
             Ok(if outcome.is_error { 1 } else { 0 })
         }
-        Command::History { server, limit, search, outcome } => {
-            let page = core.store().history(&HistoryQuery {
-                server,
-                search,
-                outcome: outcome.map(|o| match o {
-                    OutcomeArg::Ok => ToolCallOutcome::Ok,
-                    OutcomeArg::ToolError => ToolCallOutcome::ToolError,
-                    OutcomeArg::Failed => ToolCallOutcome::Failed,
-                }),
-                limit,
-                ..HistoryQuery::default()
-            }).map_err(CoreError::from)?;
+        Command::History {
+            server,
+            limit,
+            search,
+            outcome,
+        } => {
+            let page = core
+                .store()
+                .history(&HistoryQuery {
+                    server,
+                    search,
+                    outcome: outcome.map(|o| match o {
+                        OutcomeArg::Ok => ToolCallOutcome::Ok,
+                        OutcomeArg::ToolError => ToolCallOutcome::ToolError,
+                        OutcomeArg::Failed => ToolCallOutcome::Failed,
+                    }),
+                    limit,
+                    ..HistoryQuery::default()
+                })
+                .map_err(CoreError::from)?;
             if json {
                 print_json(&page);
             } else {
@@ -483,13 +528,22 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
                 print_json(&lines);
             } else {
                 for l in &lines {
-                    say!("{} {:<12} {:<7} {}", output::time(l.at), l.source, l.level, plain(&l.text));
+                    say!(
+                        "{} {:<12} {:<7} {}",
+                        output::time(l.at),
+                        l.source,
+                        l.level,
+                        plain(&l.text)
+                    );
                 }
             }
             Ok(0)
         }
         Command::Elicitations { server, limit } => {
-            let rows = core.store().elicitations(server.as_deref(), limit).map_err(CoreError::from)?;
+            let rows = core
+                .store()
+                .elicitations(server.as_deref(), limit)
+                .map_err(CoreError::from)?;
             if json {
                 print_json(&rows);
             } else {
@@ -507,7 +561,10 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
             Ok(0)
         }
         Command::Audit { server, limit } => {
-            let rows = core.store().audit_events(server.as_deref(), limit).map_err(CoreError::from)?;
+            let rows = core
+                .store()
+                .audit_events(server.as_deref(), limit)
+                .map_err(CoreError::from)?;
             if json {
                 print_json(&rows);
             } else {
@@ -558,7 +615,12 @@ fn servers(core: &Arc<Airlock>, cmd: ServersCmd, json: bool) -> Result<u8, Failu
                 say!("no servers yet: `airlock servers add` or `airlock servers import <file>`");
             } else {
                 for d in &defs {
-                    say!("{:<24} {:<6} {}", plain(&d.name), d.transport.kind(), plain(&output::target(d)));
+                    say!(
+                        "{:<24} {:<6} {}",
+                        plain(&d.name),
+                        d.transport.kind(),
+                        plain(&output::target(d))
+                    );
                 }
             }
             Ok(0)
@@ -584,7 +646,8 @@ fn servers(core: &Arc<Airlock>, cmd: ServersCmd, json: bool) -> Result<u8, Failu
         ServersCmd::Import { file, inputs } => {
             let text = std::fs::read_to_string(&file)
                 .map_err(|e| usage(format!("cannot read {}: {e}", file.display())))?;
-            let plan = parse_config(&text).map_err(|e| usage(format!("{}: {e}", file.display())))?;
+            let plan =
+                parse_config(&text).map_err(|e| usage(format!("{}: {e}", file.display())))?;
             let mut answers = BTreeMap::new();
             for pair in &inputs {
                 let (k, v) = split_pair(pair, "--input")?;
@@ -593,7 +656,10 @@ fn servers(core: &Arc<Airlock>, cmd: ServersCmd, json: bool) -> Result<u8, Failu
             for p in &plan.prompts {
                 if !answers.contains_key(&p.id) {
                     let v = consent::prompt_input(&p.description, p.password).map_err(|e| {
-                        usage(format!("input {:?} ({}) needs a value: {e}; pass --input {}=VALUE", p.id, p.description, p.id))
+                        usage(format!(
+                            "input {:?} ({}) needs a value: {e}; pass --input {}=VALUE",
+                            p.id, p.description, p.id
+                        ))
                     })?;
                     answers.insert(p.id.clone(), v);
                 }
@@ -612,7 +678,11 @@ fn servers(core: &Arc<Airlock>, cmd: ServersCmd, json: bool) -> Result<u8, Failu
                 for i in &inputs {
                     for (k, v) in i.transport.values() {
                         if v.secret {
-                            say!("  {}: {} stored in the OS keychain", plain(&i.name), plain(k));
+                            say!(
+                                "  {}: {} stored in the OS keychain",
+                                plain(&i.name),
+                                plain(k)
+                            );
                         }
                     }
                 }
@@ -623,7 +693,9 @@ fn servers(core: &Arc<Airlock>, cmd: ServersCmd, json: bool) -> Result<u8, Failu
             let out = core.export_servers()?;
             print_json(&out.json);
             if !out.omitted_secrets.is_empty() {
-                eprintln!("note: secrets are not exported; add them again where you import this file:");
+                eprintln!(
+                    "note: secrets are not exported; add them again where you import this file:"
+                );
                 for s in &out.omitted_secrets {
                     eprintln!("  {}", plain(s));
                 }

@@ -64,7 +64,9 @@ pub fn print_server(d: &ServerDef) {
     say!("name:      {}", plain(&d.name));
     say!("transport: {}", d.transport.kind());
     match &d.transport {
-        Transport::Stdio { command, args, cwd, .. } => {
+        Transport::Stdio {
+            command, args, cwd, ..
+        } => {
             say!("command:   {}", plain(command));
             for a in args {
                 say!("arg:       {}", plain(a));
@@ -75,11 +77,17 @@ pub fn print_server(d: &ServerDef) {
         }
         Transport::Http { url, .. } => say!("url:       {}", plain(url)),
     }
-    let label = if matches!(d.transport, Transport::Stdio { .. }) { "env" } else { "header" };
+    let label = if matches!(d.transport, Transport::Stdio { .. }) {
+        "env"
+    } else {
+        "header"
+    };
     for (k, v) in d.transport.values() {
         match v {
             StoredValue::Plain { value } => say!("{label:<10} {}={}", plain(k), plain(value)),
-            StoredValue::Secret { .. } => say!("{label:<10} {}=<secret, in the OS keychain>", plain(k)),
+            StoredValue::Secret { .. } => {
+                say!("{label:<10} {}=<secret, in the OS keychain>", plain(k))
+            }
         }
     }
 }
@@ -95,7 +103,11 @@ pub fn print_secret_note(d: &ServerDef) {
 pub fn print_connection(r: &ConnectionReport) {
     match &r.status {
         ConnStatus::Ready { protocol_version } => {
-            say!("{}: ready (protocol {})", plain(&r.server), plain(protocol_version))
+            say!(
+                "{}: ready (protocol {})",
+                plain(&r.server),
+                plain(protocol_version)
+            )
         }
         other => say!("{}: {:?}", plain(&r.server), other),
     }
@@ -120,7 +132,10 @@ pub fn print_tool_result(result: &serde_json::Value) {
         for item in items {
             match item.get("type").and_then(|t| t.as_str()) {
                 Some("text") => {
-                    say!("{}", plain(item.get("text").and_then(|t| t.as_str()).unwrap_or("")));
+                    say!(
+                        "{}",
+                        plain(item.get("text").and_then(|t| t.as_str()).unwrap_or(""))
+                    );
                     printed = true;
                 }
                 Some(kind) => {

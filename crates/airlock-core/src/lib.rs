@@ -200,7 +200,11 @@ impl Airlock {
     }
 
     pub fn list_servers(&self) -> CoreResult<Vec<ServerDef>> {
-        self.store.list_servers()?.iter().map(Self::parse_def).collect()
+        self.store
+            .list_servers()?
+            .iter()
+            .map(Self::parse_def)
+            .collect()
     }
 
     pub fn get_server(&self, name: &str) -> CoreResult<ServerDef> {
@@ -219,7 +223,9 @@ impl Airlock {
             if let Some(h) = headers.keys().find(|h| mcp::header_is_reserved(h)) {
                 return Err(DefinitionError::Invalid {
                     server: input.name.clone(),
-                    detail: format!("header {h:?} is set by the MCP transport and cannot be configured"),
+                    detail: format!(
+                        "header {h:?} is set by the MCP transport and cannot be configured"
+                    ),
                 }
                 .into());
             }
@@ -287,7 +293,11 @@ impl Airlock {
             match self.store_secrets(input) {
                 Ok((def, w)) => {
                     written.extend(w);
-                    rows.push((def.name.clone(), def.transport.kind().to_owned(), Self::config_json(&def)));
+                    rows.push((
+                        def.name.clone(),
+                        def.transport.kind().to_owned(),
+                        Self::config_json(&def),
+                    ));
                 }
                 Err(e) => {
                     self.forget_secrets(&written);
@@ -300,7 +310,9 @@ impl Airlock {
             return Err(e.into());
         }
         for (name, _, _) in &rows {
-            let _ = self.store.audit(Some(name), "server_added", &serde_json::json!({}));
+            let _ = self
+                .store
+                .audit(Some(name), "server_added", &serde_json::json!({}));
         }
         Ok(rows.into_iter().map(|(n, _, _)| n).collect())
     }
@@ -309,9 +321,9 @@ impl Airlock {
     pub fn update_server(&self, input: &ServerInput) -> CoreResult<ServerDef> {
         let old = self.get_server(&input.name)?;
         let (def, written) = self.store_secrets(input)?;
-        if let Err(e) = self
-            .store
-            .update_server(&def.name, def.transport.kind(), &Self::config_json(&def))
+        if let Err(e) =
+            self.store
+                .update_server(&def.name, def.transport.kind(), &Self::config_json(&def))
         {
             self.forget_secrets(&written);
             return Err(e.into());
@@ -321,7 +333,9 @@ impl Airlock {
             .filter(|r| !written.contains(r))
             .collect();
         self.forget_secrets(&stale);
-        let _ = self.store.audit(Some(&def.name), "server_updated", &serde_json::json!({}));
+        let _ = self
+            .store
+            .audit(Some(&def.name), "server_updated", &serde_json::json!({}));
         Ok(def)
     }
 
@@ -330,7 +344,9 @@ impl Airlock {
         self.disconnect(name);
         self.store.delete_server(name)?;
         self.forget_secrets(&secret_refs(&def));
-        let _ = self.store.audit(Some(name), "server_removed", &serde_json::json!({}));
+        let _ = self
+            .store
+            .audit(Some(name), "server_removed", &serde_json::json!({}));
         Ok(())
     }
 
@@ -420,9 +436,9 @@ impl Airlock {
             }
             Err(source) => {
                 let reason = source.to_string();
-                let _ = self
-                    .store
-                    .connection_updated(conn_row, "failed", None, None, Some(&reason));
+                let _ =
+                    self.store
+                        .connection_updated(conn_row, "failed", None, None, Some(&reason));
                 self.log(&def.name, "error", &format!("connection failed: {reason}"));
                 Err(CoreError::Connect {
                     server: def.name.clone(),
@@ -465,7 +481,9 @@ impl Airlock {
                 self.install(name, generation, session.clone(), status.clone());
                 let me = self.clone();
                 let name = name.to_owned();
-                tokio::spawn(async move { me.supervise(name, generation, session, conn_row).await });
+                tokio::spawn(
+                    async move { me.supervise(name, generation, session, conn_row).await },
+                );
                 Ok(ConnectionReport {
                     server: def.name,
                     status,
@@ -504,7 +522,13 @@ impl Airlock {
             .map(|m| m.generation)
     }
 
-    async fn supervise(self: Arc<Self>, name: String, generation: u64, mut session: Arc<Session>, mut conn_row: i64) {
+    async fn supervise(
+        self: Arc<Self>,
+        name: String,
+        generation: u64,
+        mut session: Arc<Session>,
+        mut conn_row: i64,
+    ) {
         loop {
             session.closed().await;
             self.broker.connection_lost(&name, session.connection);

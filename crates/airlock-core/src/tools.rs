@@ -108,7 +108,10 @@ impl Airlock {
             .map_err(|e| service_error(server, e))
     }
 
-    pub async fn list_prompts(self: &Arc<Self>, server: &str) -> CoreResult<Vec<rmcp::model::Prompt>> {
+    pub async fn list_prompts(
+        self: &Arc<Self>,
+        server: &str,
+    ) -> CoreResult<Vec<rmcp::model::Prompt>> {
         let s = self.session(server).await?;
         s.peer
             .list_all_prompts()
@@ -301,7 +304,10 @@ impl Airlock {
                 ));
             }
             if item.elicitation_id.trim().is_empty() {
-                return Err(protocol(server, "a -32042 elicitation has no `elicitationId`"));
+                return Err(protocol(
+                    server,
+                    "a -32042 elicitation has no `elicitationId`",
+                ));
             }
             let outcome = self
                 .broker
@@ -316,18 +322,16 @@ impl Airlock {
                 .await;
             match (outcome.decision, outcome.request) {
                 (ConsentDecision::Accept, Some(req)) => waiting.push((item.elicitation_id, req)),
-                (decision, _) => {
-                    return Err(protocol(
-                        server,
-                        format!(
-                            "the tool needs a URL elicitation that was {}; the call was not retried",
-                            match decision {
-                                ConsentDecision::Cancel => "cancelled",
-                                _ => "declined or blocked",
-                            }
-                        ),
-                    ))
-                }
+                (decision, _) => return Err(protocol(
+                    server,
+                    format!(
+                        "the tool needs a URL elicitation that was {}; the call was not retried",
+                        match decision {
+                            ConsentDecision::Cancel => "cancelled",
+                            _ => "declined or blocked",
+                        }
+                    ),
+                )),
             }
         }
         for (id, req) in waiting {
@@ -396,7 +400,14 @@ impl Airlock {
                     ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
                         let outcome = self
                             .broker
-                            .handle_url(server, session.connection, &message, &url, None, Origin::InputRequired)
+                            .handle_url(
+                                server,
+                                session.connection,
+                                &message,
+                                &url,
+                                None,
+                                Origin::InputRequired,
+                            )
                             .await;
                         let action = match (outcome.decision, &outcome.request) {
                             (ConsentDecision::Accept, Some(req)) => {
@@ -408,7 +419,10 @@ impl Airlock {
                                     }
                                     ContinueDecision::Cancel => {
                                         self.broker.mark(server, req.record_id, "cancelled");
-                                        return Err(protocol(server, "cancelled while waiting for the browser step"));
+                                        return Err(protocol(
+                                            server,
+                                            "cancelled while waiting for the browser step",
+                                        ));
                                     }
                                 }
                             }

@@ -24,7 +24,10 @@ impl Consent for SlowConsent {
             ConsentDecision::Accept
         })
     }
-    fn continue_or_cancel<'a>(&'a self, _r: &'a UrlConsentRequest) -> BoxFuture<'a, ContinueDecision> {
+    fn continue_or_cancel<'a>(
+        &'a self,
+        _r: &'a UrlConsentRequest,
+    ) -> BoxFuture<'a, ContinueDecision> {
         Box::pin(async { ContinueDecision::Continue })
     }
 }
@@ -37,11 +40,20 @@ impl Opener for RecordingOpener {
     }
 }
 
-fn broker(consent: Arc<dyn Consent>, opener: Arc<RecordingOpener>) -> (Arc<Broker>, Arc<Store>, tempfile::TempDir) {
+fn broker(
+    consent: Arc<dyn Consent>,
+    opener: Arc<RecordingOpener>,
+) -> (Arc<Broker>, Arc<Store>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(Store::open_in(dir.path()).unwrap());
     let (tx, _) = tokio::sync::broadcast::channel(16);
-    let b = Arc::new(Broker::new(store.clone(), consent, opener, tx, BrokerSettings::default()));
+    let b = Arc::new(Broker::new(
+        store.clone(),
+        consent,
+        opener,
+        tx,
+        BrokerSettings::default(),
+    ));
     (b, store, dir)
 }
 
@@ -57,8 +69,15 @@ async fn a_flood_is_rate_limited_and_the_prompt_queue_stays_short() {
     for i in 0..10_000 {
         let b = b.clone();
         let h = tokio::spawn(async move {
-            b.handle_url("flood", 1, "m", &format!("https://x.example/{i}"), Some(&format!("id{i}")), Origin::Request)
-                .await
+            b.handle_url(
+                "flood",
+                1,
+                "m",
+                &format!("https://x.example/{i}"),
+                Some(&format!("id{i}")),
+                Origin::Request,
+            )
+            .await
         });
         waiting.push(h);
         if i % 1000 == 0 {
@@ -81,7 +100,10 @@ async fn a_flood_is_rate_limited_and_the_prompt_queue_stays_short() {
             accepted += 1;
         }
     }
-    assert_eq!(accepted, airlock_core::elicitation::DEFAULT_MAX_PENDING_PER_SERVER);
+    assert_eq!(
+        accepted,
+        airlock_core::elicitation::DEFAULT_MAX_PENDING_PER_SERVER
+    );
     assert_eq!(opener.0.lock().unwrap().len(), accepted);
     let rows = store.elicitations(Some("flood"), 1000).unwrap();
     assert!(rows.iter().any(|r| r.state == "rate_limited"));
@@ -93,25 +115,43 @@ async fn a_flood_is_rate_limited_and_the_prompt_queue_stays_short() {
 async fn per_minute_limit_and_blocked_urls_never_reach_consent() {
     let opener = Arc::new(RecordingOpener(Mutex::new(Vec::new())));
     let (b, store, _dir) = broker(
-        Arc::new(airlock_core::elicitation::FixedConsent(ConsentDecision::Accept)),
+        Arc::new(airlock_core::elicitation::FixedConsent(
+            ConsentDecision::Accept,
+        )),
         opener.clone(),
     );
     let blocked = b
-        .handle_url("s", 1, "m", "javascript:alert(1)", Some("j"), Origin::Request)
+        .handle_url(
+            "s",
+            1,
+            "m",
+            "javascript:alert(1)",
+            Some("j"),
+            Origin::Request,
+        )
         .await;
     assert_eq!(blocked.decision, ConsentDecision::Decline);
     assert!(opener.0.lock().unwrap().is_empty());
     let mut decisions = Vec::new();
     for i in 0..airlock_core::elicitation::DEFAULT_MAX_PER_MINUTE + 1 {
         let o = b
-            .handle_url("s", 1, "m", &format!("https://ok.example/{i}"), Some(&format!("e{i}")), Origin::Request)
+            .handle_url(
+                "s",
+                1,
+                "m",
+                &format!("https://ok.example/{i}"),
+                Some(&format!("e{i}")),
+                Origin::Request,
+            )
             .await;
         decisions.push(o.decision);
     }
     // The blocked one does not count: it never got a slot.
-    assert!(decisions[..airlock_core::elicitation::DEFAULT_MAX_PER_MINUTE]
-        .iter()
-        .all(|d| *d == ConsentDecision::Accept));
+    assert!(
+        decisions[..airlock_core::elicitation::DEFAULT_MAX_PER_MINUTE]
+            .iter()
+            .all(|d| *d == ConsentDecision::Accept)
+    );
     assert_eq!(*decisions.last().unwrap(), ConsentDecision::Decline);
     let states: Vec<String> = store
         .elicitations(Some("s"), 100)
@@ -128,14 +168,26 @@ async fn per_minute_limit_and_blocked_urls_never_reach_consent() {
 async fn completion_counts_only_from_the_connection_that_asked() {
     let opener = Arc::new(RecordingOpener(Mutex::new(Vec::new())));
     let (b, store, _dir) = broker(
-        Arc::new(airlock_core::elicitation::FixedConsent(ConsentDecision::Accept)),
+        Arc::new(airlock_core::elicitation::FixedConsent(
+            ConsentDecision::Accept,
+        )),
         opener,
     );
     let o = b
-        .handle_url("s", 7, "m", "https://ok.example/x", Some("abc"), Origin::Request)
+        .handle_url(
+            "s",
+            7,
+            "m",
+            "https://ok.example/x",
+            Some("abc"),
+            Origin::Request,
+        )
         .await;
     let id = o.record_id.unwrap();
-    assert!(!b.complete("s", 8, "abc"), "another connection must not complete it");
+    assert!(
+        !b.complete("s", 8, "abc"),
+        "another connection must not complete it"
+    );
     assert!(!b.complete("s", 7, "unknown"));
     assert!(b.complete("s", 7, "abc"));
     assert!(!b.complete("s", 7, "abc"), "a second completion is ignored");
@@ -159,12 +211,21 @@ async fn completion_counts_only_from_the_connection_that_asked() {
 async fn server_text_is_stored_bounded_and_neutralised() {
     let opener = Arc::new(RecordingOpener(Mutex::new(Vec::new())));
     let (b, store, _dir) = broker(
-        Arc::new(airlock_core::elicitation::FixedConsent(ConsentDecision::Decline)),
+        Arc::new(airlock_core::elicitation::FixedConsent(
+            ConsentDecision::Decline,
+        )),
         opener,
     );
     let message = format!("\u{1b}[31mred\u{202e}evil{}", "m".repeat(1_000_000));
-    b.handle_url("s", 1, &message, "https://ok.example/", Some("x"), Origin::Request)
-        .await;
+    b.handle_url(
+        "s",
+        1,
+        &message,
+        "https://ok.example/",
+        Some("x"),
+        Origin::Request,
+    )
+    .await;
     let row = &store.elicitations(Some("s"), 1).unwrap()[0];
     assert!(row.message.chars().count() <= airlock_core::elicitation::MAX_MESSAGE_CHARS);
     assert!(!row.message.contains('\u{1b}'));

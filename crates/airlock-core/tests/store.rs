@@ -13,7 +13,9 @@ fn opens_a_database_of_every_earlier_version_and_keeps_its_data() {
         let path = dir.path().join("airlock.sqlite3");
         {
             let conn = create_at_version(&path, version).unwrap();
-            let v: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+            let v: i64 = conn
+                .query_row("PRAGMA user_version", [], |r| r.get(0))
+                .unwrap();
             assert_eq!(v, version);
             if version >= 1 {
                 conn.execute(
@@ -104,7 +106,12 @@ fn history_filters_searches_and_paginates() {
     // LIKE wildcards are literal: "50%" matches the text, "5_%" matches nothing.
     assert_eq!(q(&|q| q.search = Some("50%".into())).calls.len(), 25);
     assert_eq!(q(&|q| q.search = Some("5_%".into())).calls.len(), 0);
-    assert_eq!(q(&|q| q.outcome = Some(ToolCallOutcome::Failed)).calls.len(), 5);
+    assert_eq!(
+        q(&|q| q.outcome = Some(ToolCallOutcome::Failed))
+            .calls
+            .len(),
+        5
+    );
     assert_eq!(q(&|q| q.since_ms = Some(1020)).calls.len(), 5);
     // Keyset pagination: newest first, no row twice, none lost.
     let mut seen = Vec::new();
@@ -130,7 +137,9 @@ fn server_log_is_bounded_per_server() {
     let store = Store::open_in(dir.path()).unwrap();
     let n = MAX_LOG_LINES_PER_SERVER + 50;
     for i in 0..n {
-        store.append_log("s", "stderr", "info", &format!("line {i}")).unwrap();
+        store
+            .append_log("s", "stderr", "info", &format!("line {i}"))
+            .unwrap();
     }
     store.append_log("other", "stderr", "info", "kept").unwrap();
     let lines = store.logs("s", 10_000).unwrap();
@@ -138,7 +147,9 @@ fn server_log_is_bounded_per_server() {
     assert_eq!(lines.last().unwrap().text, format!("line {}", n - 1));
     assert_eq!(store.logs("other", 10).unwrap().len(), 1);
     // One huge line is cut, not stored whole.
-    store.append_log("s", "stderr", "info", &"x".repeat(100_000)).unwrap();
+    store
+        .append_log("s", "stderr", "info", &"x".repeat(100_000))
+        .unwrap();
     let last = store.logs("s", 1).unwrap();
     assert!(last[0].text.len() < 5000);
 }

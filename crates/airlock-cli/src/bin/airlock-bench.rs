@@ -29,8 +29,12 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().collect();
     let transport = arg(&args, "--transport").unwrap_or_else(|| "stdio".into());
-    let calls: usize = arg(&args, "--calls").and_then(|v| v.parse().ok()).unwrap_or(3000);
-    let warmup: usize = arg(&args, "--warmup").and_then(|v| v.parse().ok()).unwrap_or(200);
+    let calls: usize = arg(&args, "--calls")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3000);
+    let warmup: usize = arg(&args, "--warmup")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
     let server = match transport.as_str() {
         "stdio" => {
             let js = arg(&args, "--server-js").ok_or("--server-js PATH is needed for stdio")?;
@@ -64,7 +68,9 @@ fn main() -> Result<(), String> {
             transport: server,
         })
         .map_err(|e| e.to_string())?;
-        core.connect("everything").await.map_err(|e| e.to_string())?;
+        core.connect("everything")
+            .await
+            .map_err(|e| e.to_string())?;
         let args = serde_json::json!({"message": "hello"});
         let serde_json::Value::Object(map) = args else {
             return Err("bad args".to_string());

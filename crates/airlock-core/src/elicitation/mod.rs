@@ -406,9 +406,7 @@ impl Broker {
                 self.transition(server, record_id, "accepted", serde_json::json!({}));
                 let url = request.inspection.url.as_deref().unwrap_or_default();
                 match self.opener.open(url) {
-                    Ok(()) => {
-                        self.transition(server, record_id, "opened", serde_json::json!({}))
-                    }
+                    Ok(()) => self.transition(server, record_id, "opened", serde_json::json!({})),
                     Err(e) => self.transition(
                         server,
                         record_id,
@@ -514,7 +512,12 @@ impl Broker {
             lost
         };
         for t in lost {
-            self.transition(server, t.record_id, "connection_lost", serde_json::json!({}));
+            self.transition(
+                server,
+                t.record_id,
+                "connection_lost",
+                serde_json::json!({}),
+            );
         }
     }
 

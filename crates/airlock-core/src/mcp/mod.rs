@@ -8,13 +8,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::{
-    ClientCapabilities, ClientConfig, CustomNotification, ElicitRequestParams, ElicitResult,
-    ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability,
-    Implementation, ProtocolVersion, UrlElicitationCapability,
-};
 #[allow(deprecated)]
 use rmcp::model::LoggingMessageNotificationParam;
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, CustomNotification, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability, Implementation,
+    ProtocolVersion, UrlElicitationCapability,
+};
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer, RequestContext, RoleClient,
     RunningServiceCancellationToken,
@@ -46,9 +46,17 @@ static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
 pub enum ConnStatus {
     Disconnected,
     Connecting,
-    Ready { protocol_version: String },
-    Failed { reason: String },
-    Reconnecting { attempt: u32, retry_in_ms: u64, reason: String },
+    Ready {
+        protocol_version: String,
+    },
+    Failed {
+        reason: String,
+    },
+    Reconnecting {
+        attempt: u32,
+        retry_in_ms: u64,
+        reason: String,
+    },
 }
 
 /// What the server told us about itself.
@@ -164,8 +172,15 @@ impl ClientHandler for AirlockClient {
                     .peer_info()
                     .is_some_and(|i| i.protocol_version < ProtocolVersion::V_2026_07_28);
                 if url.trim().is_empty() {
-                    self.log("airlock", "warning", "URL elicitation without `url` answered -32602");
-                    return Err(ErrorData::invalid_params("URL elicitation needs `url`", None));
+                    self.log(
+                        "airlock",
+                        "warning",
+                        "URL elicitation without `url` answered -32602",
+                    );
+                    return Err(ErrorData::invalid_params(
+                        "URL elicitation needs `url`",
+                        None,
+                    ));
                 }
                 if legacy && elicitation_id.trim().is_empty() {
                     self.log(
@@ -181,7 +196,14 @@ impl ClientHandler for AirlockClient {
                 let id = (!elicitation_id.is_empty()).then_some(elicitation_id.as_str());
                 let outcome = self
                     .broker
-                    .handle_url(&self.server, self.connection, &message, &url, id, Origin::Request)
+                    .handle_url(
+                        &self.server,
+                        self.connection,
+                        &message,
+                        &url,
+                        id,
+                        Origin::Request,
+                    )
                     .await;
                 Ok(ElicitResult::new(match outcome.decision {
                     ConsentDecision::Accept => ElicitationAction::Accept,
@@ -191,7 +213,11 @@ impl ClientHandler for AirlockClient {
             }
             _ => {
                 // Form mode arrives with its own issue; until then decline visibly.
-                self.log("airlock", "info", "form elicitation declined: not supported yet");
+                self.log(
+                    "airlock",
+                    "info",
+                    "form elicitation declined: not supported yet",
+                );
                 Ok(ElicitResult::new(ElicitationAction::Decline))
             }
         }
@@ -375,15 +401,17 @@ pub async fn connect(
             for (k, v) in headers {
                 let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
                     .map_err(|e| ConnectError::Config(format!("header {k:?}: {e}")))?;
-                let value = reqwest::header::HeaderValue::from_str(v)
-                    .map_err(|_| ConnectError::Config(format!("header {k:?} has a value that is not valid in HTTP")))?;
+                let value = reqwest::header::HeaderValue::from_str(v).map_err(|_| {
+                    ConnectError::Config(format!(
+                        "header {k:?} has a value that is not valid in HTTP"
+                    ))
+                })?;
                 custom.insert(name, value);
             }
             let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
             config.custom_headers = custom;
             let transport = StreamableHttpClientTransport::from_config(config);
-            tokio::time::timeout(timeout, client.serve_with_lifecycle(transport, lifecycle()))
-                .await
+            tokio::time::timeout(timeout, client.serve_with_lifecycle(transport, lifecycle())).await
         }
     };
     let running = match handshake {

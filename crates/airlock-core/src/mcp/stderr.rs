@@ -28,7 +28,9 @@ pub(super) fn spawn_reader(
         let mut line: Vec<u8> = Vec::new();
         let mut cut = false;
         let emit = |line: &mut Vec<u8>, cut: &mut bool| {
-            let mut text = String::from_utf8_lossy(line).trim_end_matches('\r').to_owned();
+            let mut text = String::from_utf8_lossy(line)
+                .trim_end_matches('\r')
+                .to_owned();
             if *cut {
                 text.push_str(" … [line cut]");
             }

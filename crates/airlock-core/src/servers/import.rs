@@ -74,7 +74,11 @@ fn invalid(msg: String) -> ImportError {
     ImportError::Invalid(msg)
 }
 
-fn string_field(server: &str, obj: &Map<String, Value>, key: &str) -> Result<Option<String>, ImportError> {
+fn string_field(
+    server: &str,
+    obj: &Map<String, Value>,
+    key: &str,
+) -> Result<Option<String>, ImportError> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -96,7 +100,11 @@ fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-fn string_map(server: &str, obj: &Map<String, Value>, key: &str) -> Result<BTreeMap<String, String>, ImportError> {
+fn string_map(
+    server: &str,
+    obj: &Map<String, Value>,
+    key: &str,
+) -> Result<BTreeMap<String, String>, ImportError> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(BTreeMap::new()),
         Some(Value::Object(m)) => m
@@ -119,7 +127,11 @@ fn string_map(server: &str, obj: &Map<String, Value>, key: &str) -> Result<BTree
     }
 }
 
-fn string_list(server: &str, obj: &Map<String, Value>, key: &str) -> Result<Vec<String>, ImportError> {
+fn string_list(
+    server: &str,
+    obj: &Map<String, Value>,
+    key: &str,
+) -> Result<Vec<String>, ImportError> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => items
@@ -148,7 +160,9 @@ pub fn parse_config(text: &str) -> Result<ImportPlan, ImportError> {
     }
     let root: Value = serde_json::from_str(text).map_err(|e| ImportError::Syntax(e.to_string()))?;
     let Value::Object(root) = root else {
-        return Err(ImportError::Syntax("the top level must be an object".into()));
+        return Err(ImportError::Syntax(
+            "the top level must be an object".into(),
+        ));
     };
     let (format, servers_key) = if root.contains_key("mcpServers") {
         (ConfigFormat::McpServers, "mcpServers")
@@ -160,11 +174,15 @@ pub fn parse_config(text: &str) -> Result<ImportPlan, ImportError> {
     let mut notes = Vec::new();
     for key in root.keys() {
         if key != servers_key && !(format == ConfigFormat::VsCode && key == "inputs") {
-            notes.push(format!("top-level key `{key}` is not about MCP servers; ignored"));
+            notes.push(format!(
+                "top-level key `{key}` is not about MCP servers; ignored"
+            ));
         }
     }
     let Some(Value::Object(entries)) = root.get(servers_key) else {
-        return Err(invalid(format!("`{servers_key}` must be an object of servers")));
+        return Err(invalid(format!(
+            "`{servers_key}` must be an object of servers"
+        )));
     };
 
     let declared_inputs = if format == ConfigFormat::VsCode {
@@ -177,7 +195,10 @@ pub fn parse_config(text: &str) -> Result<ImportPlan, ImportError> {
     let mut used_inputs: Vec<String> = Vec::new();
     for (name, entry) in entries {
         let Value::Object(obj) = entry else {
-            return Err(invalid(format!("server {name:?} must be an object, found {}", kind_of(entry))));
+            return Err(invalid(format!(
+                "server {name:?} must be an object, found {}",
+                kind_of(entry)
+            )));
         };
         let declared_type = string_field(name, obj, "type")?;
         let is_http = match declared_type.as_deref() {
@@ -203,7 +224,11 @@ pub fn parse_config(text: &str) -> Result<ImportPlan, ImportError> {
             return Err(invalid(format!(
                 "server {name:?}: unknown field `{key}` (a {} server takes {})",
                 if is_http { "http" } else { "stdio" },
-                allowed.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+                allowed
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )));
         }
         let mut value = |key: &str, v: String| -> InputValue {
@@ -230,8 +255,11 @@ pub fn parse_config(text: &str) -> Result<ImportPlan, ImportError> {
                 .collect();
             Transport::Http { url, headers }
         } else {
-            let command = string_field(name, obj, "command")?
-                .ok_or_else(|| invalid(format!("server {name:?} needs `command` (stdio) or `url` (http)")))?;
+            let command = string_field(name, obj, "command")?.ok_or_else(|| {
+                invalid(format!(
+                    "server {name:?} needs `command` (stdio) or `url` (http)"
+                ))
+            })?;
             let env = string_map(name, obj, "env")?
                 .into_iter()
                 .map(|(k, v)| {
@@ -256,13 +284,19 @@ pub fn parse_config(text: &str) -> Result<ImportPlan, ImportError> {
     // Inputs referenced from args or urls count too.
     for s in &servers {
         let texts: Vec<&str> = match &s.transport {
-            Transport::Stdio { args, command, .. } => {
-                args.iter().map(String::as_str).chain([command.as_str()]).collect()
-            }
+            Transport::Stdio { args, command, .. } => args
+                .iter()
+                .map(String::as_str)
+                .chain([command.as_str()])
+                .collect(),
             Transport::Http { url, .. } => vec![url.as_str()],
         };
         for i in &declared_inputs {
-            if texts.iter().any(|t| t.contains(&format!("${{input:{}}}", i.id))) && !used_inputs.contains(&i.id) {
+            if texts
+                .iter()
+                .any(|t| t.contains(&format!("${{input:{}}}", i.id)))
+                && !used_inputs.contains(&i.id)
+            {
                 used_inputs.push(i.id.clone());
             }
         }
@@ -351,7 +385,15 @@ impl ImportPlan {
                         args: args.iter().map(|a| subst(a)).collect(),
                         env: env
                             .iter()
-                            .map(|(k, v)| (k.clone(), InputValue { value: subst(&v.value), secret: v.secret }))
+                            .map(|(k, v)| {
+                                (
+                                    k.clone(),
+                                    InputValue {
+                                        value: subst(&v.value),
+                                        secret: v.secret,
+                                    },
+                                )
+                            })
                             .collect(),
                         cwd: cwd.as_deref().map(subst),
                     },
@@ -359,7 +401,15 @@ impl ImportPlan {
                         url: subst(url),
                         headers: headers
                             .iter()
-                            .map(|(k, v)| (k.clone(), InputValue { value: subst(&v.value), secret: v.secret }))
+                            .map(|(k, v)| {
+                                (
+                                    k.clone(),
+                                    InputValue {
+                                        value: subst(&v.value),
+                                        secret: v.secret,
+                                    },
+                                )
+                            })
                             .collect(),
                     },
                 };
@@ -450,7 +500,9 @@ mod tests {
         .unwrap();
         assert_eq!(plan.format, ConfigFormat::McpServers);
         assert_eq!(plan.servers.len(), 1);
-        let Transport::Stdio { env, .. } = &plan.servers[0].transport else { panic!() };
+        let Transport::Stdio { env, .. } = &plan.servers[0].transport else {
+            panic!()
+        };
         assert!(env["GITHUB_TOKEN"].secret);
         assert!(!env["DEBUG"].secret);
         assert_eq!(plan.notes.len(), 1);
@@ -468,7 +520,9 @@ mod tests {
         let resolved = plan
             .resolve(&[("tok".to_string(), "s3cret".to_string())].into())
             .unwrap();
-        let Transport::Http { headers, .. } = &resolved[0].transport else { panic!() };
+        let Transport::Http { headers, .. } = &resolved[0].transport else {
+            panic!()
+        };
         assert_eq!(headers["X-Thing"].value, "Bearer s3cret");
         assert!(headers["X-Thing"].secret);
         assert!(plan.resolve(&BTreeMap::new()).is_err());
@@ -482,9 +536,11 @@ mod tests {
         assert!(matches!(e, ImportError::Syntax(_)));
         let e = parse_config("{\"other\": 1}").unwrap_err();
         assert!(matches!(e, ImportError::UnknownFormat));
-        let e = parse_config(r#"{"servers": {"a": {"type": "sse", "url": "http://x/sse"}}}"#).unwrap_err();
+        let e = parse_config(r#"{"servers": {"a": {"type": "sse", "url": "http://x/sse"}}}"#)
+            .unwrap_err();
         assert!(e.to_string().contains("legacy HTTP+SSE"));
-        let e = parse_config(r#"{"mcpServers": {"a": {"command": "x", "args": [1, {}]}}}"#).unwrap_err();
+        let e = parse_config(r#"{"mcpServers": {"a": {"command": "x", "args": [1, {}]}}}"#)
+            .unwrap_err();
         assert!(e.to_string().contains("args[1]"), "{e}");
     }
 
@@ -495,8 +551,16 @@ mod tests {
             transport: Transport::Http {
                 url: "https://x.example/mcp".into(),
                 headers: [
-                    ("Authorization".to_string(), StoredValue::Secret { secret_ref: "ref".into() }),
-                    ("Accept-Language".to_string(), StoredValue::Plain { value: "en".into() }),
+                    (
+                        "Authorization".to_string(),
+                        StoredValue::Secret {
+                            secret_ref: "ref".into(),
+                        },
+                    ),
+                    (
+                        "Accept-Language".to_string(),
+                        StoredValue::Plain { value: "en".into() },
+                    ),
                 ]
                 .into(),
             },
@@ -505,6 +569,9 @@ mod tests {
         let text = out.json.to_string();
         assert!(!text.contains("Authorization") && !text.contains("ref"));
         assert!(text.contains("Accept-Language"));
-        assert_eq!(out.omitted_secrets, vec!["r: header Authorization".to_string()]);
+        assert_eq!(
+            out.omitted_secrets,
+            vec!["r: header Authorization".to_string()]
+        );
     }
 }

@@ -124,9 +124,7 @@ impl<V> Transport<V> {
         mut f: impl FnMut(&str, &V) -> Result<W, E>,
     ) -> Result<Transport<W>, E> {
         let mut map = |m: &BTreeMap<String, V>| -> Result<BTreeMap<String, W>, E> {
-            m.iter()
-                .map(|(k, v)| Ok((k.clone(), f(k, v)?)))
-                .collect()
+            m.iter().map(|(k, v)| Ok((k.clone(), f(k, v)?))).collect()
         };
         Ok(match self {
             Self::Stdio {
@@ -319,7 +317,14 @@ mod tests {
         ] {
             assert!(looks_secret(n), "{n}");
         }
-        for n in ["PATH", "HOME", "Accept", "X-Request-Id", "DEBUG", "KEYBOARD_LAYOUT"] {
+        for n in [
+            "PATH",
+            "HOME",
+            "Accept",
+            "X-Request-Id",
+            "DEBUG",
+            "KEYBOARD_LAYOUT",
+        ] {
             assert!(!looks_secret(n), "{n}");
         }
     }

@@ -281,7 +281,11 @@ impl Store {
         Ok(())
     }
 
-    pub fn elicitations(&self, server: Option<&str>, limit: u32) -> StoreResult<Vec<ElicitationRecord>> {
+    pub fn elicitations(
+        &self,
+        server: Option<&str>,
+        limit: u32,
+    ) -> StoreResult<Vec<ElicitationRecord>> {
         let conn = self.lock();
         let mut stmt = conn.prepare(
             "SELECT id, server_name, elicitation_id, mode, origin, message, url, registrable_domain, verdict,

@@ -9,7 +9,10 @@ use super::{StoreError, StoreResult};
 /// `(version, sql)`: applying migration N brings the schema to version N.
 pub const MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("../../migrations/0001_init.sql")),
-    (2, include_str!("../../migrations/0002_elicitations_audit_logs.sql")),
+    (
+        2,
+        include_str!("../../migrations/0002_elicitations_audit_logs.sql"),
+    ),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -156,7 +156,12 @@ impl Store {
         Ok(())
     }
 
-    pub fn update_server(&self, name: &str, transport: &str, config_json: &str) -> StoreResult<bool> {
+    pub fn update_server(
+        &self,
+        name: &str,
+        transport: &str,
+        config_json: &str,
+    ) -> StoreResult<bool> {
         let n = self.lock().execute(
             "UPDATE servers SET transport = ?2, config_json = ?3, updated_at = ?4 WHERE name = ?1",
             params![name, transport, config_json, now_ms()],
@@ -221,7 +226,13 @@ impl Store {
 
     // ----- logs -----
 
-    pub fn append_log(&self, server: &str, source: &str, level: &str, text: &str) -> StoreResult<()> {
+    pub fn append_log(
+        &self,
+        server: &str,
+        source: &str,
+        level: &str,
+        text: &str,
+    ) -> StoreResult<()> {
         let text = truncate_text(text, MAX_LOG_LINE_BYTES);
         let conn = self.lock();
         conn.execute(
@@ -258,7 +269,12 @@ impl Store {
 
     // ----- audit -----
 
-    pub fn audit(&self, server: Option<&str>, kind: &str, detail: &serde_json::Value) -> StoreResult<()> {
+    pub fn audit(
+        &self,
+        server: Option<&str>,
+        kind: &str,
+        detail: &serde_json::Value,
+    ) -> StoreResult<()> {
         self.lock().execute(
             "INSERT INTO audit_events (at, server_name, kind, detail_json) VALUES (?1, ?2, ?3, ?4)",
             params![now_ms(), server, kind, detail.to_string()],
