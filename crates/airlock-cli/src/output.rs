@@ -14,6 +14,11 @@ pub fn plain(s: &str) -> String {
     neutralize_for_display(s, MAX_PRINT_CHARS)
 }
 
+/// Like `plain`, but keeps line breaks (tool output is often several lines).
+pub fn plain_lines(s: &str) -> String {
+    s.lines().map(plain).collect::<Vec<_>>().join("\n")
+}
+
 pub fn first_line(s: &str) -> String {
     s.lines().next().unwrap_or("").to_owned()
 }
@@ -134,7 +139,7 @@ pub fn print_tool_result(result: &serde_json::Value) {
                 Some("text") => {
                     say!(
                         "{}",
-                        plain(item.get("text").and_then(|t| t.as_str()).unwrap_or(""))
+                        plain_lines(item.get("text").and_then(|t| t.as_str()).unwrap_or(""))
                     );
                     printed = true;
                 }

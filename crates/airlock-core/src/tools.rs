@@ -322,16 +322,18 @@ impl Airlock {
                 .await;
             match (outcome.decision, outcome.request) {
                 (ConsentDecision::Accept, Some(req)) => waiting.push((item.elicitation_id, req)),
-                (decision, _) => return Err(protocol(
-                    server,
-                    format!(
+                (decision, _) => {
+                    return Err(protocol(
+                        server,
+                        format!(
                         "the tool needs a URL elicitation that was {}; the call was not retried",
                         match decision {
                             ConsentDecision::Cancel => "cancelled",
                             _ => "declined or blocked",
                         }
                     ),
-                )),
+                    ))
+                }
             }
         }
         for (id, req) in waiting {

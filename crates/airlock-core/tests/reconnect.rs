@@ -1,0 +1,131 @@
+//! A connection that drops is re-established with back-off, against a real
+//! Python `mcp` server over Streamable HTTP that is killed and restarted.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use airlock_core::elicitation::{ConsentDecision, FixedConsent, PrintOpener};
+use airlock_core::mcp::ConnStatus;
+use airlock_core::servers::{ServerInput, Transport};
+use airlock_core::{Airlock, AirlockOptions};
+
+struct Peer(Child);
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn peers() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/peers")
+}
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+fn start_py(port: u16) -> Peer {
+    let mut child = Command::new(peers().join(".venv/bin/python"))
+        .arg(peers().join("py_server.py"))
+        .args(["http", "--port", &port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python peer (run scripts/setup.sh)");
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(stderr).lines();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        match lines.next() {
+            Some(Ok(l)) if l.contains("py-peer ready") => break,
+            Some(_) => continue,
+            None => panic!("python peer exited before it was ready"),
+        }
+    }
+    // Keep draining stderr so the peer never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    Peer(child)
+}
+
+async fn wait_for(core: &Arc<Airlock>, name: &str, what: &str, pred: impl Fn(&ConnStatus) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let s = core.status(name);
+        if pred(&s) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}; status {s:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reconnects_after_the_server_comes_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = Airlock::open(AirlockOptions::new(
+        dir.path().to_owned(),
+        Arc::new(FixedConsent(ConsentDecision::Decline)),
+        Arc::new(PrintOpener { print: false }),
+    ))
+    .unwrap();
+    let port = free_port();
+    core.add_server(&ServerInput {
+        name: "py".into(),
+        transport: Transport::Http {
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            headers: Default::default(),
+        },
+    })
+    .unwrap();
+    let peer = start_py(port);
+    let report = core.connect("py").await.unwrap();
+    assert!(matches!(report.status, ConnStatus::Ready { .. }));
+    let out = core
+        .call_tool(
+            "py",
+            "echo",
+            serde_json::json!({"message": "one"}).as_object().cloned(),
+        )
+        .await
+        .unwrap();
+    assert!(out.result.to_string().contains("one"));
+
+    drop(peer);
+    // HTTP has no persistent pipe to break: the next request notices.
+    let _ = core
+        .call_tool(
+            "py",
+            "echo",
+            serde_json::json!({"message": "lost"}).as_object().cloned(),
+        )
+        .await;
+    wait_for(&core, "py", "reconnecting", |s| {
+        matches!(s, ConnStatus::Reconnecting { .. })
+    })
+    .await;
+
+    let _peer = start_py(port);
+    wait_for(&core, "py", "ready again", |s| {
+        matches!(s, ConnStatus::Ready { .. })
+    })
+    .await;
+    let out = core
+        .call_tool(
+            "py",
+            "echo",
+            serde_json::json!({"message": "two"}).as_object().cloned(),
+        )
+        .await
+        .unwrap();
+    assert!(out.result.to_string().contains("two"));
+    core.disconnect("py");
+    assert_eq!(core.status("py"), ConnStatus::Disconnected);
+}
