@@ -43,6 +43,19 @@ pub struct CallOutcome {
 #[error("{0}")]
 pub struct ToolCallError(pub String);
 
+/// A transport failure means the connection is gone (HTTP has no pipe whose
+/// end we would notice otherwise): close the session so the supervisor
+/// reconnects, and report the error.
+fn session_error(session: &Session, e: ServiceError) -> CoreError {
+    if matches!(
+        e,
+        ServiceError::TransportSend(_) | ServiceError::TransportClosed
+    ) {
+        session.close();
+    }
+    service_error(&session.server, e)
+}
+
 fn service_error(server: &str, e: ServiceError) -> CoreError {
     match e {
         ServiceError::McpError(data) => CoreError::Mcp {
@@ -105,7 +118,7 @@ impl Airlock {
         s.peer
             .list_all_tools()
             .await
-            .map_err(|e| service_error(server, e))
+            .map_err(|e| session_error(&s, e))
     }
 
     pub async fn list_prompts(
@@ -116,7 +129,7 @@ impl Airlock {
         s.peer
             .list_all_prompts()
             .await
-            .map_err(|e| service_error(server, e))
+            .map_err(|e| session_error(&s, e))
     }
 
     pub async fn list_resources(
@@ -127,7 +140,7 @@ impl Airlock {
         s.peer
             .list_all_resources()
             .await
-            .map_err(|e| service_error(server, e))
+            .map_err(|e| session_error(&s, e))
     }
 
     pub async fn get_prompt(
@@ -142,7 +155,7 @@ impl Airlock {
         s.peer
             .get_prompt(params)
             .await
-            .map_err(|e| service_error(server, e))
+            .map_err(|e| session_error(&s, e))
     }
 
     pub async fn read_resource(
@@ -154,7 +167,7 @@ impl Airlock {
         s.peer
             .read_resource(ReadResourceRequestParams::new(uri))
             .await
-            .map_err(|e| service_error(server, e))
+            .map_err(|e| session_error(&s, e))
     }
 
     /// Call a tool; the call, its result, duration and outcome land in history.
@@ -278,7 +291,7 @@ impl Airlock {
                     self.satisfy_required(server, &session, list, &mut offered)
                         .await?;
                 }
-                Err(e) => return Err(service_error(server, e)),
+                Err(e) => return Err(session_error(&session, e)),
             }
         }
     }
