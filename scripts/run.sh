@@ -1,35 +1,38 @@
 #!/usr/bin/env bash
-# Set up what is missing, build Airlock, configure a local demo server and
-# show a URL elicitation end to end in the terminal. With a display, the
-# desktop shell starts too.
+# Set up what is missing, build Airlock and start the desktop app with the
+# bundled demo server, which asks at once for a URL elicitation: the native
+# consent dialog appears within a minute. Without a display, the same flow
+# runs in the terminal through the `airlock` CLI.
 #
 #   bash scripts/run.sh
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 bash scripts/setup.sh
-cargo build --locked -q -p airlock-cli
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-airlock="$target_dir/debug/airlock"
 export AIRLOCK_DATA_DIR="${AIRLOCK_DATA_DIR:-$root/.airlock-demo}"
-js="$root/tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+
+if [[ -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" ]]; then
+  (cd ui && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build)
+  cargo build --locked -q -p airlock-desktop -p airlock-demo-server -p airlock-cli
+  echo "Starting Airlock (data in $AIRLOCK_DATA_DIR). The demo server asks you to connect a demo account:"
+  echo "the consent dialog shows who asks, why, the domain and the full URL. Decline is the default."
+  AIRLOCK_DEMO_AUTORUN=1 exec "$target_dir/debug/airlock-desktop"
+fi
+
+cargo build --locked -q -p airlock-cli -p airlock-demo-server
+airlock="$target_dir/debug/airlock"
 if ! "$airlock" servers show demo >/dev/null 2>&1; then
-  "$airlock" servers add demo --command node -- "$js" stdio
+  "$airlock" servers add demo --command "$target_dir/debug/airlock-demo-server"
 fi
 "$airlock" connect demo
-if [[ -n "${DISPLAY:-}" && -f src-tauri/Cargo.toml ]]; then
-  (cd ui && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build)
-  cargo build --locked -q -p airlock-desktop
-  "$target_dir/debug/airlock-desktop" &
-  echo "Desktop shell started (pid $!)."
-fi
 cat <<MSG
 
-The demo server now asks you to open a page. Airlock shows who asks, why,
-the registrable domain and every warning; a bare Enter declines.
+No display found: here is the same flow in the terminal. The demo server asks
+you to open a local page; answer y to open it in your browser (press the page's
+button, then Enter here), or just Enter to decline.
 MSG
-"$airlock" --consent ask call demo trigger-url-elicitation \
-  --args '{"url":"https://accounts.example.com/connect?session=demo","message":"Connect your demo account"}' || true
+"$airlock" --consent ask call demo connect_demo_account || true
 echo
-echo "History:"
+echo "Elicitation history:"
 "$airlock" elicitations --limit 5

@@ -30,4 +30,17 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 section "cargo test (real keychain, real MCP peers)"
 bash scripts/with-session.sh cargo test --workspace --locked --no-fail-fast
 
+section "official MCP conformance suite (client scenarios)"
+bash scripts/conformance.sh
+
+section "TypeScript bindings match the Rust types"
+# `cargo test -p airlock-desktop` regenerates ui/src/lib/bindings; a diff means
+# someone changed a Rust type without committing the new bindings.
+if [[ -d .git ]] && { ! git diff --quiet -- ui/src/lib/bindings \
+  || [[ -n "$(git ls-files --others --exclude-standard ui/src/lib/bindings)" ]]; }; then
+  git status --short ui/src/lib/bindings
+  echo "ui/src/lib/bindings is out of date: run cargo test -p airlock-desktop and commit the result" >&2
+  exit 1
+fi
+
 section "done"

@@ -1,5 +1,30 @@
 use std::{fs, path::Path};
 
+/// The app's commands; must match `commands::COMMANDS` (a unit test checks).
+const COMMANDS: &[&str] = &[
+    "app_info",
+    "get_settings",
+    "save_settings",
+    "list_servers",
+    "add_server",
+    "update_server",
+    "remove_server",
+    "parse_config",
+    "import_config",
+    "connect",
+    "disconnect",
+    "server_logs",
+    "server_details",
+    "call_tool",
+    "history",
+    "elicitations",
+    "audit_events",
+    "pending",
+    "answer_consent",
+    "answer_late",
+    "url_check",
+];
+
 /// Where `tauri.conf.json` (`build.frontendDist`) expects the built UI.
 const UI_DIST: &str = "../ui/dist";
 
@@ -9,7 +34,7 @@ fn main() {
     // Declaring the app's commands makes each one need an explicit `allow-*`
     // permission in a capability, instead of being callable by default.
     let attributes = tauri_build::Attributes::new()
-        .app_manifest(tauri_build::AppManifest::new().commands(&["app_info"]));
+        .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS));
     tauri_build::try_build(attributes).expect("tauri-build failed to prepare the app context");
 }
 

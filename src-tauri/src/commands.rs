@@ -1,44 +1,370 @@
-//! The commands the UI may invoke. Each one stays a thin wrapper: the work
-//! belongs in `airlock-core` once it is wired in.
+//! The commands the UI may invoke: each a thin wrapper over `airlock-core`.
+//! Types cross to TypeScript through ts-rs (see `bindings` below).
 
-use serde::Serialize;
-use tauri::{AppHandle, PackageInfo};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
 
-/// What the UI shows in its header; mirrored by `AppInfo` in `ui/src/lib/api.ts`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct AppInfo {
-    pub name: String,
-    pub version: String,
+use airlock_core::mcp::ConnStatus;
+use airlock_core::servers::{parse_config as parse, ImportPlan, ServerDef, ServerInput};
+use airlock_core::store::{
+    AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine, ToolCallOutcome,
+};
+use airlock_core::url_safety::{inspect, Inspection, Policy};
+use airlock_core::{Airlock, CallOutcome, ConnectionReport, CoreError};
+use serde::{Deserialize, Serialize};
+use tauri::{AppHandle, State};
+use ts_rs::TS;
+
+use crate::inbox::{Inbox, PendingKind, PendingView};
+use crate::settings::Settings;
+
+pub struct AppState {
+    pub core: Arc<Airlock>,
+    pub inbox: Arc<Inbox>,
+    pub settings: Arc<RwLock<Settings>>,
+    pub data_dir: PathBuf,
 }
 
-impl From<&PackageInfo> for AppInfo {
-    fn from(package: &PackageInfo) -> Self {
-        Self {
-            name: package.name.clone(),
-            version: package.version.to_string(),
+/// An error as the UI sees it: a stable code and a sentence to act on.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ApiError {
+    pub code: String,
+    pub message: String,
+}
+
+impl From<CoreError> for ApiError {
+    fn from(e: CoreError) -> Self {
+        ApiError {
+            code: e.code().to_owned(),
+            message: e.to_string(),
         }
     }
 }
 
+fn bad(message: impl Into<String>) -> ApiError {
+    ApiError {
+        code: "bad_input".into(),
+        message: message.into(),
+    }
+}
+
+type ApiResult<T> = Result<T, ApiError>;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+pub struct AppInfo {
+    pub name: String,
+    pub version: String,
+    pub data_dir: String,
+}
+
 #[tauri::command]
-pub fn app_info(app: AppHandle) -> AppInfo {
-    AppInfo::from(app.package_info())
+pub fn app_info(app: AppHandle, state: State<'_, AppState>) -> AppInfo {
+    let package = app.package_info();
+    AppInfo {
+        name: package.name.clone(),
+        version: package.version.to_string(),
+        data_dir: state.data_dir.display().to_string(),
+    }
+}
+
+#[tauri::command]
+pub fn get_settings(state: State<'_, AppState>) -> Settings {
+    state.settings.read().map(|s| s.clone()).unwrap_or_default()
+}
+
+#[tauri::command]
+pub fn save_settings(state: State<'_, AppState>, settings: Settings) -> ApiResult<Settings> {
+    settings.save(&state.data_dir).map_err(bad)?;
+    if let Ok(mut s) = state.settings.write() {
+        *s = settings.clone();
+    }
+    Ok(settings)
+}
+
+/// A server and its live status.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ServerView {
+    pub def: ServerDef,
+    pub status: ConnStatus,
+}
+
+#[tauri::command]
+pub fn list_servers(state: State<'_, AppState>) -> ApiResult<Vec<ServerView>> {
+    Ok(state
+        .core
+        .list_servers()?
+        .into_iter()
+        .map(|def| ServerView {
+            status: state.core.status(&def.name),
+            def,
+        })
+        .collect())
+}
+
+#[tauri::command]
+pub fn add_server(state: State<'_, AppState>, input: ServerInput) -> ApiResult<ServerDef> {
+    Ok(state.core.add_server(&input)?)
+}
+
+#[tauri::command]
+pub fn update_server(state: State<'_, AppState>, input: ServerInput) -> ApiResult<ServerDef> {
+    Ok(state.core.update_server(&input)?)
+}
+
+#[tauri::command]
+pub fn remove_server(state: State<'_, AppState>, name: String) -> ApiResult<()> {
+    Ok(state.core.remove_server(&name)?)
+}
+
+#[tauri::command]
+pub fn parse_config(text: String) -> ApiResult<ImportPlan> {
+    parse(&text).map_err(|e| bad(e.to_string()))
+}
+
+#[tauri::command]
+pub fn import_config(
+    state: State<'_, AppState>,
+    text: String,
+    answers: BTreeMap<String, String>,
+) -> ApiResult<Vec<String>> {
+    let plan = parse(&text).map_err(|e| bad(e.to_string()))?;
+    let inputs = plan.resolve(&answers).map_err(|e| bad(e.to_string()))?;
+    Ok(state.core.import_servers(&inputs)?)
+}
+
+#[tauri::command]
+pub async fn connect(state: State<'_, AppState>, name: String) -> ApiResult<ConnectionReport> {
+    Ok(state.core.connect(&name).await?)
+}
+
+#[tauri::command]
+pub fn disconnect(state: State<'_, AppState>, name: String) {
+    state.core.disconnect(&name);
+}
+
+#[tauri::command]
+pub fn server_logs(
+    state: State<'_, AppState>,
+    name: String,
+    limit: u32,
+) -> ApiResult<Vec<LogLine>> {
+    Ok(state
+        .core
+        .store()
+        .logs(&name, limit)
+        .map_err(CoreError::from)?)
+}
+
+/// Tools, prompts and resources of a server, as the server sent them.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct Capabilities {
+    pub tools: serde_json::Value,
+    pub prompts: serde_json::Value,
+    pub resources: serde_json::Value,
+}
+
+#[tauri::command]
+pub async fn server_details(state: State<'_, AppState>, name: String) -> ApiResult<Capabilities> {
+    let core = &state.core;
+    let tools = core.list_tools(&name).await?;
+    // Prompts and resources are optional capabilities: absent means empty.
+    let prompts = core.list_prompts(&name).await.unwrap_or_default();
+    let resources = core.list_resources(&name).await.unwrap_or_default();
+    Ok(Capabilities {
+        tools: serde_json::to_value(tools).unwrap_or_default(),
+        prompts: serde_json::to_value(prompts).unwrap_or_default(),
+        resources: serde_json::to_value(resources).unwrap_or_default(),
+    })
+}
+
+#[tauri::command]
+pub async fn call_tool(
+    state: State<'_, AppState>,
+    server: String,
+    tool: String,
+    arguments: serde_json::Value,
+) -> ApiResult<CallOutcome> {
+    let args = match arguments {
+        serde_json::Value::Object(m) => Some(m),
+        serde_json::Value::Null => None,
+        _ => return Err(bad("tool arguments must be a JSON object")),
+    };
+    Ok(state.core.call_tool(&server, &tool, args).await?)
+}
+
+#[derive(Debug, Clone, Default, Deserialize, TS)]
+pub struct HistoryFilter {
+    pub server: Option<String>,
+    pub search: Option<String>,
+    pub outcome: Option<ToolCallOutcome>,
+    pub since_ms: Option<i64>,
+    pub until_ms: Option<i64>,
+    pub limit: u32,
+    pub before_id: Option<i64>,
+}
+
+#[tauri::command]
+pub fn history(state: State<'_, AppState>, filter: HistoryFilter) -> ApiResult<HistoryPage> {
+    Ok(state
+        .core
+        .store()
+        .history(&HistoryQuery {
+            server: filter.server,
+            search: filter.search,
+            outcome: filter.outcome,
+            since_ms: filter.since_ms,
+            until_ms: filter.until_ms,
+            limit: filter.limit,
+            before_id: filter.before_id,
+        })
+        .map_err(CoreError::from)?)
+}
+
+#[tauri::command]
+pub fn elicitations(
+    state: State<'_, AppState>,
+    server: Option<String>,
+    limit: u32,
+) -> ApiResult<Vec<ElicitationRecord>> {
+    Ok(state
+        .core
+        .store()
+        .elicitations(server.as_deref(), limit)
+        .map_err(CoreError::from)?)
+}
+
+#[tauri::command]
+pub fn audit_events(
+    state: State<'_, AppState>,
+    server: Option<String>,
+    limit: u32,
+) -> ApiResult<Vec<AuditEvent>> {
+    Ok(state
+        .core
+        .store()
+        .audit_events(server.as_deref(), limit)
+        .map_err(CoreError::from)?)
+}
+
+#[tauri::command]
+pub fn pending(state: State<'_, AppState>) -> Vec<PendingView> {
+    state.inbox.list()
+}
+
+/// "accept" | "decline" | "cancel" for a consent request.
+#[tauri::command]
+pub fn answer_consent(
+    state: State<'_, AppState>,
+    record_id: i64,
+    answer: String,
+) -> ApiResult<bool> {
+    let answer = match answer.as_str() {
+        "accept" => "accept",
+        "decline" => "decline",
+        "cancel" => "cancel",
+        _ => return Err(bad("answer must be accept, decline or cancel")),
+    };
+    Ok(state.inbox.answer(record_id, PendingKind::Consent, answer))
+}
+
+/// "continue" | "cancel" for a late elicitation.
+#[tauri::command]
+pub fn answer_late(state: State<'_, AppState>, record_id: i64, answer: String) -> ApiResult<bool> {
+    let answer = match answer.as_str() {
+        "continue" => "continue",
+        "cancel" => "cancel",
+        _ => return Err(bad("answer must be continue or cancel")),
+    };
+    Ok(state.inbox.answer(record_id, PendingKind::Late, answer))
+}
+
+#[tauri::command]
+pub fn url_check(state: State<'_, AppState>, url: String) -> Inspection {
+    let allow = state
+        .settings
+        .read()
+        .map(|s| s.allow_http_loopback)
+        .unwrap_or(true);
+    inspect(
+        &url,
+        &Policy {
+            allow_http_loopback: allow,
+        },
+    )
+}
+
+/// Every command name; `build.rs` and the capability must list the same.
+#[cfg(test)]
+pub const COMMANDS: &[&str] = &[
+    "app_info",
+    "get_settings",
+    "save_settings",
+    "list_servers",
+    "add_server",
+    "update_server",
+    "remove_server",
+    "parse_config",
+    "import_config",
+    "connect",
+    "disconnect",
+    "server_logs",
+    "server_details",
+    "call_tool",
+    "history",
+    "elicitations",
+    "audit_events",
+    "pending",
+    "answer_consent",
+    "answer_late",
+    "url_check",
+];
+
+#[cfg(test)]
+mod capability {
+    #[test]
+    fn build_script_and_capability_allow_exactly_the_commands() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let build = std::fs::read_to_string(root.join("build.rs")).unwrap();
+        let cap = std::fs::read_to_string(root.join("capabilities/default.json")).unwrap();
+        for c in super::COMMANDS {
+            assert!(build.contains(&format!("\"{c}\"")), "build.rs lacks {c}");
+            let perm = format!("\"allow-{}\"", c.replace('_', "-"));
+            assert!(cap.contains(&perm), "capability lacks {perm}");
+        }
+        assert_eq!(cap.matches("\"allow-").count(), super::COMMANDS.len());
+    }
 }
 
 #[cfg(test)]
-mod tests {
+mod bindings {
+    //! `cargo test` writes the TypeScript bindings the UI imports; CI fails
+    //! when the committed ones differ (scripts/test.sh checks git diff).
     use super::*;
 
     #[test]
-    fn app_info_serializes_to_the_shape_the_ui_expects() {
-        let info = AppInfo {
-            name: "Airlock".to_owned(),
-            version: "0.1.0".to_owned(),
-        };
-        let json = serde_json::to_value(&info).expect("AppInfo always serializes");
-        assert_eq!(
-            json,
-            serde_json::json!({ "name": "Airlock", "version": "0.1.0" })
-        );
+    fn export_typescript_bindings() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/lib/bindings");
+        // Ids and times are far below 2^53: JSON numbers, not bigint.
+        let cfg = ts_rs::Config::new()
+            .with_out_dir(&dir)
+            .with_large_int("number");
+        AppInfo::export_all(&cfg).unwrap();
+        ApiError::export_all(&cfg).unwrap();
+        Settings::export_all(&cfg).unwrap();
+        ServerView::export_all(&cfg).unwrap();
+        ServerInput::export_all(&cfg).unwrap();
+        ImportPlan::export_all(&cfg).unwrap();
+        ConnectionReport::export_all(&cfg).unwrap();
+        LogLine::export_all(&cfg).unwrap();
+        Capabilities::export_all(&cfg).unwrap();
+        CallOutcome::export_all(&cfg).unwrap();
+        HistoryFilter::export_all(&cfg).unwrap();
+        HistoryPage::export_all(&cfg).unwrap();
+        ElicitationRecord::export_all(&cfg).unwrap();
+        AuditEvent::export_all(&cfg).unwrap();
+        PendingView::export_all(&cfg).unwrap();
+        Inspection::export_all(&cfg).unwrap();
+        airlock_core::events::CoreEvent::export_all(&cfg).unwrap();
     }
 }

@@ -2,11 +2,182 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod commands;
+mod consent;
+mod inbox;
+mod settings;
+mod tray;
+
+use std::sync::{Arc, RwLock};
+
+use airlock_core::elicitation::SystemBrowser;
+use airlock_core::events::CoreEvent;
+use airlock_core::servers::{ServerInput, Transport};
+use airlock_core::{Airlock, AirlockOptions};
+use tauri::{AppHandle, Emitter, Manager, WindowEvent};
+
+use commands::AppState;
+use consent::DesktopConsent;
+use inbox::Inbox;
+use settings::Settings;
+
+/// Event that carries every core event (status, logs, elicitation transitions) to the UI.
+pub const CORE_EVENT: &str = "airlock://event";
+/// Set to call the demo server's `connect_demo_account` right after start.
+const DEMO_AUTORUN_ENV: &str = "AIRLOCK_DEMO_AUTORUN";
+/// File in the data dir that records that the demo server was offered once.
+const DEMO_MARKER: &str = ".demo-configured";
 
 fn main() {
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
-        .invoke_handler(tauri::generate_handler![commands::app_info])
+        .setup(|app| {
+            let handle = app.handle().clone();
+            let state =
+                start_core(&handle).map_err(|e| -> Box<dyn std::error::Error> { e.into() })?;
+            app.manage(state);
+            tray::build(&handle)?;
+            Ok(())
+        })
+        .on_window_event(|window, event| {
+            if let WindowEvent::CloseRequested { api, .. } = event {
+                let keep = window
+                    .app_handle()
+                    .try_state::<AppState>()
+                    .and_then(|s| s.settings.read().ok().map(|s| s.keep_running_in_tray))
+                    .unwrap_or(false);
+                if keep {
+                    // Connections and pending elicitations survive; Quit is in the tray.
+                    api.prevent_close();
+                    let _ = window.hide();
+                }
+            }
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::app_info,
+            commands::get_settings,
+            commands::save_settings,
+            commands::list_servers,
+            commands::add_server,
+            commands::update_server,
+            commands::remove_server,
+            commands::parse_config,
+            commands::import_config,
+            commands::connect,
+            commands::disconnect,
+            commands::server_logs,
+            commands::server_details,
+            commands::call_tool,
+            commands::history,
+            commands::elicitations,
+            commands::audit_events,
+            commands::pending,
+            commands::answer_consent,
+            commands::answer_late,
+            commands::url_check,
+        ])
         .run(tauri::generate_context!())
         .expect("Airlock could not start its window (is a display and WebKitGTK available?)");
+}
+
+fn start_core(app: &AppHandle) -> Result<AppState, String> {
+    let data_dir = airlock_core::paths::resolve_data_dir(None);
+    let settings = Settings::load(&data_dir);
+    let inbox = Arc::new(Inbox::default());
+    let shared_settings = Arc::new(RwLock::new(settings.clone()));
+    let consent = Arc::new(DesktopConsent {
+        app: app.clone(),
+        inbox: inbox.clone(),
+        settings: shared_settings.clone(),
+    });
+    let mut opts = AirlockOptions::new(data_dir.clone(), consent, Arc::new(SystemBrowser));
+    opts.broker = settings.broker();
+    let core = Airlock::open(opts).map_err(|e| e.to_string())?;
+    if settings.history_retention_days > 0 {
+        let cutoff =
+            airlock_core::store::now_ms() - i64::from(settings.history_retention_days) * 86_400_000;
+        let _ = core.store().prune_history(cutoff);
+    }
+    configure_demo_once(&core, &data_dir);
+    forward_events(app.clone(), core.clone());
+    // Connect every configured server in the background.
+    let names: Vec<String> = core
+        .list_servers()
+        .map(|v| v.into_iter().map(|d| d.name).collect())
+        .unwrap_or_default();
+    let c = core.clone();
+    // `scripts/run.sh` sets this so a newcomer sees the consent flow at once.
+    let autorun = std::env::var_os(DEMO_AUTORUN_ENV).is_some();
+    tauri::async_runtime::spawn(async move {
+        for name in &names {
+            let _ = c.connect(name).await;
+        }
+        if autorun && names.iter().any(|n| n == "demo") {
+            let _ = c.call_tool("demo", "connect_demo_account", None).await;
+        }
+    });
+    Ok(AppState {
+        core,
+        inbox,
+        settings: shared_settings,
+        data_dir,
+    })
+}
+
+/// On the first run, configure the bundled demo server (if it sits next to
+/// this binary) so a newcomer sees a URL elicitation at once.
+fn configure_demo_once(core: &Arc<Airlock>, data_dir: &std::path::Path) {
+    let marker = data_dir.join(DEMO_MARKER);
+    if marker.exists() {
+        return;
+    }
+    let demo = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(|d| d.join("airlock-demo-server")))
+        .filter(|p| p.exists());
+    if let Some(path) = demo {
+        let input = ServerInput {
+            name: "demo".into(),
+            transport: Transport::Stdio {
+                command: path.display().to_string(),
+                args: Vec::new(),
+                env: Default::default(),
+                cwd: None,
+            },
+        };
+        let _ = core.add_server(&input);
+    }
+    let _ = std::fs::write(marker, b"");
+}
+
+/// Forward core events to the window; show blocked URLs to the user.
+fn forward_events(app: AppHandle, core: Arc<Airlock>) {
+    let mut rx = core.subscribe();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            match rx.recv().await {
+                Ok(ev) => {
+                    if let CoreEvent::Elicitation {
+                        server,
+                        record_id,
+                        state,
+                    } = &ev
+                    {
+                        if state == "blocked" {
+                            if let Ok(Some(r)) = core.store().elicitation(*record_id) {
+                                let i = airlock_core::url_safety::inspect(
+                                    r.url.as_deref().unwrap_or_default(),
+                                    &airlock_core::url_safety::Policy::default(),
+                                );
+                                consent::show_blocked(&app, server, &r.message, &i);
+                            }
+                        }
+                    }
+                    let _ = app.emit(CORE_EVENT, &ev);
+                }
+                // A slow window missed some events; it re-reads state on the next one.
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(_) => break,
+            }
+        }
+    });
 }

@@ -4,26 +4,31 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
+use airlock_core::elicitation::form::{Choice, FieldKind, FormField};
 use airlock_core::elicitation::{
-    BoxFuture, Consent, ConsentDecision, ContinueDecision, UrlConsentRequest,
+    BoxFuture, Consent, ConsentDecision, ContinueDecision, FormAnswer, FormConsentRequest,
+    UrlConsentRequest,
 };
+use serde_json::{Map, Value};
 
 use crate::output::{describe_inspection, plain};
 
 pub struct TerminalConsent;
 
-/// Read one line from stdin on a blocking thread; `None` on EOF or error.
+/// Read one line from stdin; `None` on EOF or error. The read runs on a
+/// plain thread, not the runtime's blocking pool, so the program can exit
+/// (after a deadline) while the prompt is still waiting for a line.
 async fn read_line() -> Option<String> {
-    tokio::task::spawn_blocking(|| {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
         let mut line = String::new();
-        match std::io::stdin().lock().read_line(&mut line) {
+        let answer = match std::io::stdin().lock().read_line(&mut line) {
             Ok(0) | Err(_) => None,
             Ok(_) => Some(line.trim().to_ascii_lowercase()),
-        }
-    })
-    .await
-    .ok()
-    .flatten()
+        };
+        let _ = tx.send(answer);
+    });
+    rx.await.ok().flatten()
 }
 
 impl Consent for TerminalConsent {
@@ -72,6 +77,10 @@ impl Consent for TerminalConsent {
             }
         })
     }
+
+    fn ask_form<'a>(&'a self, request: &'a FormConsentRequest) -> BoxFuture<'a, FormAnswer> {
+        Box::pin(terminal_form(request))
+    }
 }
 
 /// Ask for a VS Code input value; password inputs are read without echo on a terminal.
@@ -86,5 +95,302 @@ pub fn prompt_input(description: &str, password: bool) -> Result<String, String>
         Ok(0) => Err("no input (end of file)".into()),
         Ok(_) => Ok(line.trim_end_matches(['\r', '\n']).to_owned()),
         Err(e) => Err(e.to_string()),
+    }
+}
+
+// ----- form-mode elicitation -----
+
+/// Shown next to every field that looks like it asks for a secret.
+pub const SECRET_WARNING: &str =
+    "servers must use URL mode for secrets; Airlock does not protect what you type here";
+
+/// Read one line as typed (no case folding), without its line ending;
+/// `None` on EOF or error. Same plain-thread approach as `read_line`.
+async fn read_raw_line() -> Option<String> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let answer = match std::io::stdin().lock().read_line(&mut line) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(line.trim_end_matches(['\r', '\n']).to_owned()),
+        };
+        let _ = tx.send(answer);
+    });
+    rx.await.ok().flatten()
+}
+
+fn say_err(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{text}");
+}
+
+fn prompt_err(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "{text}");
+    let _ = err.flush();
+}
+
+/// A value as plain text for the terminal (strings without JSON quotes).
+pub fn show_value(field: &FormField, v: &Value) -> String {
+    let label_of = |s: &str| {
+        field
+            .options()
+            .iter()
+            .find(|o| o.value == s)
+            .map(|o| match &o.title {
+                Some(t) => format!("{} [{}]", plain(t), plain(&o.value)),
+                None => plain(&o.value),
+            })
+            .unwrap_or_else(|| plain(s))
+    };
+    match v {
+        Value::String(s) => label_of(s),
+        Value::Bool(true) => "yes".into(),
+        Value::Bool(false) => "no".into(),
+        Value::Array(items) => items
+            .iter()
+            .map(|i| {
+                i.as_str()
+                    .map(label_of)
+                    .unwrap_or_else(|| plain(&i.to_string()))
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => plain(&other.to_string()),
+    }
+}
+
+fn describe_field(index: usize, total: usize, f: &FormField) {
+    let name = plain(&f.name);
+    let label = f.label();
+    let head = if label == name {
+        format!("[{index}/{total}] {label}")
+    } else {
+        format!("[{index}/{total}] {label} ({name})")
+    };
+    say_err("");
+    say_err(&format!(
+        "{head}{}",
+        if f.required { "  *required" } else { "" }
+    ));
+    if let Some(d) = &f.description {
+        say_err(&format!("      {d}"));
+    }
+    say_err(&format!("      {}", f.constraints().join("; ")));
+    for (i, o) in f.options().iter().enumerate() {
+        match &o.title {
+            Some(t) => say_err(&format!("        {}) {} [{}]", i + 1, t, plain(&o.value))),
+            None => say_err(&format!("        {}) {}", i + 1, plain(&o.value))),
+        }
+    }
+    if let Some(d) = &f.default {
+        say_err(&format!(
+            "      default: {} (press Enter to take it)",
+            show_value(f, d)
+        ));
+    }
+    if f.looks_secret() {
+        say_err(&format!(
+            "      WARNING: this field looks like it asks for a secret: {SECRET_WARNING}."
+        ));
+    }
+}
+
+fn input_hint(f: &FormField) -> &'static str {
+    match &f.kind {
+        FieldKind::Boolean => "y/n",
+        FieldKind::SingleSelect { .. } => "number or value",
+        FieldKind::MultiSelect { .. } => "numbers or values, comma-separated",
+        FieldKind::Number { integer: true, .. } => "whole number",
+        FieldKind::Number { .. } => "number",
+        FieldKind::String { .. } => "text",
+    }
+}
+
+fn pick(options: &[Choice], typed: &str) -> Result<String, String> {
+    let t = typed.trim();
+    if let Ok(n) = t.parse::<usize>() {
+        if (1..=options.len()).contains(&n) {
+            return Ok(options[n - 1].value.clone());
+        }
+    }
+    if let Some(o) = options.iter().find(|o| o.value == t) {
+        return Ok(o.value.clone());
+    }
+    let lower = t.to_lowercase();
+    if let Some(o) = options.iter().find(|o| {
+        o.title
+            .as_deref()
+            .is_some_and(|x| x.to_lowercase() == lower)
+    }) {
+        return Ok(o.value.clone());
+    }
+    Err(format!(
+        "{:?} is not one of the options: type its number (1 to {}) or its value",
+        plain(t),
+        options.len()
+    ))
+}
+
+/// Turn what was typed into a JSON value for `f`. `Ok(None)` leaves the
+/// field out. Never guesses: text that is not the field's type is an error.
+pub fn parse_typed(f: &FormField, typed: &str) -> Result<Option<Value>, String> {
+    let trimmed = typed.trim();
+    if typed.is_empty() {
+        return match (&f.default, f.required) {
+            (Some(d), _) => Ok(Some(d.clone())),
+            (None, false) => Ok(None),
+            (None, true) => Err("is required: type a value".into()),
+        };
+    }
+    if trimmed == "-" && !f.required {
+        return Ok(None);
+    }
+    let value = match &f.kind {
+        FieldKind::String { .. } => Value::String(typed.to_owned()),
+        FieldKind::Number { integer, .. } => {
+            if let Ok(i) = trimmed.parse::<i64>() {
+                Value::from(i)
+            } else if *integer {
+                return Err(if trimmed.parse::<f64>().is_ok() {
+                    "must be a whole number (no decimals)".into()
+                } else {
+                    "must be a whole number, like 42".into()
+                });
+            } else {
+                match trimmed.parse::<f64>() {
+                    Ok(x) if x.is_finite() => serde_json::Number::from_f64(x)
+                        .map(Value::Number)
+                        .ok_or("must be a number, like 3.5")?,
+                    _ => return Err("must be a number, like 3.5".into()),
+                }
+            }
+        }
+        FieldKind::Boolean => match trimmed.to_lowercase().as_str() {
+            "y" | "yes" | "true" => Value::Bool(true),
+            "n" | "no" | "false" => Value::Bool(false),
+            _ => return Err("must be y (yes) or n (no)".into()),
+        },
+        FieldKind::SingleSelect { options } => Value::String(pick(options, trimmed)?),
+        FieldKind::MultiSelect { options, .. } => Value::Array(
+            trimmed
+                .split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(|p| pick(options, p).map(Value::String))
+                .collect::<Result<_, _>>()?,
+        ),
+    };
+    f.check(&value)?;
+    Ok(Some(value))
+}
+
+/// The terminal form: every field with its title, description, constraints
+/// and default; invalid input is asked again with the reason; then a review
+/// and Accept / Decline / Cancel (a bare Enter declines, end of input cancels).
+async fn terminal_form(request: &FormConsentRequest) -> FormAnswer {
+    let schema = &request.schema;
+    say_err("");
+    say_err(&format!(
+        "── Server {} asks you to fill in a form ──",
+        plain(&request.server)
+    ));
+    say_err(&format!("Why:      {}", plain(&request.message)));
+    if let Some(t) = &schema.title {
+        say_err(&format!("Form:     {t}"));
+    }
+    if let Some(d) = &schema.description {
+        say_err(&format!("          {d}"));
+    }
+    if schema.secret_looking().next().is_some() {
+        say_err(&format!(
+            "WARNING:  some fields look like they ask for secrets: {SECRET_WARNING}."
+        ));
+    }
+    say_err(
+        "Nothing is sent until you accept at the end. Enter takes the default; - leaves an optional field empty.",
+    );
+    let total = schema.fields.len();
+    let mut answer = Map::new();
+    for (i, f) in schema.fields.iter().enumerate() {
+        describe_field(i + 1, total, f);
+        loop {
+            prompt_err(&format!("  {} ({})> ", f.label(), input_hint(f)));
+            let Some(typed) = read_raw_line().await else {
+                say_err("");
+                say_err("(end of input: the form is cancelled)");
+                return FormAnswer::Cancel;
+            };
+            match parse_typed(f, &typed) {
+                Ok(Some(v)) => {
+                    answer.insert(f.name.clone(), v);
+                    break;
+                }
+                Ok(None) => break,
+                Err(msg) => say_err(&format!("  ✗ {}: {msg}; try again.", f.label())),
+            }
+        }
+    }
+    let answer = match schema.validate(&answer) {
+        Ok(a) => a,
+        Err(errors) => {
+            // Each field was checked as it was typed; this is a last guard.
+            for e in errors {
+                say_err(&format!("  ✗ {e}"));
+            }
+            say_err("The answers do not fit the form: declined.");
+            return FormAnswer::Decline;
+        }
+    };
+    say_err("");
+    say_err(&format!(
+        "You are about to send to {}:",
+        plain(&request.server)
+    ));
+    if answer.is_empty() {
+        say_err("  (no values)");
+    }
+    for f in &schema.fields {
+        if let Some(v) = answer.get(&f.name) {
+            say_err(&format!("  {}: {}", f.label(), show_value(f, v)));
+        }
+    }
+    prompt_err("Send it? [a]ccept / [D]ecline / [c]ancel: ");
+    match read_line().await.as_deref() {
+        Some("a") | Some("accept") | Some("y") | Some("yes") => FormAnswer::Accept(answer),
+        Some("c") | Some("cancel") | None => FormAnswer::Cancel,
+        _ => FormAnswer::Decline,
+    }
+}
+
+/// In `--json` mode, print each form request and the answer given to it as
+/// JSON lines on stdout, around any other consent port.
+pub struct JsonFormEcho(pub std::sync::Arc<dyn Consent>);
+
+impl Consent for JsonFormEcho {
+    fn ask_url<'a>(&'a self, request: &'a UrlConsentRequest) -> BoxFuture<'a, ConsentDecision> {
+        self.0.ask_url(request)
+    }
+
+    fn continue_or_cancel<'a>(
+        &'a self,
+        request: &'a UrlConsentRequest,
+    ) -> BoxFuture<'a, ContinueDecision> {
+        self.0.continue_or_cancel(request)
+    }
+
+    fn ask_form<'a>(&'a self, request: &'a FormConsentRequest) -> BoxFuture<'a, FormAnswer> {
+        Box::pin(async move {
+            crate::output::print_json(
+                &serde_json::json!({"event": "form_request", "request": request}),
+            );
+            let answer = self.0.ask_form(request).await;
+            crate::output::print_json(&serde_json::json!({
+                "event": "form_answer",
+                "record_id": request.record_id,
+                "answer": answer,
+            }));
+            answer
+        })
     }
 }

@@ -9,6 +9,7 @@ macro_rules! say {
     }};
 }
 
+mod conformance;
 mod consent;
 mod output;
 
@@ -122,7 +123,7 @@ enum Command {
         #[arg(long, default_value_t = 100)]
         limit: u32,
     },
-    /// Show the URL elicitations Airlock handled, newest first
+    /// Show the elicitations (URL and form) Airlock handled, newest first
     Elicitations {
         #[arg(long)]
         server: Option<String>,
@@ -136,6 +137,11 @@ enum Command {
         #[arg(long, default_value_t = 50)]
         limit: u32,
     },
+    /// Client for the official MCP conformance suite (`npx conformance client
+    /// --command "airlock conformance-client"`): a throw-away data dir, forms
+    /// answered with their defaults, nothing opened. Reads MCP_CONFORMANCE_SCENARIO.
+    #[command(hide = true)]
+    ConformanceClient { url: String },
     /// Inspect a URL the way a consent prompt does (no network access)
     UrlCheck {
         url: String,
@@ -353,6 +359,12 @@ fn open_core(cli: &Cli) -> Result<Arc<Airlock>, Failure> {
         ConsentMode::Decline => Arc::new(FixedConsent(ConsentDecision::Decline)),
         ConsentMode::Cancel => Arc::new(FixedConsent(ConsentDecision::Cancel)),
     };
+    // In JSON mode, form requests and answers are JSON lines too.
+    let consent: Arc<dyn Consent> = if cli.json {
+        Arc::new(consent::JsonFormEcho(consent))
+    } else {
+        consent
+    };
     let opener: Arc<dyn Opener> = match cli.open {
         OpenMode::System => Arc::new(SystemBrowser),
         // In JSON mode stdout carries JSON only; the URL is in the event lines.
@@ -379,10 +391,11 @@ fn stream_elicitation_events(core: &Arc<Airlock>) {
                 record_id, state, ..
             } = &ev
             {
-                let record = store
-                    .elicitations(None, 50)
-                    .ok()
-                    .and_then(|all| all.into_iter().find(|r| r.id == *record_id));
+                // The line describes this transition: the stored row may have moved on.
+                let record = store.elicitation(*record_id).ok().flatten().map(|mut r| {
+                    r.state = state.clone();
+                    r
+                });
                 print_json(
                     &serde_json::json!({"event": "elicitation", "state": state, "elicitation": record}),
                 );
@@ -410,13 +423,20 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
         }
         return Ok(if report.block_reason.is_some() { 1 } else { 0 });
     }
+    if let Command::ConformanceClient { url } = &cli.command {
+        return conformance::run(url).await.map_err(|message| Failure {
+            code: 1,
+            message,
+            error_code: "conformance",
+        });
+    }
     let core = open_core(&cli)?;
     if cli.json {
         stream_elicitation_events(&core);
     }
     let json = cli.json;
     match cli.command {
-        Command::UrlCheck { .. } => Ok(0),
+        Command::UrlCheck { .. } | Command::ConformanceClient { .. } => Ok(0),
         Command::Servers(cmd) => servers(&core, cmd, json),
         Command::Connect { server } => {
             let report = core.connect(&server).await?;
@@ -486,6 +506,10 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
             let args = parse_object(args.as_deref(), "--args")?;
             let outcome = core.call_tool(&server, &tool, args).await;
             core.disconnect(&server);
+            // Let the --json event printer catch up with the last transitions.
+            for _ in 0..16 {
+                tokio::task::yield_now().await;
+            }
             let outcome = outcome?;
             if json {
                 print_json(&outcome);
@@ -553,7 +577,11 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
                         output::time(r.created_at),
                         plain(&r.server),
                         r.state,
-                        plain(r.registrable_domain.as_deref().unwrap_or("-")),
+                        plain(
+                            r.registrable_domain
+                                .as_deref()
+                                .unwrap_or(if r.mode == "form" { "(form)" } else { "-" })
+                        ),
                         plain(r.url.as_deref().unwrap_or(""))
                     );
                 }

@@ -102,7 +102,6 @@ fn http_url_with_nothing_listening() {
 /// What a user reads when nothing listens: the reason (connection refused),
 /// in words, not the SDK's internal type names.
 #[test]
-#[ignore = "BUG: HTTP connect errors print rmcp's internal type names (`Send message error Transport [rmcp::transport::worker::WorkerTransport<rmcp::transport::streamable_http_client::StreamableHttpClientWorker<reqwest::async_impl::client::Client>>] error: Client error: error sending request ...`) and drop the cause (`Connection refused`): mcp/mod.rs connect() formats ConnectError::Handshake from `e.to_string()` without the source chain"]
 fn http_connection_refused_message_is_readable() {
     let sb = Sandbox::new();
     let port = free_port();

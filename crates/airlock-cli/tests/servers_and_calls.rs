@@ -505,7 +505,6 @@ fn vscode_import_with_password_input_stores_it_in_the_keychain() {
 /// args, so the value must not end up in SQLite (or in `servers show` /
 /// `export`) in plain text: refuse the import, or keep it out of the store.
 #[test]
-#[ignore = "BUG: a VS Code password input used in `args` (or `url`/`command`/`cwd`) is substituted in plain text and stored in airlock.sqlite3, shown by `servers show` and exported (servers/import.rs: parse_config marks only env/header values secret; ImportPlan::resolve substitutes everywhere)"]
 fn vscode_password_input_in_args_is_never_stored_in_plain_text() {
     require_keychain();
     let sb = Sandbox::new();

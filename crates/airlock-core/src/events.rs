@@ -9,6 +9,7 @@ use crate::mcp::ConnStatus;
 pub const EVENT_CHANNEL_CAPACITY: usize = 1024;
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CoreEvent {
     Status {

@@ -130,6 +130,7 @@ impl AirlockOptions {
 
 /// Status and session info of a server, for `connect` and the UI.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ConnectionReport {
     pub server: String,
     pub status: ConnStatus,
@@ -234,10 +235,11 @@ impl Airlock {
             Transport::Stdio { .. } => "env",
             Transport::Http { .. } => "header",
         };
+        let instance = self.store.instance_id()?;
         let mut written = Vec::new();
         let result = input.transport.try_map(|key, v: &InputValue| {
             if v.secret {
-                let r = secret_ref(&input.name, kind, key);
+                let r = secret_ref(&instance, &input.name, kind, key);
                 self.keychain.set(&r, &SecretValue::new(v.value.clone()))?;
                 written.push(r.clone());
                 Ok::<_, CoreError>(StoredValue::Secret { secret_ref: r })

@@ -30,6 +30,7 @@ pub const MAX_ELICITATIONS_PER_ROUND: usize = 8;
 pub const MAX_STORED_RESULT_BYTES: usize = 256 * 1024;
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CallOutcome {
     pub history_id: i64,
     pub server: String,
@@ -186,14 +187,17 @@ impl Airlock {
         let result = self.call_tool_inner(server, tool, arguments).await;
         let duration_ms = i64::try_from(t0.elapsed().as_millis()).unwrap_or(i64::MAX);
         match result {
-            Ok(r) => {
+            Ok((r, redactor)) => {
                 let is_error = r.is_error.unwrap_or(false);
                 let json = serde_json::to_value(&r).unwrap_or_default();
-                let text = json.to_string();
-                let stored = if text.len() > MAX_STORED_RESULT_BYTES {
-                    serde_json::json!({"truncated": crate::store::truncate_text(&text, MAX_STORED_RESULT_BYTES)})
-                } else {
-                    json.clone()
+                // A server may return its own secrets (say, its environment):
+                // history keeps them masked, as the log does.
+                let text = redactor.redact(&json.to_string());
+                let stored = match serde_json::from_str::<serde_json::Value>(&text) {
+                    Ok(v) if text.len() <= MAX_STORED_RESULT_BYTES => v,
+                    _ => serde_json::json!({
+                        "truncated": crate::store::truncate_text(&text, MAX_STORED_RESULT_BYTES)
+                    }),
                 };
                 let outcome = if is_error {
                     ToolCallOutcome::ToolError
@@ -243,7 +247,7 @@ impl Airlock {
         server: &str,
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
-    ) -> CoreResult<rmcp::model::CallToolResult> {
+    ) -> CoreResult<(rmcp::model::CallToolResult, Arc<crate::secrets::Redactor>)> {
         let session = self.session(server).await?;
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.arguments = arguments;
@@ -252,7 +256,7 @@ impl Airlock {
         let mut offered: HashSet<String> = HashSet::new();
         loop {
             match session.peer.call_tool_once(params.clone()).await {
-                Ok(CallToolResponse::Complete(r)) => return Ok(r),
+                Ok(CallToolResponse::Complete(r)) => return Ok((r, session.redactor.clone())),
                 Ok(CallToolResponse::InputRequired(ir)) => {
                     input_rounds += 1;
                     if input_rounds > MAX_INPUT_ROUNDS {
@@ -446,7 +450,48 @@ impl Airlock {
                         };
                         serde_json::json!({ "action": action })
                     }
-                    _ => serde_json::json!({ "action": "decline" }),
+                    ElicitRequestParams::FormElicitationParams {
+                        message,
+                        requested_schema,
+                        ..
+                    } => {
+                        let order = requested_schema.property_order.clone();
+                        let schema_json = serde_json::to_value(&requested_schema)
+                            .unwrap_or(serde_json::Value::Null);
+                        match self
+                            .broker
+                            .handle_form(
+                                server,
+                                session.connection,
+                                &message,
+                                &schema_json,
+                                order.as_deref(),
+                                Origin::InputRequired,
+                            )
+                            .await
+                        {
+                            Ok(outcome) => outcome.result_json(),
+                            Err(e) => {
+                                // No error channel exists for one input request:
+                                // stop here and say why, rather than answer for the user.
+                                self.log(
+                                    server,
+                                    "warning",
+                                    &format!("form input request refused: {e}"),
+                                );
+                                return Err(protocol(
+                                    server,
+                                    format!("the server asked for a form Airlock cannot show: {e}"),
+                                ));
+                            }
+                        }
+                    }
+                    _ => {
+                        return Err(protocol(
+                            server,
+                            "the server asked for an elicitation in an unknown mode",
+                        ))
+                    }
                 },
                 InputRequest::ListRoots(_) => serde_json::json!({ "roots": [] }),
                 _ => {

@@ -30,6 +30,7 @@ pub const MAX_URL_LEN: usize = 8192;
 
 /// Knobs for [`inspect`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(default)]
 pub struct Policy {
     /// Allow plain `http://` to loopback hosts (127.0.0.0/8, `::1`,
@@ -48,6 +49,7 @@ impl Default for Policy {
 
 /// Overall judgement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// Nothing noteworthy.
@@ -71,6 +73,7 @@ impl Verdict {
 
 /// Something the user should know before opening the URL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Warning {
     /// Plain `http`, not encrypted.
@@ -148,6 +151,7 @@ impl fmt::Display for Warning {
 
 /// Why a URL must not be opened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum BlockReason {
     /// Anything but `http` and `https` (`javascript:`, `data:`, `file:`,
@@ -196,6 +200,7 @@ impl fmt::Display for BlockReason {
 
 /// Result of [`inspect`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Inspection {
     /// `block` if `block_reason` is set, else `warn` if there are warnings,
     /// else `ok`.

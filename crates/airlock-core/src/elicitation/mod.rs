@@ -5,6 +5,13 @@
 //! state -> connection_lost. Every transition lands in history and the audit
 //! log. The broker asks a `Consent` port and an `Opener` port; the shells
 //! (terminal, desktop, scripted tests) implement them.
+//!
+//! Form elicitations (see [`form`]) have their own, shorter machine:
+//! requested -> invalid_schema | accepted | declined | cancelled. What the
+//! person typed is sent to the server but never stored or audited; only the
+//! names of the fields sent are.
+
+pub mod form;
 
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
@@ -18,6 +25,7 @@ use tokio::sync::broadcast;
 
 use crate::events::CoreEvent;
 use crate::store::Store;
+use form::{parse_schema, FormSchema, SchemaError};
 
 /// Longest server message kept, in characters (the rest is cut, marked).
 pub const MAX_MESSAGE_CHARS: usize = 4096;
@@ -27,6 +35,8 @@ pub const MAX_ELICITATION_ID_BYTES: usize = 256;
 pub const DEFAULT_MAX_PENDING_PER_SERVER: usize = 3;
 /// URL elicitations one server may start per minute.
 pub const DEFAULT_MAX_PER_MINUTE: usize = 10;
+/// How long the system opener may take to report a failure.
+pub const OPENER_CHECK: Duration = Duration::from_secs(3);
 /// Accepted elicitations still tracked for completion, per broker.
 pub const MAX_TRACKED: usize = 256;
 
@@ -96,6 +106,52 @@ pub trait Consent: Send + Sync {
         &'a self,
         request: &'a UrlConsentRequest,
     ) -> BoxFuture<'a, ContinueDecision>;
+
+    /// Show a form and return what the person entered. The broker validates
+    /// an `Accept` again before anything is sent. The default declines, for
+    /// shells that have no form yet.
+    fn ask_form<'a>(&'a self, request: &'a FormConsentRequest) -> BoxFuture<'a, FormAnswer> {
+        let _ = request;
+        Box::pin(async { FormAnswer::Decline })
+    }
+}
+
+/// What a form prompt shows. The message, titles and descriptions are
+/// already bounded and neutralised; field names and option values are the
+/// server's own bytes (render them as plain text).
+#[derive(Debug, Clone, Serialize)]
+pub struct FormConsentRequest {
+    pub record_id: i64,
+    pub server: String,
+    pub message: String,
+    pub origin: Origin,
+    pub schema: FormSchema,
+}
+
+/// A person's answer to a form: `{"action": "accept", "content": {..}}`,
+/// `{"action": "decline"}` or `{"action": "cancel"}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "action", content = "content", rename_all = "snake_case")]
+pub enum FormAnswer {
+    Accept(serde_json::Map<String, serde_json::Value>),
+    Decline,
+    Cancel,
+}
+
+/// The outcome of one form elicitation, ready to send.
+#[derive(Debug, Clone)]
+pub struct FormOutcome {
+    pub record_id: Option<i64>,
+    /// An `Accept` here has been validated against the schema.
+    pub answer: FormAnswer,
+}
+
+impl FormOutcome {
+    /// The JSON of an elicitation result: `{"action": .., "content"?: ..}`.
+    pub fn result_json(&self) -> serde_json::Value {
+        serde_json::to_value(&self.answer)
+            .unwrap_or_else(|_| serde_json::json!({"action": "decline"}))
+    }
 }
 
 /// Opens a URL outside Airlock, where Airlock cannot see the page.
@@ -123,6 +179,20 @@ impl Consent for FixedConsent {
         };
         Box::pin(async move { d })
     }
+
+    /// Accept answers with the server's defaults, if they fill the form
+    /// validly (a required field without a default makes it a decline).
+    fn ask_form<'a>(&'a self, request: &'a FormConsentRequest) -> BoxFuture<'a, FormAnswer> {
+        let answer = match self.0 {
+            ConsentDecision::Accept => match request.schema.validate(&request.schema.defaults()) {
+                Ok(content) => FormAnswer::Accept(content),
+                Err(_) => FormAnswer::Decline,
+            },
+            ConsentDecision::Decline => FormAnswer::Decline,
+            ConsentDecision::Cancel => FormAnswer::Cancel,
+        };
+        Box::pin(async move { answer })
+    }
 }
 
 /// The system browser via the platform's standard mechanism. The URL is one
@@ -148,6 +218,24 @@ impl Opener for SystemBrowser {
         let mut child = cmd
             .spawn()
             .map_err(|e| format!("cannot start the system browser opener: {e}"))?;
+        // xdg-open exits at once when it handed the URL over, and with an
+        // error when no browser could take it; a browser it runs in the
+        // foreground keeps it alive, which counts as opened.
+        let deadline = std::time::Instant::now() + OPENER_CHECK;
+        loop {
+            match child.try_wait() {
+                Ok(Some(status)) if status.success() => return Ok(()),
+                Ok(Some(status)) => {
+                    return Err(format!(
+                        "the system browser could not open the page (the opener exited with {status}); copy the URL into your browser instead"
+                    ))
+                }
+                Ok(None) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                _ => break,
+            }
+        }
         // Reap it in the background so no zombie is left.
         std::thread::spawn(move || {
             let _ = child.wait();
@@ -432,6 +520,125 @@ impl Broker {
             decision,
             request: Some(request),
         }
+    }
+
+    /// Take one form elicitation through schema checking, the consent port
+    /// and validation. `Err` means the schema is outside the form subset (the
+    /// caller answers -32602); the record then ends in `invalid_schema`.
+    /// `field_order` is the server's property order, when the JSON value
+    /// lost it.
+    pub async fn handle_form(
+        &self,
+        server: &str,
+        connection: u64,
+        message: &str,
+        schema_json: &serde_json::Value,
+        field_order: Option<&[String]>,
+        origin: Origin,
+    ) -> Result<FormOutcome, SchemaError> {
+        let _ = connection;
+        let message = neutralize_for_display(message, MAX_MESSAGE_CHARS);
+        let parsed = parse_schema(schema_json).map(|s| match field_order {
+            Some(order) => s.in_order(order),
+            None => s,
+        });
+        let record_id = self
+            .store
+            .insert_elicitation(
+                server,
+                None,
+                "form",
+                origin.as_str(),
+                &message,
+                None,
+                None,
+                None,
+                &[],
+                "requested",
+            )
+            .ok();
+        let fields: Vec<&str> = parsed
+            .as_ref()
+            .map(|s| s.fields.iter().map(|f| f.name.as_str()).collect())
+            .unwrap_or_default();
+        let secret_looking: Vec<&str> = parsed
+            .as_ref()
+            .map(|s| s.secret_looking().map(|f| f.name.as_str()).collect())
+            .unwrap_or_default();
+        if let Some(id) = record_id {
+            self.transition(
+                server,
+                id,
+                "requested",
+                serde_json::json!({"mode": "form", "origin": origin.as_str(), "fields": fields, "secret_looking_fields": secret_looking}),
+            );
+        }
+        let schema = match parsed {
+            Ok(s) => s,
+            Err(e) => {
+                if let Some(id) = record_id {
+                    self.transition(
+                        server,
+                        id,
+                        "invalid_schema",
+                        serde_json::json!({"reason": e.to_string()}),
+                    );
+                }
+                return Err(e);
+            }
+        };
+        let Some(record_id) = record_id else {
+            // Without a record there is no history of the answer: do not ask.
+            return Ok(FormOutcome {
+                record_id: None,
+                answer: FormAnswer::Decline,
+            });
+        };
+        let request = FormConsentRequest {
+            record_id,
+            server: server.to_owned(),
+            message,
+            origin,
+            schema,
+        };
+        let answer = match self.consent.ask_form(&request).await {
+            FormAnswer::Accept(content) => match request.schema.validate(&content) {
+                Ok(clean) => {
+                    let sent: Vec<&String> = clean.keys().collect();
+                    self.transition(
+                        server,
+                        record_id,
+                        "accepted",
+                        serde_json::json!({"fields_sent": sent}),
+                    );
+                    FormAnswer::Accept(clean)
+                }
+                Err(errors) => {
+                    // Never send what does not fit the form. The audit names
+                    // the fields, not what was typed into them.
+                    let fields: Vec<&String> = errors.iter().map(|e| &e.field).collect();
+                    self.transition(
+                        server,
+                        record_id,
+                        "declined",
+                        serde_json::json!({"reason": "the answer did not fit the form", "invalid_fields": fields}),
+                    );
+                    FormAnswer::Decline
+                }
+            },
+            FormAnswer::Decline => {
+                self.transition(server, record_id, "declined", serde_json::json!({}));
+                FormAnswer::Decline
+            }
+            FormAnswer::Cancel => {
+                self.transition(server, record_id, "cancelled", serde_json::json!({}));
+                FormAnswer::Cancel
+            }
+        };
+        Ok(FormOutcome {
+            record_id: Some(record_id),
+            answer,
+        })
     }
 
     /// `notifications/elicitation/complete` from `connection`. Unknown,

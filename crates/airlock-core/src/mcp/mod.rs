@@ -11,13 +11,14 @@ use std::time::Duration;
 #[allow(deprecated)]
 use rmcp::model::LoggingMessageNotificationParam;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, CustomNotification, ElicitRequestParams, ElicitResult,
-    ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability, Implementation,
-    ProtocolVersion, UrlElicitationCapability,
+    ClientCapabilities, ClientConfig, CustomNotification, CustomRequest, CustomResult,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ErrorData,
+    FormElicitationCapability, Implementation, ProtocolVersion, ServerResult,
+    UrlElicitationCapability,
 };
 use rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer, RequestContext, RoleClient,
-    RunningServiceCancellationToken,
+    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer,
+    RequestContext, RoleClient, RunningServiceCancellationToken,
 };
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -25,7 +26,7 @@ use rmcp::ClientHandler;
 use serde::Serialize;
 use tokio::sync::broadcast;
 
-use crate::elicitation::{Broker, ConsentDecision, Origin};
+use crate::elicitation::{Broker, ConsentDecision, FormAnswer, Origin};
 use crate::events::CoreEvent;
 use crate::secrets::Redactor;
 use crate::servers::Transport;
@@ -42,6 +43,7 @@ static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
 
 /// Live status of a server connection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum ConnStatus {
     Disconnected,
@@ -61,6 +63,7 @@ pub enum ConnStatus {
 
 /// What the server told us about itself.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SessionInfo {
     pub protocol_version: String,
     pub server_name: Option<String>,
@@ -91,6 +94,51 @@ fn tail_suffix(lines: &[String]) -> String {
     }
 }
 
+/// A readable reason: the innermost causes, without the SDK's type names.
+pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        let text = strip_type_names(&err.to_string());
+        if !text.is_empty() && !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        cur = err.source();
+    }
+    if parts.is_empty() {
+        "the transport failed".into()
+    } else {
+        parts.join(": ")
+    }
+}
+
+/// Remove `[rmcp::...<...>]`-style generic type names from an SDK message.
+fn strip_type_names(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut depth = 0usize;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if depth == 0 && c == '[' && text.contains("::") {
+            // Skip a bracketed type path such as `[rmcp::transport::Worker<..>]`.
+            let rest: String = chars.clone().take(6).collect();
+            if rest.starts_with("rmcp::") || rest.starts_with("reqwes") {
+                depth = 1;
+                continue;
+            }
+        }
+        if depth > 0 {
+            match c {
+                '[' => depth += 1,
+                ']' => depth -= 1,
+                _ => {}
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The client side of one connection: answers server requests and notifications.
 #[derive(Clone)]
 pub struct AirlockClient {
@@ -109,10 +157,14 @@ pub fn client_info() -> ClientConfig {
             .with_form(FormElicitationCapability::default())
             .with_url(UrlElicitationCapability::default()),
     );
-    ClientConfig::new(
+    let mut config = ClientConfig::new(
         capabilities,
         Implementation::new("airlock", env!("CARGO_PKG_VERSION")),
-    )
+    );
+    // What a plain `initialize` offers (the legacy retry in `connect`); the
+    // discovery handshake negotiates its own version.
+    config.protocol_version = ProtocolVersion::V_2025_11_25;
+    config
 }
 
 /// Store and broadcast one log line of a server (redacted, bounded).
@@ -211,15 +263,120 @@ impl ClientHandler for AirlockClient {
                     ConsentDecision::Cancel => ElicitationAction::Cancel,
                 }))
             }
+            ElicitRequestParams::FormElicitationParams {
+                message,
+                requested_schema,
+                ..
+            } => {
+                let order = requested_schema.property_order.clone();
+                let schema_json =
+                    serde_json::to_value(&requested_schema).unwrap_or(serde_json::Value::Null);
+                match self
+                    .broker
+                    .handle_form(
+                        &self.server,
+                        self.connection,
+                        &message,
+                        &schema_json,
+                        order.as_deref(),
+                        Origin::Request,
+                    )
+                    .await
+                {
+                    Ok(outcome) => Ok(match outcome.answer {
+                        FormAnswer::Accept(content) => ElicitResult::new(ElicitationAction::Accept)
+                            .with_content(serde_json::Value::Object(content)),
+                        FormAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
+                        FormAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+                    }),
+                    Err(e) => {
+                        self.log(
+                            "airlock",
+                            "warning",
+                            &format!("form elicitation answered -32602: {e}"),
+                        );
+                        Err(ErrorData::invalid_params(
+                            format!(
+                                "requestedSchema is outside the form subset Airlock supports: {e}"
+                            ),
+                            None,
+                        ))
+                    }
+                }
+            }
             _ => {
-                // Form mode arrives with its own issue; until then decline visibly.
                 self.log(
                     "airlock",
-                    "info",
-                    "form elicitation declined: not supported yet",
+                    "warning",
+                    "elicitation in an unknown mode answered -32602",
                 );
-                Ok(ElicitResult::new(ElicitationAction::Decline))
+                Err(ErrorData::invalid_params(
+                    "unknown elicitation mode; Airlock supports form and url",
+                    None,
+                ))
             }
+        }
+    }
+
+    /// An `elicitation/create` the SDK could not type lands here (its schema
+    /// types are narrower than the spec in places, and a schema outside the
+    /// subset does not parse at all). Read the raw params so the server gets
+    /// a form when Airlock can show one, and -32602 with the reason otherwise,
+    /// never -32601 for a method we support.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CustomResult, ErrorData> {
+        if request.method != "elicitation/create" {
+            return Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            ));
+        }
+        let params = request.params.unwrap_or(serde_json::Value::Null);
+        let mode = params
+            .get("mode")
+            .and_then(|m| m.as_str())
+            .unwrap_or("form");
+        let invalid = |text: String| {
+            self.log(
+                "airlock",
+                "warning",
+                &format!("elicitation answered -32602: {text}"),
+            );
+            Err(ErrorData::invalid_params(text, None))
+        };
+        if mode != "form" {
+            return invalid(format!(
+                "malformed `{}` elicitation: Airlock supports form and url (url needs `url`, and `elicitationId` on 2025-11-25)",
+                crate::url_safety::neutralize_for_display(mode, 40)
+            ));
+        }
+        let Some(message) = params.get("message").and_then(|m| m.as_str()) else {
+            return invalid("form elicitation needs a `message` string".into());
+        };
+        let schema = params
+            .get("requestedSchema")
+            .cloned()
+            .unwrap_or(serde_json::Value::Null);
+        match self
+            .broker
+            .handle_form(
+                &self.server,
+                self.connection,
+                message,
+                &schema,
+                None,
+                Origin::Request,
+            )
+            .await
+        {
+            Ok(outcome) => Ok(CustomResult::new(outcome.result_json())),
+            Err(e) => invalid(format!(
+                "requestedSchema is outside the form subset Airlock supports: {e}"
+            )),
         }
     }
 
@@ -276,6 +433,8 @@ pub struct Session {
     pub connection: u64,
     pub peer: Peer<RoleClient>,
     pub info: SessionInfo,
+    /// Masks this server's secrets in anything stored from it.
+    pub redactor: Arc<Redactor>,
     cancel: Mutex<Option<RunningServiceCancellationToken>>,
     closed: Arc<tokio::sync::Notify>,
     closed_flag: Arc<std::sync::atomic::AtomicBool>,
@@ -333,6 +492,16 @@ fn lifecycle() -> ClientLifecycleMode {
     }
 }
 
+/// Did the discovery probe get a success that is neither a discover nor an
+/// initialize result (a legacy server answering unknown methods with `{}`)?
+fn discover_misanswered(e: &ClientInitializeError) -> bool {
+    matches!(
+        e,
+        ClientInitializeError::ExpectedInitResult(Some(r))
+            if !matches!(r, ServerResult::DiscoverResult(_) | ServerResult::InitializeResult(_))
+    )
+}
+
 /// Open a session with a resolved server (secrets already fetched).
 pub async fn connect(
     server: &str,
@@ -360,58 +529,80 @@ pub async fn connect(
         )
     };
     let timeout = ctx.connect_timeout;
-    let handshake = match transport {
-        Transport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } => {
-            let mut cmd = tokio::process::Command::new(command);
-            cmd.args(args).envs(env.iter()).kill_on_drop(true);
-            if let Some(cwd) = cwd {
-                cmd.current_dir(cwd);
+    let mut mode = lifecycle();
+    let handshake = loop {
+        let attempt = match transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args).envs(env.iter()).kill_on_drop(true);
+                if let Some(cwd) = cwd {
+                    cmd.current_dir(cwd);
+                }
+                let (child, stderr_pipe) = TokioChildProcess::builder(cmd)
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .map_err(|e| match e.kind() {
+                        std::io::ErrorKind::NotFound => ConnectError::CommandNotFound {
+                            command: command.clone(),
+                        },
+                        _ => ConnectError::Spawn {
+                            command: command.clone(),
+                            detail: e.to_string(),
+                        },
+                    })?;
+                if let Some(pipe) = stderr_pipe {
+                    stderr::spawn_reader(
+                        pipe,
+                        server.to_owned(),
+                        ctx.store.clone(),
+                        ctx.events.clone(),
+                        ctx.redactor.clone(),
+                        stderr_tail.clone(),
+                    );
+                }
+                tokio::time::timeout(
+                    timeout,
+                    client.clone().serve_with_lifecycle(child, mode.clone()),
+                )
+                .await
             }
-            let (child, stderr_pipe) = TokioChildProcess::builder(cmd)
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .map_err(|e| match e.kind() {
-                    std::io::ErrorKind::NotFound => ConnectError::CommandNotFound {
-                        command: command.clone(),
-                    },
-                    _ => ConnectError::Spawn {
-                        command: command.clone(),
-                        detail: e.to_string(),
-                    },
-                })?;
-            if let Some(pipe) = stderr_pipe {
-                stderr::spawn_reader(
-                    pipe,
-                    server.to_owned(),
-                    ctx.store.clone(),
-                    ctx.events.clone(),
-                    ctx.redactor.clone(),
-                    stderr_tail.clone(),
-                );
+            Transport::Http { url, headers } => {
+                let mut custom = std::collections::HashMap::new();
+                for (k, v) in headers {
+                    let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
+                        .map_err(|e| ConnectError::Config(format!("header {k:?}: {e}")))?;
+                    let value = reqwest::header::HeaderValue::from_str(v).map_err(|_| {
+                        ConnectError::Config(format!(
+                            "header {k:?} has a value that is not valid in HTTP"
+                        ))
+                    })?;
+                    custom.insert(name, value);
+                }
+                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                config.custom_headers = custom;
+                let transport = StreamableHttpClientTransport::from_config(config);
+                tokio::time::timeout(
+                    timeout,
+                    client.clone().serve_with_lifecycle(transport, mode.clone()),
+                )
+                .await
             }
-            tokio::time::timeout(timeout, client.serve_with_lifecycle(child, lifecycle())).await
-        }
-        Transport::Http { url, headers } => {
-            let mut custom = std::collections::HashMap::new();
-            for (k, v) in headers {
-                let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
-                    .map_err(|e| ConnectError::Config(format!("header {k:?}: {e}")))?;
-                let value = reqwest::header::HeaderValue::from_str(v).map_err(|_| {
-                    ConnectError::Config(format!(
-                        "header {k:?} has a value that is not valid in HTTP"
-                    ))
-                })?;
-                custom.insert(name, value);
+        };
+        // Some 2025-11-25 servers answer every unknown method, `server/discover`
+        // included, with an empty success instead of an error: they are legacy
+        // too. Ask once more with `initialize` alone.
+        match &attempt {
+            Ok(Err(e))
+                if matches!(mode, ClientLifecycleMode::Auto { .. }) && discover_misanswered(e) =>
+            {
+                mode = ClientLifecycleMode::Initialize;
             }
-            let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
-            config.custom_headers = custom;
-            let transport = StreamableHttpClientTransport::from_config(config);
-            tokio::time::timeout(timeout, client.serve_with_lifecycle(transport, lifecycle())).await
+            _ => break attempt,
         }
     };
     let running = match handshake {
@@ -424,8 +615,25 @@ pub async fn connect(
         Ok(Err(e)) => {
             // Give the stderr reader a moment to catch the server's last words.
             tokio::time::sleep(Duration::from_millis(100)).await;
+            let detail = match &e {
+                // The transport's own error carries the reason (refused, DNS, TLS, content type).
+                ClientInitializeError::TransportError { error, context } => {
+                    use rmcp::transport::streamable_http_client::StreamableHttpError;
+                    // The HTTP client's own error is not exposed as a `source`: unwrap it.
+                    let inner: &(dyn std::error::Error + 'static) = match error
+                        .error
+                        .downcast_ref::<StreamableHttpError<
+                        reqwest::Error,
+                    >>() {
+                        Some(StreamableHttpError::Client(client)) => client,
+                        _ => error.error.as_ref(),
+                    };
+                    format!("{} ({context})", error_chain(inner))
+                }
+                other => error_chain(other),
+            };
             return Err(ConnectError::Handshake {
-                detail: e.to_string(),
+                detail,
                 tail: tail(),
             });
         }
@@ -465,6 +673,7 @@ pub async fn connect(
         connection,
         peer,
         info,
+        redactor: ctx.redactor.clone(),
         cancel,
         closed,
         closed_flag,

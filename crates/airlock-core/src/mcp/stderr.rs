@@ -10,7 +10,13 @@ use tokio::sync::broadcast;
 
 use crate::events::CoreEvent;
 use crate::secrets::Redactor;
+use crate::secrets::MAX_SECRET_BYTES;
 use crate::store::{Store, MAX_LOG_LINE_BYTES};
+
+/// Bytes of one line held before masking: enough that any secret starting
+/// inside the stored part is seen whole by the redactor, which runs before
+/// the line is cut to `MAX_LOG_LINE_BYTES`.
+const LINE_BUFFER_BYTES: usize = MAX_LOG_LINE_BYTES + MAX_SECRET_BYTES;
 
 /// Last stderr lines kept in memory for error messages.
 pub const STDERR_TAIL_LINES: usize = 5;
@@ -54,7 +60,7 @@ pub(super) fn spawn_reader(
             for &b in &buf[..n] {
                 if b == b'\n' {
                     emit(&mut line, &mut cut);
-                } else if line.len() < MAX_LOG_LINE_BYTES {
+                } else if line.len() < LINE_BUFFER_BYTES {
                     line.push(b);
                 } else {
                     cut = true;

@@ -124,6 +124,16 @@ impl Redactor {
         let mut values: Vec<SecretValue> = values
             .into_iter()
             .filter(|v| v.0.len() >= MIN_REDACT_LEN)
+            .flat_map(|v| {
+                // Also the form the value takes inside a JSON string (quotes,
+                // backslashes, control characters escaped).
+                let escaped = serde_json::to_string(v.expose())
+                    .ok()
+                    .map(|s| s[1..s.len() - 1].to_owned())
+                    .filter(|e| e != v.expose())
+                    .map(SecretValue);
+                std::iter::once(v).chain(escaped)
+            })
             .collect();
         // Longest first, so a secret containing another is masked whole.
         values.sort_by_key(|v| std::cmp::Reverse(v.0.len()));

@@ -15,6 +15,7 @@ use super::{looks_secret, InputValue, ServerDef, ServerInput, StoredValue, Trans
 pub const MAX_CONFIG_BYTES: usize = 4 * 1024 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ConfigFormat {
     /// Claude Desktop and Cursor (`mcpServers`).
@@ -25,6 +26,7 @@ pub enum ConfigFormat {
 
 /// A VS Code input the user must be asked for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct InputPrompt {
     pub id: String,
     pub description: String,
@@ -33,6 +35,7 @@ pub struct InputPrompt {
 
 /// A parsed config, not yet written anywhere.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ImportPlan {
     pub format: ConfigFormat,
     pub servers: Vec<ServerInput>,
@@ -281,22 +284,33 @@ pub fn parse_config(text: &str) -> Result<ImportPlan, ImportError> {
         input.validate().map_err(|e| invalid(e.to_string()))?;
         servers.push(input);
     }
-    // Inputs referenced from args or urls count too.
+    // Inputs referenced from the command, args, cwd or url count too; a password
+    // there would land in the database in plain text (only env vars and
+    // headers go to the keychain), so such a file is refused.
     for s in &servers {
         let texts: Vec<&str> = match &s.transport {
-            Transport::Stdio { args, command, .. } => args
+            Transport::Stdio {
+                args, command, cwd, ..
+            } => args
                 .iter()
                 .map(String::as_str)
                 .chain([command.as_str()])
+                .chain(cwd.as_deref())
                 .collect(),
             Transport::Http { url, .. } => vec![url.as_str()],
         };
         for i in &declared_inputs {
-            if texts
-                .iter()
-                .any(|t| t.contains(&format!("${{input:{}}}", i.id)))
-                && !used_inputs.contains(&i.id)
-            {
+            let placeholder = format!("${{input:{}}}", i.id);
+            if !texts.iter().any(|t| t.contains(&placeholder)) {
+                continue;
+            }
+            if i.password {
+                return Err(invalid(format!(
+                    "server {:?} uses the password input {:?} in its command, arguments, URL or working directory; Airlock keeps secrets only in env vars or headers (in the OS keychain): move it into `env` or `headers`",
+                    s.name, i.id
+                )));
+            }
+            if !used_inputs.contains(&i.id) {
                 used_inputs.push(i.id.clone());
             }
         }
@@ -425,6 +439,7 @@ impl ImportPlan {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExportedConfig {
     /// `{"mcpServers": {...}}` without any secret value.
     pub json: Value,

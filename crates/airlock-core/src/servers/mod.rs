@@ -41,6 +41,7 @@ pub enum DefinitionError {
 
 /// A stored value: plain text, or a reference to a keychain entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(untagged, deny_unknown_fields)]
 pub enum StoredValue {
     Plain { value: String },
@@ -55,6 +56,7 @@ impl StoredValue {
 
 /// A value as the user enters it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct InputValue {
     pub value: String,
     #[serde(default)]
@@ -79,12 +81,9 @@ impl InputValue {
 /// Transport of a server, generic over how values are held
 /// (`StoredValue` in the database, `InputValue` from a user, `String` once resolved).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "snake_case",
-    deny_unknown_fields,
-    bound(deserialize = "V: Deserialize<'de>")
-)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(deny_unknown_fields, bound(deserialize = "V: Deserialize<'de>"))]
 pub enum Transport<V> {
     Stdio {
         command: String,
@@ -148,6 +147,7 @@ impl<V> Transport<V> {
 
 /// A server as the user describes it (CLI flags, GUI form, imported file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ServerInput {
     pub name: String,
     pub transport: Transport<InputValue>,
@@ -155,6 +155,7 @@ pub struct ServerInput {
 
 /// A server as stored: no secret values, only references.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ServerDef {
     pub name: String,
     pub transport: Transport<StoredValue>,
@@ -295,9 +296,10 @@ impl ServerInput {
     }
 }
 
-/// Keychain reference for one secret value of a server.
-pub fn secret_ref(server: &str, kind: &str, key: &str) -> String {
-    format!("server/{server}/{kind}/{key}")
+/// Keychain reference for one secret value of a server in the data dir
+/// whose database has `instance` as its id.
+pub fn secret_ref(instance: &str, server: &str, kind: &str, key: &str) -> String {
+    format!("{instance}/server/{server}/{kind}/{key}")
 }
 
 #[cfg(test)]

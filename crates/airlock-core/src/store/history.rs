@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::{Store, StoreResult, MAX_PAGE};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ToolCallOutcome {
     /// The server returned a result.
@@ -35,6 +36,7 @@ impl ToolCallOutcome {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ToolCallRecord {
     pub id: i64,
     pub server: String,
@@ -61,6 +63,7 @@ pub struct HistoryQuery {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct HistoryPage {
     pub calls: Vec<ToolCallRecord>,
     /// Pass as `before_id` to get the next page; `None` on the last page.
@@ -68,6 +71,7 @@ pub struct HistoryPage {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LogLine {
     pub at: i64,
     pub source: String,
@@ -76,6 +80,7 @@ pub struct LogLine {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct AuditEvent {
     pub id: i64,
     pub at: i64,
@@ -85,6 +90,7 @@ pub struct AuditEvent {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ElicitationRecord {
     pub id: i64,
     pub server: String,
@@ -281,18 +287,34 @@ impl Store {
         Ok(())
     }
 
+    pub fn elicitation(&self, id: i64) -> StoreResult<Option<ElicitationRecord>> {
+        Ok(self
+            .elicitations_where("id = ?1", id, 1)?
+            .into_iter()
+            .next())
+    }
+
     pub fn elicitations(
         &self,
         server: Option<&str>,
         limit: u32,
     ) -> StoreResult<Vec<ElicitationRecord>> {
+        self.elicitations_where("(?1 IS NULL OR server_name = ?1)", server, limit)
+    }
+
+    fn elicitations_where(
+        &self,
+        clause: &str,
+        param: impl rusqlite::ToSql,
+        limit: u32,
+    ) -> StoreResult<Vec<ElicitationRecord>> {
         let conn = self.lock();
-        let mut stmt = conn.prepare(
+        let mut stmt = conn.prepare(&format!(
             "SELECT id, server_name, elicitation_id, mode, origin, message, url, registrable_domain, verdict,
                     warnings_json, state, created_at, updated_at
-             FROM elicitations WHERE (?1 IS NULL OR server_name = ?1) ORDER BY id DESC LIMIT ?2",
-        )?;
-        let rows = stmt.query_map(params![server, limit.clamp(1, MAX_PAGE)], |r| {
+             FROM elicitations WHERE {clause} ORDER BY id DESC LIMIT ?2"
+        ))?;
+        let rows = stmt.query_map(params![param, limit.clamp(1, MAX_PAGE)], |r| {
             let warnings: String = r.get(9)?;
             Ok(ElicitationRecord {
                 id: r.get(0)?,

@@ -13,6 +13,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
         2,
         include_str!("../../migrations/0002_elicitations_audit_logs.sql"),
     ),
+    (3, include_str!("../../migrations/0003_meta.sql")),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -130,6 +130,30 @@ impl Store {
             .query_row("PRAGMA user_version", [], |r| r.get(0))?)
     }
 
+    /// Unique id of this database (and so of this data dir).
+    pub fn instance_id(&self) -> StoreResult<String> {
+        Ok(self.lock().query_row(
+            "SELECT value FROM meta WHERE key = 'instance_id'",
+            [],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// Delete tool calls, elicitations and audit events older than `before_ms`.
+    pub fn prune_history(&self, before_ms: i64) -> StoreResult<usize> {
+        let conn = self.lock();
+        let mut n = conn.execute(
+            "DELETE FROM tool_calls WHERE started_at < ?1",
+            params![before_ms],
+        )?;
+        n += conn.execute(
+            "DELETE FROM elicitations WHERE created_at < ?1",
+            params![before_ms],
+        )?;
+        n += conn.execute("DELETE FROM audit_events WHERE at < ?1", params![before_ms])?;
+        Ok(n)
+    }
+
     // ----- servers -----
 
     pub fn insert_server(&self, name: &str, transport: &str, config_json: &str) -> StoreResult<()> {

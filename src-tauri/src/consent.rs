@@ -1,0 +1,353 @@
+//! The desktop's `Consent` port: an OS-native dialog for every URL
+//! elicitation, a desktop notification when the window is not focused, and
+//! the window's inbox. Whichever answers first decides.
+
+use std::sync::{Arc, RwLock};
+
+use airlock_core::elicitation::{
+    BoxFuture, Consent, ConsentDecision, ContinueDecision, UrlConsentRequest,
+};
+use airlock_core::url_safety::{elide_middle, neutralize_for_display, Inspection};
+use tauri::{AppHandle, Emitter, Manager};
+use tauri_plugin_dialog::{
+    DialogExt, MessageDialogButtons, MessageDialogKind, MessageDialogResult,
+};
+
+use crate::inbox::{Answer, Inbox, PendingKind, PendingView};
+use crate::settings::Settings;
+
+/// Button labels. Return activates the first button (Decline) and Escape or
+/// closing the dialog gives Cancel: only a deliberate click opens.
+pub const DECLINE_LABEL: &str = "Decline";
+pub const OPEN_LABEL: &str = "Open in browser";
+pub const CANCEL_LABEL: &str = "Cancel";
+/// Longest URL shown in a dialog or notification; the middle is elided
+/// (the window's inbox shows all of it).
+pub const DIALOG_URL_CHARS: usize = 400;
+/// Longest server message shown in a dialog or notification.
+pub const DIALOG_MESSAGE_CHARS: usize = 600;
+/// Event the window listens to for inbox changes.
+pub const INBOX_EVENT: &str = "airlock://inbox";
+
+pub fn dialog_title(server: &str) -> String {
+    format!(
+        "Airlock: {} asks to open a web page",
+        neutralize_for_display(server, 64)
+    )
+}
+
+/// The dialog body: domain first, then the full URL, the reason and every warning.
+/// `%` is doubled because the GTK dialog treats the text as a format string.
+pub fn dialog_body(message: &str, inspection: &Inspection) -> String {
+    let mut lines = Vec::new();
+    let domain = inspection
+        .registrable_domain
+        .as_deref()
+        .unwrap_or("(no domain)");
+    lines.push(format!("Domain:  {}", neutralize_for_display(domain, 253)));
+    if let Some(host) = &inspection.display_host {
+        if Some(host.as_str()) != inspection.registrable_domain.as_deref() {
+            lines.push(format!("Host:  {}", neutralize_for_display(host, 253)));
+        }
+    }
+    if let Some(url) = &inspection.url {
+        lines.push(format!(
+            "Full URL:  {}",
+            elide_middle(&neutralize_for_display(url, usize::MAX), DIALOG_URL_CHARS)
+        ));
+    }
+    lines.push(String::new());
+    lines.push(format!(
+        "Why:  {}",
+        neutralize_for_display(message, DIALOG_MESSAGE_CHARS)
+    ));
+    if !inspection.warnings.is_empty() {
+        lines.push(String::new());
+        for w in &inspection.warnings {
+            lines.push(format!("⚠ {}", w.describe()));
+        }
+    }
+    if let Some(reason) = &inspection.block_reason {
+        lines.push(String::new());
+        lines.push(format!("Blocked: {}", reason.describe()));
+    } else {
+        lines.push(String::new());
+        lines.push(
+            "Open in browser opens this page in your system browser; Airlock does not see what you do there."
+                .into(),
+        );
+    }
+    lines.join("\n").replace('%', "%%")
+}
+
+/// Text for a notification body: markup characters escaped (daemons render markup).
+pub fn notification_text(s: &str) -> String {
+    neutralize_for_display(s, DIALOG_MESSAGE_CHARS)
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+pub struct DesktopConsent {
+    pub app: AppHandle,
+    pub inbox: Arc<Inbox>,
+    pub settings: Arc<RwLock<Settings>>,
+}
+
+pub fn window_focused(app: &AppHandle) -> bool {
+    app.get_webview_window("main")
+        .and_then(|w| w.is_focused().ok())
+        .unwrap_or(false)
+}
+
+pub fn bring_forward(app: &AppHandle) {
+    if let Some(w) = app.get_webview_window("main") {
+        let _ = w.show();
+        let _ = w.unminimize();
+        let _ = w.set_focus();
+    }
+}
+
+/// Tell the window and the tray that the inbox changed.
+pub fn inbox_changed(app: &AppHandle, inbox: &Inbox) {
+    let _ = app.emit(INBOX_EVENT, inbox.len());
+    crate::tray::set_pending(app, inbox.len());
+}
+
+fn view(request: &UrlConsentRequest, kind: PendingKind) -> PendingView {
+    PendingView {
+        record_id: request.record_id,
+        kind,
+        server: request.server.clone(),
+        message: request.message.clone(),
+        inspection: request.inspection.clone(),
+        since_ms: airlock_core::store::now_ms(),
+    }
+}
+
+/// Show a notification with actions; each action maps to an inbox answer,
+/// `None` meaning "bring the window forward".
+fn notify(
+    app: &AppHandle,
+    inbox: &Arc<Inbox>,
+    record_id: i64,
+    kind: PendingKind,
+    summary: String,
+    body: String,
+    actions: Vec<(&'static str, String, Option<Answer>)>,
+) {
+    let app = app.clone();
+    let inbox = inbox.clone();
+    std::thread::spawn(move || {
+        let mut n = notify_rust::Notification::new();
+        n.appname("Airlock").summary(&summary).body(&body);
+        for (id, label, _) in &actions {
+            n.action(id, label);
+        }
+        let Ok(handle) = n.show() else { return };
+        handle.wait_for_action(
+            |action| match actions.iter().find(|(id, _, _)| *id == action) {
+                Some((_, _, Some(answer))) => {
+                    inbox.answer(record_id, kind, answer);
+                }
+                Some((_, _, None)) | None if action != "__closed" => bring_forward(&app),
+                _ => {}
+            },
+        );
+    });
+}
+
+impl DesktopConsent {
+    fn notifications_on(&self) -> bool {
+        self.settings
+            .read()
+            .map(|s| s.notifications)
+            .unwrap_or(true)
+    }
+
+    fn show_dialog(&self, request: &UrlConsentRequest) {
+        let app = self.app.clone();
+        let inbox = self.inbox.clone();
+        let record_id = request.record_id;
+        let title = dialog_title(&request.server);
+        let body = dialog_body(&request.message, &request.inspection);
+        // The blocking dialog must not run on the main (GTK) thread.
+        std::thread::spawn(move || {
+            let result = app
+                .dialog()
+                .message(body)
+                .title(title)
+                .kind(MessageDialogKind::Warning)
+                .buttons(MessageDialogButtons::YesNoCancelCustom(
+                    DECLINE_LABEL.into(),
+                    OPEN_LABEL.into(),
+                    CANCEL_LABEL.into(),
+                ))
+                .blocking_show_with_result();
+            let answer = match result {
+                MessageDialogResult::Custom(label) if label == OPEN_LABEL => "accept",
+                MessageDialogResult::Custom(label) if label == DECLINE_LABEL => "decline",
+                _ => "cancel",
+            };
+            inbox.answer(record_id, PendingKind::Consent, answer);
+        });
+    }
+}
+
+impl Consent for DesktopConsent {
+    fn ask_url<'a>(&'a self, request: &'a UrlConsentRequest) -> BoxFuture<'a, ConsentDecision> {
+        Box::pin(async move {
+            let Some(rx) = self.inbox.add(view(request, PendingKind::Consent)) else {
+                return ConsentDecision::Decline;
+            };
+            inbox_changed(&self.app, &self.inbox);
+            if self.notifications_on() && !window_focused(&self.app) {
+                let domain = request
+                    .inspection
+                    .registrable_domain
+                    .clone()
+                    .unwrap_or_else(|| "a web page".into());
+                let url = request.inspection.url.clone().unwrap_or_default();
+                // One-click approval only when nothing about the URL needs a closer look.
+                let actions = if request.inspection.warnings.is_empty() {
+                    vec![
+                        (
+                            "open",
+                            format!("Open {}", notification_text(&domain)),
+                            Some("accept"),
+                        ),
+                        ("decline", DECLINE_LABEL.to_owned(), Some("decline")),
+                    ]
+                } else {
+                    vec![("review", "Review".to_owned(), None)]
+                };
+                notify(
+                    &self.app,
+                    &self.inbox,
+                    request.record_id,
+                    PendingKind::Consent,
+                    format!(
+                        "{} asks you to open {}",
+                        notification_text(&request.server),
+                        notification_text(&domain)
+                    ),
+                    format!(
+                        "{}\n{}",
+                        notification_text(&request.message),
+                        notification_text(&elide_middle(&url, DIALOG_URL_CHARS))
+                    ),
+                    actions,
+                );
+            }
+            self.show_dialog(request);
+            let answer = rx.await.unwrap_or("cancel");
+            self.inbox.remove(request.record_id, PendingKind::Consent);
+            inbox_changed(&self.app, &self.inbox);
+            match answer {
+                "accept" => ConsentDecision::Accept,
+                "decline" => ConsentDecision::Decline,
+                _ => ConsentDecision::Cancel,
+            }
+        })
+    }
+
+    fn continue_or_cancel<'a>(
+        &'a self,
+        request: &'a UrlConsentRequest,
+    ) -> BoxFuture<'a, ContinueDecision> {
+        Box::pin(async move {
+            let Some(rx) = self.inbox.add(view(request, PendingKind::Late)) else {
+                return ContinueDecision::Cancel;
+            };
+            inbox_changed(&self.app, &self.inbox);
+            if self.notifications_on() {
+                let domain = request
+                    .inspection
+                    .registrable_domain
+                    .clone()
+                    .unwrap_or_else(|| "the page".into());
+                notify(
+                    &self.app,
+                    &self.inbox,
+                    request.record_id,
+                    PendingKind::Late,
+                    format!("Still waiting for {}", notification_text(&domain)),
+                    format!(
+                        "{} has not heard back yet. Continue if you finished in the browser.",
+                        notification_text(&request.server)
+                    ),
+                    vec![
+                        ("continue", "Continue".to_owned(), Some("continue")),
+                        ("cancel", CANCEL_LABEL.to_owned(), Some("cancel")),
+                    ],
+                );
+            }
+            // Removed on drop too: completion may win the race and drop this future.
+            struct Remove<'b>(&'b DesktopConsent, i64);
+            impl Drop for Remove<'_> {
+                fn drop(&mut self) {
+                    self.0.inbox.remove(self.1, PendingKind::Late);
+                    inbox_changed(&self.0.app, &self.0.inbox);
+                }
+            }
+            let _guard = Remove(self, request.record_id);
+            match rx.await.unwrap_or("cancel") {
+                "continue" => ContinueDecision::Continue,
+                _ => ContinueDecision::Cancel,
+            }
+        })
+    }
+}
+
+/// A blocked URL never reaches consent; the user still learns why.
+pub fn show_blocked(app: &AppHandle, server: &str, message: &str, inspection: &Inspection) {
+    let app = app.clone();
+    let title = format!(
+        "Airlock blocked a web page from {}",
+        neutralize_for_display(server, 64)
+    );
+    let body = dialog_body(message, inspection);
+    std::thread::spawn(move || {
+        app.dialog()
+            .message(body)
+            .title(title)
+            .kind(MessageDialogKind::Error)
+            .buttons(MessageDialogButtons::OkCustom("Close".into()))
+            .blocking_show();
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use airlock_core::url_safety::{inspect, Policy};
+
+    #[test]
+    fn body_puts_the_domain_first_and_escapes_format_characters() {
+        let i = inspect(
+            "https://accounts.google.com.evil.example/%s%n",
+            &Policy::default(),
+        );
+        let body = dialog_body("Sign in \u{202e}now %s", &i);
+        assert!(body.starts_with("Domain:  evil.example"), "{body}");
+        assert!(!body.contains('\u{202e}'));
+        assert!(!body.replace("%%", "").contains('%'), "{body}");
+    }
+
+    #[test]
+    fn a_huge_url_is_elided_in_the_middle() {
+        let url = format!("https://ok.example/{}", "a".repeat(7000));
+        let i = inspect(&url, &Policy::default());
+        let body = dialog_body("m", &i);
+        assert!(body.len() < 2000);
+        assert!(body.contains("https://ok.example/"));
+    }
+
+    #[test]
+    fn notification_text_is_not_markup() {
+        assert_eq!(
+            notification_text("<b>x</b> & y"),
+            "&lt;b&gt;x&lt;/b&gt; &amp; y"
+        );
+    }
+}
