@@ -27,11 +27,14 @@ cargo fmt --all -- --check
 section "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
 section "cargo test (real keychain, real MCP peers)"
-bash scripts/with-session.sh cargo test --workspace --locked --no-fail-fast
+bash scripts/with-session.sh cargo test --workspace --locked --no-fail-fast 2>&1 | tee -a "$log"
 
 section "official MCP conformance suite (client scenarios)"
-bash scripts/conformance.sh
+bash scripts/conformance.sh 2>&1 | tee -a "$log"
 
 section "TypeScript bindings match the Rust types"
 # `cargo test -p airlock-desktop` regenerates ui/src/lib/bindings; a diff means
@@ -44,3 +47,8 @@ if [[ -d .git ]] && { ! git diff --quiet -- ui/src/lib/bindings \
 fi
 
 section "done"
+# One closing line for everything above: cargo's test results and the
+# conformance checks.
+awk '/^test result:/ {p += $4; f += $6}
+     /^[0-9]+ passed, [0-9]+ failed$/ {p += $1; f += $3}
+     END {printf "summary: %d passed, %d failed\n", p, f}' "$log"

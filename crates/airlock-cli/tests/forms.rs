@@ -526,3 +526,42 @@ fn a_form_the_sdk_cannot_type_is_still_shown_on_the_request_path() {
         json!({"action": "accept", "content": {"ok": true, "tags": ["b"]}})
     );
 }
+
+/// 2025-11-25 request path: a URL elicitation without `url` or `elicitationId`,
+/// or in a mode Airlock did not declare, is answered -32602 and never reaches
+/// the user or the browser.
+#[test]
+fn an_invalid_url_elicitation_is_answered_with_invalid_params() {
+    let sb = Sandbox::new();
+    add_forms_peers(&sb);
+    for (args, what) in [
+        (json!({"drop": "url"}), "without url"),
+        (json!({"drop": "elicitation_id"}), "without elicitationId"),
+        (json!({"mode": "telepathy"}), "in an undeclared mode"),
+    ] {
+        let out = sb
+            .cmd()
+            .args([
+                "--consent",
+                "accept",
+                "--open",
+                "print",
+                "call",
+                "legacy",
+                "ask_url_raw",
+                "--args",
+                &args.to_string(),
+            ])
+            .run();
+        out.ok();
+        let text = out.stdout.trim();
+        assert!(
+            text.starts_with("error -32602: "),
+            "a URL elicitation {what} must get -32602: {out:?}"
+        );
+        assert!(
+            !text.contains("https://example.com/x\n") && !out.stdout.contains("\nhttps://"),
+            "nothing was opened: {out:?}"
+        );
+    }
+}

@@ -19,6 +19,7 @@ import sys
 import warnings
 
 from mcp import types
+from mcp.shared.message import ServerMessageMetadata
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types.version import is_version_at_least
 
@@ -65,6 +66,25 @@ def main() -> None:
     print("forms-peer ready", file=sys.stderr, flush=True)
     server.run("stdio")
 
+
+
+@server.tool()
+async def ask_url_raw(ctx: Context, drop: str = "", mode: str = "url") -> str:
+    """2025-11-25 only: send a URL elicitation/create with field `drop` left out
+    (or an undeclared `mode`), skipping the SDK's validation; report the answer."""
+    fields = {"message": "Sign in", "url": "https://example.com/x", "elicitation_id": "raw-1"}
+    fields.pop(drop, None)
+    params = types.ElicitRequestURLParams.model_construct(mode=mode, **fields)
+    try:
+        result = await ctx.session.send_request(
+            types.ElicitRequest(params=params),
+            types.ElicitResult,
+            metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+        )
+    except Exception as e:  # the client answered with a JSON-RPC error
+        error = getattr(e, "error", None)
+        return f"error {getattr(error, 'code', None)}: {getattr(error, 'message', str(e))}"
+    return _answer(result.action, getattr(result, "content", None))
 
 if __name__ == "__main__":
     main()
