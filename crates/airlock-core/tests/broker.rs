@@ -32,6 +32,18 @@ impl Consent for SlowConsent {
     }
 }
 
+/// Resident set of this process in kB (Linux).
+fn rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
 struct RecordingOpener(Mutex<Vec<String>>);
 impl Opener for RecordingOpener {
     fn open(&self, url: &str) -> Result<(), String> {
@@ -65,6 +77,7 @@ async fn a_flood_is_rate_limited_and_the_prompt_queue_stays_short() {
     });
     let opener = Arc::new(RecordingOpener(Mutex::new(Vec::new())));
     let (b, store, _dir) = broker(consent.clone(), opener.clone());
+    let rss_before = rss_kb();
     let mut waiting = Vec::new();
     for i in 0..10_000 {
         let b = b.clone();
@@ -105,6 +118,10 @@ async fn a_flood_is_rate_limited_and_the_prompt_queue_stays_short() {
         airlock_core::elicitation::DEFAULT_MAX_PENDING_PER_SERVER
     );
     assert_eq!(opener.0.lock().unwrap().len(), accepted);
+    // Memory stays flat: refused requests hold nothing once answered.
+    let grown_mb = rss_kb().saturating_sub(rss_before) / 1024;
+    println!("RSS growth over a flood of 10,000 URL elicitations: {grown_mb} MB");
+    assert!(grown_mb < 64, "memory grew by {grown_mb} MB");
     let rows = store.elicitations(Some("flood"), 1000).unwrap();
     assert!(rows.iter().any(|r| r.state == "rate_limited"));
     let audit = store.audit_events(Some("flood"), 1000).unwrap();

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Desktop benchmark: cold start of the built app until its main window is
+# mapped (a proxy for the first interactive frame: WebKit paints the embedded
+# page within a few frames of mapping), and idle memory (PSS of the app and
+# all its WebKit processes together) 5 s later, with the demo server
+# connected. Medians over N runs (default 5), under Xvfb inside a private
+# D-Bus session.
+#
+#   bash scripts/bench-desktop.sh [--runs N] [--debug]
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+runs=5
+profile=release
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --runs) runs=$2; shift 2 ;;
+    --debug) profile=debug; shift ;;
+    *) echo "usage: $0 [--runs N] [--debug]" >&2; exit 2 ;;
+  esac
+done
+if [[ "${_AIRLOCK_BENCH_INNER:-}" != 1 ]]; then
+  bash scripts/setup.sh >/dev/null
+  (cd ui && npm ci --no-audit --no-fund --loglevel=error >/dev/null && npm run --silent build >/dev/null)
+  flag=(); [[ $profile == release ]] && flag=(--release)
+  cargo build --locked -q "${flag[@]}" -p airlock-desktop -p airlock-demo-server
+  export _AIRLOCK_BENCH_INNER=1 AIRLOCK_SESSION_XVFB=1
+  exec bash scripts/with-session.sh bash "$0" --runs "$runs" $([[ $profile == debug ]] && echo --debug)
+fi
+
+target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+app="$target_dir/$profile/airlock-desktop"
+pss_tree() { # PSS in kB of a process and all its descendants
+  local pids total=0 p
+  pids=$(ps -e -o pid=,ppid= | awk -v root="$1" '
+    {parent[$1]=$2} END {n=1; keep[root]=1; changed=1
+      while (changed) {changed=0; for (p in parent) if (!(p in keep) && (parent[p] in keep)) {keep[p]=1; changed=1}}
+      for (p in keep) print p}')
+  for p in $pids; do
+    [[ -r /proc/$p/smaps_rollup ]] || continue
+    total=$((total + $(awk '/^Pss:/ {print $2}' /proc/$p/smaps_rollup)))
+  done
+  echo "$total"
+}
+starts=(); mems=()
+for i in $(seq "$runs"); do
+  data=$(mktemp -d); home=$(mktemp -d)
+  t0=$(date +%s%N)
+  HOME=$home AIRLOCK_DATA_DIR=$data "$app" >/dev/null 2>&1 &
+  pid=$!
+  # The demo server is configured and connected on first run.
+  for _ in $(seq 600); do
+    if xdotool search --onlyvisible --name '^Airlock' >/dev/null 2>&1; then break; fi
+    sleep 0.01
+  done
+  t1=$(date +%s%N)
+  sleep 5
+  mem=$(pss_tree "$pid")
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  rm -rf "$data" "$home"
+  starts+=($(( (t1 - t0) / 1000000 )))
+  mems+=($(( mem / 1024 )))
+  echo "run $i: window mapped after ${starts[-1]} ms, idle PSS ${mems[-1]} MB" >&2
+done
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+echo "airlock-desktop ($profile), $runs runs, demo server connected:"
+echo "  cold start to mapped window: median $(median "${starts[@]}") ms (runs: ${starts[*]})"
+echo "  idle memory, PSS of app + WebKit processes: median $(median "${mems[@]}") MB (runs: ${mems[*]})"
