@@ -1,28 +1,94 @@
-// The one place the UI talks to the Rust shell. Every command name and payload
-// type lives here, so the rest of the UI never calls `invoke` directly.
+// The one place the UI talks to the Rust shell. Every command name, argument
+// name and payload type lives here, so the rest of the UI never calls `invoke`
+// (or `listen`) directly. Types come from the bindings ts-rs generates from
+// src-tauri/src/commands.rs (`cargo test -p airlock-desktop`).
 import { invoke } from "@tauri-apps/api/core";
+import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 
-/** Mirrors `AppInfo` in src-tauri/src/commands.rs. */
-export interface AppInfo {
-  name: string;
-  version: string;
-}
+import type { ApiError as ApiErrorPayload } from "./bindings/ApiError";
+import type { AppInfo } from "./bindings/AppInfo";
+import type { AuditEvent } from "./bindings/AuditEvent";
+import type { CallOutcome } from "./bindings/CallOutcome";
+import type { Capabilities } from "./bindings/Capabilities";
+import type { ConnectionReport } from "./bindings/ConnectionReport";
+import type { CoreEvent } from "./bindings/CoreEvent";
+import type { ElicitationRecord } from "./bindings/ElicitationRecord";
+import type { HistoryFilter } from "./bindings/HistoryFilter";
+import type { HistoryPage } from "./bindings/HistoryPage";
+import type { ImportPlan } from "./bindings/ImportPlan";
+import type { Inspection } from "./bindings/Inspection";
+import type { LogLine } from "./bindings/LogLine";
+import type { PendingView } from "./bindings/PendingView";
+import type { ServerDef } from "./bindings/ServerDef";
+import type { ServerInput } from "./bindings/ServerInput";
+import type { ServerView } from "./bindings/ServerView";
+import type { Settings } from "./bindings/Settings";
+import type { JsonValue } from "./bindings/serde_json/JsonValue";
 
-/** A failed command, as a sentence a person can read. */
+export type {
+  AppInfo,
+  AuditEvent,
+  CallOutcome,
+  Capabilities,
+  ConnectionReport,
+  CoreEvent,
+  ElicitationRecord,
+  HistoryFilter,
+  HistoryPage,
+  ImportPlan,
+  Inspection,
+  JsonValue,
+  LogLine,
+  PendingView,
+  ServerDef,
+  ServerInput,
+  ServerView,
+  Settings,
+};
+export type { ConnStatus } from "./bindings/ConnStatus";
+export type { InputPrompt } from "./bindings/InputPrompt";
+export type { InputValue } from "./bindings/InputValue";
+export type { StoredValue } from "./bindings/StoredValue";
+export type { ToolCallOutcome } from "./bindings/ToolCallOutcome";
+export type { ToolCallRecord } from "./bindings/ToolCallRecord";
+export type { Transport } from "./bindings/Transport";
+export type { Warning } from "./bindings/Warning";
+export type { BlockReason } from "./bindings/BlockReason";
+
+/** Event names emitted by src-tauri (main.rs `CORE_EVENT`, consent.rs `INBOX_EVENT`). */
+const CORE_EVENT = "airlock://event";
+const INBOX_EVENT = "airlock://inbox";
+
+/** A failed command: the stable `code` from Rust and a sentence a person can read. */
 export class ApiError extends Error {
   readonly command: string;
+  readonly code: string;
 
   constructor(command: string, cause: unknown) {
-    super(`${command} failed: ${describe(cause)}`);
+    const payload = asPayload(cause);
+    super(payload.message);
     this.name = "ApiError";
     this.command = command;
+    this.code = payload.code;
   }
 }
 
-function describe(cause: unknown): string {
+function asPayload(cause: unknown): ApiErrorPayload {
+  if (typeof cause === "object" && cause !== null && "message" in cause) {
+    const c = cause as { code?: unknown; message?: unknown };
+    return {
+      code: typeof c.code === "string" ? c.code : "error",
+      message: String(c.message),
+    };
+  }
+  if (typeof cause === "string") return { code: "error", message: cause };
+  return { code: "error", message: JSON.stringify(cause) };
+}
+
+/** The message of any error, for display. */
+export function errorText(cause: unknown): string {
   if (cause instanceof Error) return cause.message;
-  if (typeof cause === "string") return cause;
-  return JSON.stringify(cause);
+  return asPayload(cause).message;
 }
 
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
@@ -33,6 +99,114 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
   }
 }
 
+// ----- app and settings -----
+
 export function appInfo(): Promise<AppInfo> {
-  return call<AppInfo>("app_info");
+  return call("app_info");
+}
+
+export function getSettings(): Promise<Settings> {
+  return call("get_settings");
+}
+
+export function saveSettings(settings: Settings): Promise<Settings> {
+  return call("save_settings", { settings });
+}
+
+// ----- servers -----
+
+export function listServers(): Promise<ServerView[]> {
+  return call("list_servers");
+}
+
+export function addServer(input: ServerInput): Promise<ServerDef> {
+  return call("add_server", { input });
+}
+
+export function updateServer(input: ServerInput): Promise<ServerDef> {
+  return call("update_server", { input });
+}
+
+export function removeServer(name: string): Promise<void> {
+  return call("remove_server", { name });
+}
+
+export function parseConfig(text: string): Promise<ImportPlan> {
+  return call("parse_config", { text });
+}
+
+export function importConfig(text: string, answers: Record<string, string>): Promise<string[]> {
+  return call("import_config", { text, answers });
+}
+
+export function connect(name: string): Promise<ConnectionReport> {
+  return call("connect", { name });
+}
+
+export function disconnect(name: string): Promise<void> {
+  return call("disconnect", { name });
+}
+
+export function serverLogs(name: string, limit: number): Promise<LogLine[]> {
+  return call("server_logs", { name, limit });
+}
+
+export function serverDetails(name: string): Promise<Capabilities> {
+  return call("server_details", { name });
+}
+
+export function callTool(
+  server: string,
+  tool: string,
+  args: { [key: string]: JsonValue },
+): Promise<CallOutcome> {
+  return call("call_tool", { server, tool, arguments: args });
+}
+
+// ----- history -----
+
+export function history(filter: HistoryFilter): Promise<HistoryPage> {
+  return call("history", { filter });
+}
+
+export function elicitations(server: string | null, limit: number): Promise<ElicitationRecord[]> {
+  return call("elicitations", { server, limit });
+}
+
+export function auditEvents(server: string | null, limit: number): Promise<AuditEvent[]> {
+  return call("audit_events", { server, limit });
+}
+
+// ----- elicitations waiting for the user -----
+
+export function pending(): Promise<PendingView[]> {
+  return call("pending");
+}
+
+export type ConsentAnswer = "accept" | "decline" | "cancel";
+export type LateAnswer = "continue" | "cancel";
+
+/** `false` when nobody waits for this answer any more (answered elsewhere). */
+export function answerConsent(recordId: number, answer: ConsentAnswer): Promise<boolean> {
+  return call("answer_consent", { recordId, answer });
+}
+
+export function answerLate(recordId: number, answer: LateAnswer): Promise<boolean> {
+  return call("answer_late", { recordId, answer });
+}
+
+export function urlCheck(url: string): Promise<Inspection> {
+  return call("url_check", { url });
+}
+
+// ----- events -----
+
+/** Status changes, log lines and elicitation transitions. */
+export function onCoreEvent(handler: (event: CoreEvent) => void): Promise<UnlistenFn> {
+  return listen<CoreEvent>(CORE_EVENT, (e) => handler(e.payload));
+}
+
+/** The inbox changed; the payload is the number of waiting items. */
+export function onInboxChanged(handler: (count: number) => void): Promise<UnlistenFn> {
+  return listen<number>(INBOX_EVENT, (e) => handler(e.payload));
 }

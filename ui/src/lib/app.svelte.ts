@@ -1,0 +1,113 @@
+// Shared, reactive app state: servers with live status, the inbox of waiting
+// elicitations, the current page, and counters that pages watch to refetch
+// when the core reports a change.
+import * as api from "./api";
+import type { AppInfo, CoreEvent, PendingView, ServerView } from "./api";
+
+export type Page = "servers" | "elicitations" | "history" | "settings";
+
+export type Route =
+  | { page: "servers" }
+  | { page: "server"; name: string; tab?: ServerTab }
+  | { page: "elicitations" }
+  | { page: "history" }
+  | { page: "settings" };
+
+export type ServerTab = "tools" | "prompts" | "resources" | "logs";
+
+class AppState {
+  info = $state<AppInfo | null>(null);
+  servers = $state<ServerView[]>([]);
+  serversLoaded = $state(false);
+  serversError = $state<string | null>(null);
+  pending = $state<PendingView[]>([]);
+  route = $state<Route>({ page: "servers" });
+  /** Wall clock, ticking every second, for elapsed times. */
+  now = $state(Date.now());
+  /** Bumped on every elicitation transition. */
+  elicitationTick = $state(0);
+  /** Per server: bumped on every log line. */
+  logTicks = $state<Record<string, number>>({});
+  /** A short message shown at the bottom (saved, removed...). */
+  toast = $state<{ text: string; tone: "ok" | "bad"; id: number } | null>(null);
+
+  consentCount = $derived(this.pending.filter((p) => p.kind === "consent").length);
+
+  #started = false;
+  #toastTimer: ReturnType<typeof setTimeout> | undefined;
+
+  get page(): Page {
+    return this.route.page === "server" ? "servers" : this.route.page;
+  }
+
+  go(route: Route): void {
+    this.route = route;
+  }
+
+  notify(text: string, tone: "ok" | "bad" = "ok"): void {
+    clearTimeout(this.#toastTimer);
+    this.toast = { text, tone, id: Date.now() };
+    this.#toastTimer = setTimeout(() => {
+      this.toast = null;
+    }, 5000);
+  }
+
+  async start(): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
+    setInterval(() => {
+      this.now = Date.now();
+    }, 1000);
+    await Promise.all([
+      api.onCoreEvent((e) => this.#onEvent(e)),
+      api.onInboxChanged(() => void this.refreshPending()),
+    ]).catch(() => undefined);
+    api
+      .appInfo()
+      .then((i) => (this.info = i))
+      .catch(() => undefined);
+    await Promise.all([this.refreshServers(), this.refreshPending()]);
+  }
+
+  async refreshServers(): Promise<void> {
+    try {
+      this.servers = await api.listServers();
+      this.serversError = null;
+    } catch (e) {
+      this.serversError = api.errorText(e);
+    } finally {
+      this.serversLoaded = true;
+    }
+  }
+
+  async refreshPending(): Promise<void> {
+    try {
+      this.pending = await api.pending();
+    } catch {
+      // The next inbox event retries.
+    }
+  }
+
+  server(name: string): ServerView | undefined {
+    return this.servers.find((s) => s.def.name === name);
+  }
+
+  #onEvent(e: CoreEvent): void {
+    switch (e.kind) {
+      case "status": {
+        const s = this.servers.find((v) => v.def.name === e.server);
+        if (s) s.status = e.status;
+        else void this.refreshServers();
+        break;
+      }
+      case "log":
+        this.logTicks[e.server] = (this.logTicks[e.server] ?? 0) + 1;
+        break;
+      case "elicitation":
+        this.elicitationTick += 1;
+        break;
+    }
+  }
+}
+
+export const app = new AppState();

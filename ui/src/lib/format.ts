@@ -1,0 +1,237 @@
+// Pure helpers for display: times, statuses, warnings, server definitions.
+import type { BlockReason, ConnStatus, ServerDef, StoredValue, Warning } from "./api";
+
+/** Keep the start and the end of a long string, with "…" in the middle. */
+export function elideMiddle(text: string, max: number): string {
+  const chars = Array.from(text);
+  if (chars.length <= max) return text;
+  const keep = max - 1;
+  const head = Math.ceil(keep * 0.6);
+  const tail = keep - head;
+  return chars.slice(0, head).join("") + "…" + chars.slice(chars.length - tail).join("");
+}
+
+/** Cut a string to `max` characters with a trailing "…". */
+export function truncate(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : chars.slice(0, max - 1).join("") + "…";
+}
+
+const pad = (n: number): string => String(n).padStart(2, "0");
+
+/** Local date and time, e.g. "2026-12-02 15:04:05". */
+export function dateTime(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** Local time of day, e.g. "15:04:05". */
+export function timeOfDay(ms: number): string {
+  const d = new Date(ms);
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** "4 s", "2 min 05 s", "1 h 03 min". */
+export function elapsed(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${pad(s % 60)} s`;
+  return `${Math.floor(m / 60)} h ${pad(m % 60)} min`;
+}
+
+export function duration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}
+
+/** "2026-12-02" (an <input type=date> value) to the start of that local day. */
+export function dayStart(value: string): number | null {
+  if (!value) return null;
+  const [y, m, d] = value.split("-").map(Number);
+  if (!y || !m || !d) return null;
+  return new Date(y, m - 1, d).getTime();
+}
+
+/** The end (exclusive) of that local day. */
+export function dayEnd(value: string): number | null {
+  const start = dayStart(value);
+  if (start === null) return null;
+  const d = new Date(start);
+  return new Date(d.getFullYear(), d.getMonth(), d.getDate() + 1).getTime();
+}
+
+export type StatusTone = "ok" | "busy" | "bad" | "idle";
+
+export function statusTone(status: ConnStatus): StatusTone {
+  switch (status.state) {
+    case "ready":
+      return "ok";
+    case "connecting":
+    case "reconnecting":
+      return "busy";
+    case "failed":
+      return "bad";
+    default:
+      return "idle";
+  }
+}
+
+export function statusLabel(status: ConnStatus): string {
+  switch (status.state) {
+    case "disconnected":
+      return "Disconnected";
+    case "connecting":
+      return "Connecting…";
+    case "ready":
+      return `Ready · MCP ${status.protocol_version}`;
+    case "failed":
+      return "Failed";
+    case "reconnecting":
+      return `Reconnecting (attempt ${status.attempt})`;
+  }
+}
+
+/** The reason that goes with a status, if any. */
+export function statusDetail(status: ConnStatus): string | null {
+  switch (status.state) {
+    case "failed":
+      return status.reason;
+    case "reconnecting": {
+      const wait = Math.round(status.retry_in_ms / 1000);
+      return `${status.reason} — next try in ${wait} s`;
+    }
+    default:
+      return null;
+  }
+}
+
+/** One line describing how a server is started or reached. */
+export function transportSummary(def: ServerDef): string {
+  const t = def.transport;
+  if (t.type === "http") return t.url;
+  return [t.command, ...t.args].map(quoteArg).join(" ");
+}
+
+function quoteArg(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : JSON.stringify(arg);
+}
+
+export function isSecret(value: StoredValue): value is { secret_ref: string } {
+  return "secret_ref" in value;
+}
+
+/** The sentence shown for each URL warning. */
+export function warningText(w: Warning): string {
+  switch (w) {
+    case "not_https":
+      return "This page is not encrypted (http, not https): others on the network could read or change it.";
+    case "punycode":
+      return "The address contains international characters (Punycode) that can imitate a different, familiar site.";
+    case "ip_literal":
+      return "The address is a bare IP number instead of a domain name, so you cannot tell who runs it.";
+    case "local_address":
+      return "The address points to this computer or your local network, not to a public website.";
+    case "userinfo":
+      return "The address contains a user name or password before the host, a trick to make it look like another site.";
+    case "non_default_port":
+      return "The address uses an unusual port number, which ordinary websites rarely do.";
+    case "hidden_characters":
+      return "The address contains invisible or look-alike characters that can disguise where it really goes.";
+  }
+}
+
+export function blockText(reason: BlockReason): string {
+  switch (reason) {
+    case "scheme_not_allowed":
+      return "This kind of address (not a web page) is never opened.";
+    case "insecure_scheme":
+      return "Unencrypted http addresses are only allowed for this computer.";
+    case "unparseable":
+      return "This is not a valid web address.";
+    case "too_long":
+      return "This address is too long to check.";
+  }
+}
+
+/** Names that usually carry a secret (mirrors `looks_secret` in airlock-core). */
+const SECRET_WORDS = new Set([
+  "TOKEN",
+  "SECRET",
+  "KEY",
+  "APIKEY",
+  "PASSWORD",
+  "PASSWD",
+  "PASS",
+  "PAT",
+  "CREDENTIAL",
+  "CREDENTIALS",
+  "AUTH",
+  "AUTHORIZATION",
+  "COOKIE",
+  "PRIVATE",
+  "SESSION",
+  "BEARER",
+]);
+
+export function looksSecret(name: string): boolean {
+  const upper = name.toUpperCase();
+  return (
+    upper.split(/[^A-Z0-9]/).some((w) => SECRET_WORDS.has(w)) ||
+    upper.endsWith("TOKEN") ||
+    upper.endsWith("APIKEY") ||
+    upper.endsWith("SECRET")
+  );
+}
+
+/** Elicitation record states, in words. */
+export function stateLabel(state: string): string {
+  const labels: Record<string, string> = {
+    requested: "Waiting for you",
+    accepted: "Accepted",
+    opened: "Opened in browser",
+    open_failed: "Browser failed to open",
+    completed: "Completed",
+    late: "Late",
+    continued: "Continued",
+    declined: "Declined",
+    cancelled: "Cancelled",
+    expired: "Expired",
+    blocked: "Blocked",
+    rate_limited: "Rate limited",
+    invalid_schema: "Invalid form",
+    connection_lost: "Connection lost",
+  };
+  return labels[state] ?? state;
+}
+
+export function stateTone(state: string): StatusTone {
+  switch (state) {
+    case "completed":
+    case "continued":
+      return "ok";
+    case "requested":
+    case "accepted":
+    case "opened":
+    case "late":
+      return "busy";
+    case "blocked":
+    case "rate_limited":
+    case "open_failed":
+    case "expired":
+    case "invalid_schema":
+    case "connection_lost":
+      return "bad";
+    default:
+      return "idle";
+  }
+}
+
+/** Pretty JSON for display (always as text). */
+export function prettyJson(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
