@@ -365,3 +365,65 @@ fn failures_lose_nothing_and_do_not_break_other_servers() {
         "the two failed calls are recorded"
     );
 }
+
+/// A stdio server does not outlive Airlock, even when Airlock is killed
+/// (SIGKILL runs no destructors).
+#[test]
+fn a_killed_airlock_takes_its_stdio_servers_down() {
+    let sb = Sandbox::new();
+    let pidfile = sb.dir().join("pid");
+    sb.run(&[
+        "servers",
+        "add",
+        "silent",
+        "--command",
+        "sh",
+        "--",
+        "-c",
+        &format!(
+            "echo $$ > '{}'; exec python3 '{}' silent",
+            pidfile.display(),
+            bad_server().display()
+        ),
+    ])
+    .ok();
+    let mut airlock = std::process::Command::new(airlock_bin())
+        .arg("--data-dir")
+        .arg(&sb.data)
+        .args(["--connect-timeout", "60", "connect", "silent"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("airlock starts");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let server_pid = loop {
+        if let Some(pid) = std::fs::read_to_string(&pidfile)
+            .ok()
+            .and_then(|t| t.trim().parse::<u32>().ok())
+        {
+            break pid;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let proc_dir = std::path::PathBuf::from(format!("/proc/{server_pid}"));
+    assert!(proc_dir.exists(), "the server runs while Airlock does");
+    airlock.kill().expect("SIGKILL airlock");
+    let _ = airlock.wait();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    // Gone, or a zombie nobody reaps in this container: either way not running.
+    while proc_dir.exists()
+        && !std::fs::read_to_string(proc_dir.join("stat"))
+            .map(|s| s.contains(") Z "))
+            .unwrap_or(true)
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the stdio server outlived Airlock"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -540,6 +540,7 @@ pub async fn connect(
             } => {
                 let mut cmd = tokio::process::Command::new(command);
                 cmd.args(args).envs(env.iter()).kill_on_drop(true);
+                stop_with_parent(&mut cmd);
                 if let Some(cwd) = cwd {
                     cmd.current_dir(cwd);
                 }
@@ -680,6 +681,25 @@ pub async fn connect(
         stderr_tail,
     })
 }
+
+/// A stdio server must not outlive Airlock, even when Airlock is killed or
+/// exits without running destructors (`kill_on_drop` only covers drops).
+#[cfg(target_os = "linux")]
+fn stop_with_parent(cmd: &mut tokio::process::Command) {
+    // SAFETY: the closure runs in the forked child before exec and only calls
+    // prctl, which is async-signal-safe; it touches no memory of the parent.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn stop_with_parent(_cmd: &mut tokio::process::Command) {}
 
 /// Headers that the transport owns; a user may not set them.
 pub const RESERVED_HEADERS: &[&str] = &[
