@@ -36,6 +36,9 @@ bash scripts/with-session.sh cargo test --workspace --locked --no-fail-fast 2>&1
 section "official MCP conformance suite (client scenarios)"
 bash scripts/conformance.sh 2>&1 | tee -a "$log"
 
+section "desktop end-to-end (tests/e2e: the real app under Xvfb via WebDriver)"
+bash scripts/e2e.sh 2>&1 | tee -a "$log"
+
 section "TypeScript bindings match the Rust types"
 # `cargo test -p airlock-desktop` regenerates ui/src/lib/bindings; a diff means
 # someone changed a Rust type without committing the new bindings.
@@ -51,4 +54,6 @@ section "done"
 # conformance checks.
 awk '/^test result:/ {p += $4; f += $6}
      /^[0-9]+ passed, [0-9]+ failed$/ {p += $1; f += $3}
+     NF == 3 && ($1 == "#" || $1 == "ℹ") && $2 == "pass" && $3 ~ /^[0-9]+$/ {p += $3}
+     NF == 3 && ($1 == "#" || $1 == "ℹ") && $2 == "fail" && $3 ~ /^[0-9]+$/ {f += $3}
      END {printf "summary: %d passed, %d failed\n", p, f}' "$log"

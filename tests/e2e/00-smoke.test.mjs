@@ -1,0 +1,48 @@
+// Smoke: on a first run the window renders with the bundled demo server
+// configured and connected, every page of the sidebar opens, and at the
+// minimum window size (900×600) nothing scrolls sideways.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+
+import { App, waitFor } from './lib/harness.mjs';
+import { PAGES, goTo, waitServerState } from './lib/steps.mjs';
+
+let app;
+after(() => app?.close());
+
+test('the window renders at 900×600 without horizontal scrollbars', { timeout: 90_000 }, async () => {
+  // A first run: Airlock configures its demo server (it sits next to the binary).
+  app = await App.launch('00-smoke-900x600', { demo: true });
+  const { b } = app;
+  const demo = await waitServerState(app, 'demo', 'ready');
+  assert.match(demo.text, /Ready/);
+
+  assert.equal(await b.getTitle(), 'Airlock');
+  await b.setWindowSize(900, 600);
+  await waitFor('the viewport to be 900×600', async () => {
+    const [w, h] = await b.execute(() => [window.innerWidth, window.innerHeight]);
+    return w === 900 && h === 600;
+  });
+
+  for (const page of PAGES) {
+    await goTo(app, page);
+    await app.shot(`page-${page}`);
+    const overflow = await b.execute(() => {
+      const doc = document.documentElement;
+      const wide = [];
+      for (const el of document.querySelectorAll('body *')) {
+        const style = getComputedStyle(el);
+        const scrolls = style.overflowX === 'auto' || style.overflowX === 'scroll';
+        if (scrolls && el.scrollWidth > el.clientWidth + 1 && el.tagName !== 'PRE' && el.tagName !== 'TEXTAREA') {
+          wide.push(`${el.tagName.toLowerCase()}.${el.className || ''}[${el.getAttribute('data-testid') || ''}] ${el.scrollWidth}>${el.clientWidth}`);
+        }
+      }
+      return { scrollWidth: doc.scrollWidth, clientWidth: doc.clientWidth, wide };
+    });
+    assert.ok(
+      overflow.scrollWidth <= overflow.clientWidth,
+      `${page}: the document scrolls sideways at 900×600 (scrollWidth ${overflow.scrollWidth} > clientWidth ${overflow.clientWidth})`,
+    );
+    assert.deepEqual(overflow.wide, [], `${page}: a scrolling container is wider than its box at 900×600`);
+  }
+});

@@ -1,0 +1,165 @@
+// GUI steps shared by the tests: they drive the window the way a person
+// does (sidebar, forms, buttons), through the UI's data-testid hooks.
+import assert from 'node:assert/strict';
+
+import { sleep, waitFor } from './harness.mjs';
+
+export const PAGES = ['servers', 'elicitations', 'history', 'settings'];
+
+export async function goTo(app, page) {
+  await app.click(`nav-${page}`);
+  await waitFor(`the ${page} page`, () => app.b.execute((p) => document.querySelector(`[data-testid="nav-${p}"]`)?.getAttribute('aria-current') === 'page', page));
+}
+
+/** Replace an input's value the way typing does (fires input events). */
+export async function fill(app, testid, value) {
+  const el = await app.waitExists(testid);
+  await el.waitForDisplayed();
+  await el.clearValue();
+  // WebKitWebDriver drops "\n" in typed text: press Enter between lines.
+  const lines = value.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (i > 0) await el.addValue('\uE007');
+    if (lines[i] !== '') await el.addValue(lines[i]);
+  }
+  const got = await el.getValue();
+  assert.equal(got, value, `${testid} holds what was typed`);
+}
+
+/**
+ * Add a server through the form on the Servers page.
+ * stdio: { name, command, args: [] }; http: { name, url, headers: [{ key, value, secret }] }.
+ * `beforeSubmit` runs with the form filled in (e.g. for a screenshot).
+ */
+export async function addServer(app, server, { beforeSubmit } = {}) {
+  await goTo(app, 'servers');
+  await app.click('add-server');
+  await app.waitExists('server-form');
+  await fill(app, 'server-form-name', server.name);
+  if (server.url) {
+    await app.click('server-form-transport-http');
+    await fill(app, 'server-form-url', server.url);
+  } else {
+    await app.click('server-form-transport-stdio');
+    await fill(app, 'server-form-command', server.command);
+    await fill(app, 'server-form-args', (server.args || []).join('\n'));
+  }
+  const rows = server.headers || server.env || [];
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    await app.click('server-form-add-row');
+    await fill(app, `server-form-key-${i}`, r.key);
+    await fill(app, `server-form-value-${i}`, r.value);
+    const toggle = await app.waitExists(`server-form-secret-${i}`);
+    if ((await toggle.isSelected()) !== !!r.secret) await toggle.click();
+    assert.equal(await toggle.isSelected(), !!r.secret, `the secret toggle of ${r.key} is ${r.secret ? 'on' : 'off'}`);
+  }
+  if (beforeSubmit) await beforeSubmit();
+  await app.click('server-form-submit');
+  await waitFor('the form to close', async () => !(await app.exists('server-form')), { timeout: 15000 });
+}
+
+/** Wait until the server's status pill says `state` (ready by default); returns the pill text. */
+export async function waitServerState(app, name, state = 'ready', timeout = 30000) {
+  await goTo(app, 'servers');
+  await app.waitExists(`server-row-${name}`, timeout);
+  return waitFor(`${name} to be ${state}`, async () => {
+    const s = await app.b.execute((n) => {
+      const el = document.querySelector(`[data-testid="status-${n}"]`);
+      return el ? { state: el.getAttribute('data-state'), text: el.textContent.trim() } : null;
+    }, name);
+    return s && s.state === state ? s : null;
+  }, { timeout });
+}
+
+/** Open a server's page and select one of its tools. */
+export async function openTool(app, server, tool) {
+  await goTo(app, 'servers');
+  await app.click(`details-${server}`);
+  await app.click(`tool-${tool}`, 30000);
+  await app.waitExists('tool-runner');
+  await app.waitExists('run-tool');
+}
+
+/** Fill the tool form's arguments ({name: value}) and press Run. */
+export async function runTool(app, args = {}) {
+  for (const [k, v] of Object.entries(args)) {
+    await fill(app, `arg-${k}`, String(v));
+  }
+  await app.click('run-tool');
+}
+
+/**
+ * Wait for the tool runner to show an outcome (a result or an error) matching
+ * `predicate`; returns its text.
+ */
+export async function toolResult(app, predicate = () => true, timeout = 30000) {
+  return waitFor('the tool result', async () => {
+    const r = await app.b.execute(() => {
+      const body = document.querySelector('[data-testid="tool-result-body"]');
+      const err = document.querySelector('[data-testid="tool-error"]');
+      // In view for the screenshots that follow.
+      (body || err)?.scrollIntoView({ block: 'center' });
+      return body ? body.textContent : err ? `error: ${err.textContent}` : null;
+    });
+    return r !== null && predicate(r) ? r : null;
+  }, { timeout });
+}
+
+/** Pending cards in the inbox: [{ id, kind: 'consent'|'late', text, domain }]. */
+export async function pendingCards(app) {
+  return app.b.execute(() => [...document.querySelectorAll('[data-testid^="pending-"]')]
+    .filter((e) => /^pending-\d+$/.test(e.getAttribute('data-testid')))
+    .map((e) => ({
+      id: Number(e.getAttribute('data-testid').slice('pending-'.length)),
+      kind: e.querySelector('[data-testid^="continue-"]') ? 'late' : 'consent',
+      text: e.textContent,
+      domain: e.querySelector('[data-testid="registrable-domain"]')?.textContent.trim() ?? null,
+    })));
+}
+
+export async function waitPendingCard(app, predicate = () => true, timeout = 20000) {
+  await goTo(app, 'elicitations');
+  return waitFor('a pending card', async () => (await pendingCards(app)).find(predicate), { timeout });
+}
+
+// The labels the UI shows for each state (ui/src/lib/format.ts stateLabel).
+const STATE_LABELS = {
+  requested: 'Waiting for you',
+  accepted: 'Accepted',
+  opened: 'Opened in browser',
+  open_failed: 'Browser failed to open',
+  completed: 'Completed',
+  late: 'Late',
+  continued: 'Continued',
+  declined: 'Declined',
+  cancelled: 'Cancelled',
+  expired: 'Expired',
+  blocked: 'Blocked',
+};
+
+/** Rows of the elicitations history: [{ id, state, label, text }]. */
+export async function elicitationRows(app) {
+  const rows = await app.b.execute(() => [...document.querySelectorAll('[data-testid^="elicitation-row-"]')]
+    .map((e) => ({
+      id: Number(e.getAttribute('data-testid').slice('elicitation-row-'.length)),
+      state: e.getAttribute('data-state'),
+      label: (e.querySelector('.c-state') || e.querySelector('.pill'))?.textContent.trim() ?? '',
+      text: e.textContent,
+    })));
+  for (const r of rows) {
+    if (!r.state) r.state = Object.keys(STATE_LABELS).find((k) => STATE_LABELS[k] === r.label) ?? r.label;
+  }
+  return rows;
+}
+
+export async function waitElicitationState(app, id, state, timeout = 20000) {
+  await goTo(app, 'elicitations');
+  return waitFor(`elicitation ${id} to show ${state}`, async () => (await elicitationRows(app)).find((r) => r.id === id && r.state === state), { timeout });
+}
+
+/** Wait until nothing new reaches the browser recorder for a while; returns what it got. */
+export async function settleOpened(app, ms = 1500) {
+  await sleep(ms);
+  return app.opened();
+}
