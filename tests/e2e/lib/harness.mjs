@@ -21,10 +21,14 @@ const execFileP = promisify(execFile);
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'e2e');
+// Where cargo put the binaries: CARGO_TARGET_DIR (CI keeps it outside the clone) or ./target.
+const TARGET_DIR = process.env.CARGO_TARGET_DIR
+  ? path.resolve(ROOT, process.env.CARGO_TARGET_DIR)
+  : path.join(ROOT, 'target');
 export const BIN = {
-  desktop: path.join(ROOT, 'target/debug/airlock-desktop'),
-  cli: path.join(ROOT, 'target/debug/airlock'),
-  demo: path.join(ROOT, 'target/debug/airlock-demo-server'),
+  desktop: path.join(TARGET_DIR, 'debug/airlock-desktop'),
+  cli: path.join(TARGET_DIR, 'debug/airlock'),
+  demo: path.join(TARGET_DIR, 'debug/airlock-demo-server'),
   python: path.join(ROOT, 'tests/peers/.venv/bin/python'),
   pyServer: path.join(ROOT, 'tests/peers/py_server.py'),
   everything: path.join(ROOT, 'tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js'),
