@@ -22,6 +22,7 @@ const COMMANDS: &[&str] = &[
     "pending",
     "answer_consent",
     "answer_late",
+    "answer_form",
     "url_check",
 ];
 

@@ -5,12 +5,14 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
+use airlock_core::elicitation::form::{FieldError, FormSchema};
+use airlock_core::elicitation::FormAnswer;
 use airlock_core::mcp::ConnStatus;
 use airlock_core::servers::{parse_config as parse, ImportPlan, ServerDef, ServerInput};
 use airlock_core::store::{
     AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine, ToolCallOutcome,
 };
-use airlock_core::url_safety::{inspect, Inspection, Policy};
+use airlock_core::url_safety::{inspect, neutralize_for_display, Inspection, Policy};
 use airlock_core::{Airlock, CallOutcome, ConnectionReport, CoreError};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, State};
@@ -31,6 +33,10 @@ pub struct AppState {
 pub struct ApiError {
     pub code: String,
     pub message: String,
+    /// `invalid_form` only: what is wrong with each field, by property name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub fields: Option<Vec<FieldError>>,
 }
 
 impl From<CoreError> for ApiError {
@@ -38,6 +44,7 @@ impl From<CoreError> for ApiError {
         ApiError {
             code: e.code().to_owned(),
             message: e.to_string(),
+            fields: None,
         }
     }
 }
@@ -46,6 +53,29 @@ fn bad(message: impl Into<String>) -> ApiError {
     ApiError {
         code: "bad_input".into(),
         message: message.into(),
+        fields: None,
+    }
+}
+
+/// The answers of a form that do not fit it, as one readable sentence per
+/// field ("Age must be at least 0") and field by field for the UI.
+fn invalid_form(schema: Option<&FormSchema>, errors: Vec<FieldError>) -> ApiError {
+    let label = |name: &str| match schema.and_then(|s| s.field(name)) {
+        Some(f) => f.label(),
+        None => neutralize_for_display(name, 128),
+    };
+    let lines: Vec<String> = errors
+        .iter()
+        .map(|e| format!("{} {}", label(&e.field), e.message))
+        .collect();
+    ApiError {
+        code: "invalid_form".into(),
+        message: format!(
+            "Nothing was sent: {}. Fix {} and try again.",
+            lines.join("; "),
+            if errors.len() == 1 { "it" } else { "them" }
+        ),
+        fields: Some(errors),
     }
 }
 
@@ -279,6 +309,34 @@ pub fn answer_late(state: State<'_, AppState>, record_id: i64, answer: String) -
     Ok(state.inbox.answer(record_id, PendingKind::Late, answer))
 }
 
+/// The answer to a form: "accept" with `content` (a JSON object of the
+/// answers), "decline" or "cancel" (`content` ignored). An accept is checked
+/// against the form first; when it does not fit, the error lists each field
+/// (`invalid_form`) and the form stays pending. `false` when nobody waits
+/// for this answer any more.
+#[tauri::command]
+pub fn answer_form(
+    state: State<'_, AppState>,
+    record_id: i64,
+    action: String,
+    content: Option<serde_json::Value>,
+) -> ApiResult<bool> {
+    let answer = match action.as_str() {
+        "accept" => match content {
+            Some(serde_json::Value::Object(m)) => FormAnswer::Accept(m),
+            None | Some(serde_json::Value::Null) => FormAnswer::Accept(Default::default()),
+            Some(_) => return Err(bad("the answers of a form must be a JSON object")),
+        },
+        "decline" => FormAnswer::Decline,
+        "cancel" => FormAnswer::Cancel,
+        _ => return Err(bad("action must be accept, decline or cancel")),
+    };
+    state
+        .inbox
+        .answer_form(record_id, answer)
+        .map_err(|errors| invalid_form(state.inbox.form(record_id).as_ref(), errors))
+}
+
 #[tauri::command]
 pub fn url_check(state: State<'_, AppState>, url: String) -> Inspection {
     let allow = state
@@ -317,8 +375,39 @@ pub const COMMANDS: &[&str] = &[
     "pending",
     "answer_consent",
     "answer_late",
+    "answer_form",
     "url_check",
 ];
+
+#[cfg(test)]
+mod form_errors {
+    use airlock_core::elicitation::form::parse_schema;
+    use serde_json::json;
+
+    #[test]
+    fn invalid_form_names_each_field_by_its_label_and_keeps_the_list() {
+        let schema = parse_schema(&json!({"properties": {
+            "age": {"type": "integer", "title": "Your age", "minimum": 0},
+            "name": {"type": "string"}
+        }, "required": ["name"]}))
+        .unwrap();
+        let errors = schema
+            .validate(&json!({"age": -1}).as_object().unwrap().clone())
+            .unwrap_err();
+        let e = super::invalid_form(Some(&schema), errors);
+        assert_eq!(e.code, "invalid_form");
+        assert_eq!(
+            e.message,
+            "Nothing was sent: Your age must be at least 0; name is required: give a value. Fix them and try again."
+        );
+        assert_eq!(e.fields.as_ref().map(Vec::len), Some(2));
+        let json = serde_json::to_value(&e).unwrap();
+        assert_eq!(json["fields"][0]["field"], "age");
+        // Other errors carry no `fields` key at all.
+        let other = serde_json::to_value(super::bad("x")).unwrap();
+        assert!(other.get("fields").is_none());
+    }
+}
 
 #[cfg(test)]
 mod capability {
@@ -365,6 +454,8 @@ mod bindings {
         AuditEvent::export_all(&cfg).unwrap();
         PendingView::export_all(&cfg).unwrap();
         Inspection::export_all(&cfg).unwrap();
+        FormSchema::export_all(&cfg).unwrap();
+        FieldError::export_all(&cfg).unwrap();
         airlock_core::events::CoreEvent::export_all(&cfg).unwrap();
     }
 }

@@ -1,11 +1,13 @@
 //! The desktop's `Consent` port: an OS-native dialog for every URL
 //! elicitation, a desktop notification when the window is not focused, and
-//! the window's inbox. Whichever answers first decides.
+//! the window's inbox. Whichever answers first decides. Forms are answered in
+//! the window only (its inbox); their notification just brings it forward.
 
 use std::sync::{Arc, RwLock};
 
 use airlock_core::elicitation::{
-    BoxFuture, Consent, ConsentDecision, ContinueDecision, UrlConsentRequest,
+    BoxFuture, Consent, ConsentDecision, ContinueDecision, FormAnswer, FormConsentRequest,
+    UrlConsentRequest,
 };
 use airlock_core::url_safety::{elide_middle, neutralize_for_display, Inspection};
 use tauri::{AppHandle, Emitter, Manager};
@@ -120,8 +122,43 @@ fn view(request: &UrlConsentRequest, kind: PendingKind) -> PendingView {
         kind,
         server: request.server.clone(),
         message: request.message.clone(),
-        inspection: request.inspection.clone(),
+        inspection: Some(request.inspection.clone()),
+        form: None,
+        secret_fields: Vec::new(),
         since_ms: airlock_core::store::now_ms(),
+    }
+}
+
+fn form_view(request: &FormConsentRequest) -> PendingView {
+    PendingView {
+        record_id: request.record_id,
+        kind: PendingKind::Form,
+        server: request.server.clone(),
+        message: request.message.clone(),
+        inspection: None,
+        form: Some(request.schema.clone()),
+        secret_fields: request
+            .schema
+            .secret_looking()
+            .map(|f| f.name.clone())
+            .collect(),
+        since_ms: airlock_core::store::now_ms(),
+    }
+}
+
+/// Takes an entry out of the inbox when dropped: the broker may drop a
+/// question before it is answered (completion won the race, the server
+/// cancelled its request, the connection went away).
+struct RemoveOnDrop<'a> {
+    consent: &'a DesktopConsent,
+    record_id: i64,
+    kind: PendingKind,
+}
+
+impl Drop for RemoveOnDrop<'_> {
+    fn drop(&mut self) {
+        self.consent.inbox.remove(self.record_id, self.kind);
+        inbox_changed(&self.consent.app, &self.consent.inbox);
     }
 }
 
@@ -283,20 +320,53 @@ impl Consent for DesktopConsent {
                 );
             }
             // Removed on drop too: completion may win the race and drop this future.
-            struct Remove<'b>(&'b DesktopConsent, i64);
-            impl Drop for Remove<'_> {
-                fn drop(&mut self) {
-                    self.0.inbox.remove(self.1, PendingKind::Late);
-                    inbox_changed(&self.0.app, &self.0.inbox);
-                }
-            }
-            let _guard = Remove(self, request.record_id);
+            let _guard = RemoveOnDrop {
+                consent: self,
+                record_id: request.record_id,
+                kind: PendingKind::Late,
+            };
             match rx.await.unwrap_or("cancel") {
                 "continue" => ContinueDecision::Continue,
                 _ => ContinueDecision::Cancel,
             }
         })
     }
+
+    /// A form is filled in in the window: an inbox entry, and a notification
+    /// (only "Review", which brings the window forward) when the window is
+    /// not focused. `answer_form` validates an Accept before it gets here.
+    fn ask_form<'a>(&'a self, request: &'a FormConsentRequest) -> BoxFuture<'a, FormAnswer> {
+        Box::pin(async move {
+            let Some(rx) = self.inbox.add_form(form_view(request)) else {
+                return FormAnswer::Decline;
+            };
+            let _guard = RemoveOnDrop {
+                consent: self,
+                record_id: request.record_id,
+                kind: PendingKind::Form,
+            };
+            inbox_changed(&self.app, &self.inbox);
+            if self.notifications_on() && !window_focused(&self.app) {
+                notify(
+                    &self.app,
+                    &self.inbox,
+                    request.record_id,
+                    PendingKind::Form,
+                    form_notification_summary(&request.server),
+                    format!(
+                        "{}\nAnswer in the Airlock window.",
+                        notification_text(&request.message)
+                    ),
+                    vec![("review", "Review".to_owned(), None)],
+                );
+            }
+            rx.await.unwrap_or(FormAnswer::Cancel)
+        })
+    }
+}
+
+pub fn form_notification_summary(server: &str) -> String {
+    format!("{} asks you to fill in a form", notification_text(server))
 }
 
 /// A blocked URL never reaches consent; the user still learns why.
@@ -341,6 +411,34 @@ mod tests {
         let body = dialog_body("m", &i);
         assert!(body.len() < 2000);
         assert!(body.contains("https://ok.example/"));
+    }
+
+    #[test]
+    fn a_form_entry_carries_the_form_and_names_its_secret_looking_fields() {
+        use airlock_core::elicitation::{form::parse_schema, Origin};
+        let schema = parse_schema(&serde_json::json!({"properties": {
+            "user": {"type": "string"},
+            "pw": {"type": "string", "title": "Password"},
+            "api_key": {"type": "string"}
+        }}))
+        .unwrap();
+        let v = form_view(&FormConsentRequest {
+            record_id: 5,
+            server: "srv".into(),
+            message: "Sign up".into(),
+            origin: Origin::Request,
+            schema,
+        });
+        assert_eq!(v.kind, PendingKind::Form);
+        assert!(v.inspection.is_none());
+        assert_eq!(v.form.as_ref().unwrap().fields.len(), 3);
+        let mut secret = v.secret_fields.clone();
+        secret.sort();
+        assert_eq!(secret, ["api_key", "pw"]);
+        assert_eq!(
+            form_notification_summary("<b>x</b>"),
+            "&lt;b&gt;x&lt;/b&gt; asks you to fill in a form"
+        );
     }
 
     #[test]

@@ -73,6 +73,7 @@ fn main() {
             commands::pending,
             commands::answer_consent,
             commands::answer_late,
+            commands::answer_form,
             commands::url_check,
         ])
         .run(tauri::generate_context!())

@@ -13,6 +13,8 @@ import type { Capabilities } from "./bindings/Capabilities";
 import type { ConnectionReport } from "./bindings/ConnectionReport";
 import type { CoreEvent } from "./bindings/CoreEvent";
 import type { ElicitationRecord } from "./bindings/ElicitationRecord";
+import type { FieldError } from "./bindings/FieldError";
+import type { FormSchema } from "./bindings/FormSchema";
 import type { HistoryFilter } from "./bindings/HistoryFilter";
 import type { HistoryPage } from "./bindings/HistoryPage";
 import type { ImportPlan } from "./bindings/ImportPlan";
@@ -33,6 +35,8 @@ export type {
   ConnectionReport,
   CoreEvent,
   ElicitationRecord,
+  FieldError,
+  FormSchema,
   HistoryFilter,
   HistoryPage,
   ImportPlan,
@@ -54,6 +58,10 @@ export type { ToolCallRecord } from "./bindings/ToolCallRecord";
 export type { Transport } from "./bindings/Transport";
 export type { Warning } from "./bindings/Warning";
 export type { BlockReason } from "./bindings/BlockReason";
+export type { Choice } from "./bindings/Choice";
+export type { FieldKind } from "./bindings/FieldKind";
+export type { FormField } from "./bindings/FormField";
+export type { StringFormat } from "./bindings/StringFormat";
 
 /** Event names emitted by src-tauri (main.rs `CORE_EVENT`, consent.rs `INBOX_EVENT`). */
 const CORE_EVENT = "airlock://event";
@@ -63,6 +71,8 @@ const INBOX_EVENT = "airlock://inbox";
 export class ApiError extends Error {
   readonly command: string;
   readonly code: string;
+  /** `invalid_form`: what is wrong with each field of the form. */
+  readonly fields: FieldError[];
 
   constructor(command: string, cause: unknown) {
     const payload = asPayload(cause);
@@ -70,15 +80,23 @@ export class ApiError extends Error {
     this.name = "ApiError";
     this.command = command;
     this.code = payload.code;
+    this.fields = payload.fields ?? [];
   }
+}
+
+function isFieldError(v: unknown): v is FieldError {
+  if (typeof v !== "object" || v === null) return false;
+  const f = v as { field?: unknown; message?: unknown };
+  return typeof f.field === "string" && typeof f.message === "string";
 }
 
 function asPayload(cause: unknown): ApiErrorPayload {
   if (typeof cause === "object" && cause !== null && "message" in cause) {
-    const c = cause as { code?: unknown; message?: unknown };
+    const c = cause as { code?: unknown; message?: unknown; fields?: unknown };
     return {
       code: typeof c.code === "string" ? c.code : "error",
       message: String(c.message),
+      fields: Array.isArray(c.fields) ? c.fields.filter(isFieldError) : undefined,
     };
   }
   if (typeof cause === "string") return { code: "error", message: cause };
@@ -193,6 +211,22 @@ export function answerConsent(recordId: number, answer: ConsentAnswer): Promise<
 
 export function answerLate(recordId: number, answer: LateAnswer): Promise<boolean> {
   return call("answer_late", { recordId, answer });
+}
+
+export type FormAction = "accept" | "decline" | "cancel";
+
+/**
+ * Answer a form: "accept" with the answers, or "decline" / "cancel". An
+ * accept that does not fit the form fails with code `invalid_form` and
+ * `fields`, and the form stays pending. `false` when nobody waits for this
+ * answer any more (answered elsewhere, or the request ended).
+ */
+export function answerForm(
+  recordId: number,
+  action: FormAction,
+  content: { [key: string]: JsonValue } | null,
+): Promise<boolean> {
+  return call("answer_form", { recordId, action, content });
 }
 
 export function urlCheck(url: string): Promise<Inspection> {

@@ -32,6 +32,7 @@ class AppState {
   toast = $state<{ text: string; tone: "ok" | "bad"; id: number } | null>(null);
 
   consentCount = $derived(this.pending.filter((p) => p.kind === "consent").length);
+  formCount = $derived(this.pending.filter((p) => p.kind === "form").length);
 
   #started = false;
   #toastTimer: ReturnType<typeof setTimeout> | undefined;
