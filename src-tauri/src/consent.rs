@@ -3,7 +3,8 @@
 //! the window's inbox. Whichever answers first decides. Forms are answered in
 //! the window only (its inbox); their notification just brings it forward.
 
-use std::sync::{Arc, RwLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
 
 use airlock_core::elicitation::{
     BoxFuture, Consent, ConsentDecision, ContinueDecision, FormAnswer, FormConsentRequest,
@@ -31,9 +32,11 @@ pub const DIALOG_MESSAGE_CHARS: usize = 600;
 /// Event the window listens to for inbox changes.
 pub const INBOX_EVENT: &str = "airlock://inbox";
 
-pub fn dialog_title(server: &str) -> String {
+pub fn dialog_title(server: &str, record_id: i64) -> String {
+    // Unique per request, so the dialog can be found and closed when the
+    // request is answered elsewhere or ends.
     format!(
-        "Airlock: {} asks to open a web page",
+        "Airlock: {} asks to open a web page (request {record_id})",
         neutralize_for_display(server, 64)
     )
 }
@@ -94,7 +97,88 @@ pub struct DesktopConsent {
     pub app: AppHandle,
     pub inbox: Arc<Inbox>,
     pub settings: Arc<RwLock<Settings>>,
+    pub surfaces: Arc<Surfaces>,
 }
+
+/// The notifications and native dialogs showing each waiting request, so
+/// they can be withdrawn once it is answered somewhere else or ends.
+#[derive(Default)]
+pub struct Surfaces {
+    notifications: Mutex<HashMap<(i64, PendingKind), u32>>,
+    dialogs: Mutex<HashMap<i64, String>>,
+}
+
+impl Surfaces {
+    fn note_shown(&self, record_id: i64, kind: PendingKind, id: u32) {
+        self.notifications
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert((record_id, kind), id);
+    }
+
+    /// Withdraw what still shows this request.
+    fn close(&self, app: &AppHandle, record_id: i64, kind: PendingKind) {
+        let note = self
+            .notifications
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&(record_id, kind));
+        if let Some(id) = note {
+            close_notification(id);
+        }
+        if kind == PendingKind::Consent {
+            let title = self
+                .dialogs
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&record_id);
+            if let Some(title) = title {
+                close_dialog(app, title);
+            }
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn close_notification(id: u32) {
+    std::thread::spawn(move || {
+        let Ok(conn) = dbus::blocking::Connection::new_session() else {
+            return;
+        };
+        let proxy = conn.with_proxy(
+            "org.freedesktop.Notifications",
+            "/org/freedesktop/Notifications",
+            std::time::Duration::from_secs(2),
+        );
+        let _: Result<(), _> =
+            proxy.method_call("org.freedesktop.Notifications", "CloseNotification", (id,));
+    });
+}
+
+#[cfg(not(target_os = "linux"))]
+fn close_notification(_id: u32) {}
+
+/// Close the native dialog with this exact title: it answers "cancel", which
+/// nobody waits for any more.
+#[cfg(target_os = "linux")]
+fn close_dialog(app: &AppHandle, title: String) {
+    let _ = app.run_on_main_thread(move || {
+        use gtk::prelude::*;
+        for window in gtk::Window::list_toplevels() {
+            let Ok(window) = window.downcast::<gtk::Window>() else {
+                continue;
+            };
+            if window.title().is_some_and(|t| t.as_str() == title) {
+                if let Ok(dialog) = window.downcast::<gtk::Dialog>() {
+                    dialog.response(gtk::ResponseType::DeleteEvent);
+                }
+            }
+        }
+    });
+}
+
+#[cfg(not(target_os = "linux"))]
+fn close_dialog(_app: &AppHandle, _title: String) {}
 
 pub fn window_focused(app: &AppHandle) -> bool {
     app.get_webview_window("main")
@@ -158,14 +242,19 @@ struct RemoveOnDrop<'a> {
 impl Drop for RemoveOnDrop<'_> {
     fn drop(&mut self) {
         self.consent.inbox.remove(self.record_id, self.kind);
+        self.consent
+            .surfaces
+            .close(&self.consent.app, self.record_id, self.kind);
         inbox_changed(&self.consent.app, &self.consent.inbox);
     }
 }
 
 /// Show a notification with actions; each action maps to an inbox answer,
 /// `None` meaning "bring the window forward".
+#[allow(clippy::too_many_arguments)]
 fn notify(
     app: &AppHandle,
+    surfaces: &Arc<Surfaces>,
     inbox: &Arc<Inbox>,
     record_id: i64,
     kind: PendingKind,
@@ -175,6 +264,7 @@ fn notify(
 ) {
     let app = app.clone();
     let inbox = inbox.clone();
+    let surfaces = surfaces.clone();
     std::thread::spawn(move || {
         let mut n = notify_rust::Notification::new();
         n.appname("Airlock").summary(&summary).body(&body);
@@ -182,6 +272,7 @@ fn notify(
             n.action(id, label);
         }
         let Ok(handle) = n.show() else { return };
+        surfaces.note_shown(record_id, kind, handle.id());
         handle.wait_for_action(
             |action| match actions.iter().find(|(id, _, _)| *id == action) {
                 Some((_, _, Some(answer))) => {
@@ -206,7 +297,12 @@ impl DesktopConsent {
         let app = self.app.clone();
         let inbox = self.inbox.clone();
         let record_id = request.record_id;
-        let title = dialog_title(&request.server);
+        let title = dialog_title(&request.server, record_id);
+        self.surfaces
+            .dialogs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(record_id, title.clone());
         let body = dialog_body(&request.message, &request.inspection);
         // The blocking dialog must not run on the main (GTK) thread.
         std::thread::spawn(move || {
@@ -260,6 +356,7 @@ impl Consent for DesktopConsent {
                 };
                 notify(
                     &self.app,
+                    &self.surfaces,
                     &self.inbox,
                     request.record_id,
                     PendingKind::Consent,
@@ -276,10 +373,15 @@ impl Consent for DesktopConsent {
                     actions,
                 );
             }
+            // Withdrawn when answered anywhere, or when the request goes away
+            // (the server disconnected): this future is then dropped.
+            let _guard = RemoveOnDrop {
+                consent: self,
+                record_id: request.record_id,
+                kind: PendingKind::Consent,
+            };
             self.show_dialog(request);
             let answer = rx.await.unwrap_or("cancel");
-            self.inbox.remove(request.record_id, PendingKind::Consent);
-            inbox_changed(&self.app, &self.inbox);
             match answer {
                 "accept" => ConsentDecision::Accept,
                 "decline" => ConsentDecision::Decline,
@@ -305,6 +407,7 @@ impl Consent for DesktopConsent {
                     .unwrap_or_else(|| "the page".into());
                 notify(
                     &self.app,
+                    &self.surfaces,
                     &self.inbox,
                     request.record_id,
                     PendingKind::Late,
@@ -349,6 +452,7 @@ impl Consent for DesktopConsent {
             if self.notifications_on() && !window_focused(&self.app) {
                 notify(
                     &self.app,
+                    &self.surfaces,
                     &self.inbox,
                     request.record_id,
                     PendingKind::Form,

@@ -16,7 +16,7 @@ use ts_rs::TS;
 /// Most entries the inbox holds; the broker's rate limits keep it far below.
 pub const MAX_INBOX: usize = 256;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum PendingKind {
     /// Waiting for "Open in browser" / "Decline".

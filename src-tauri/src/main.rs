@@ -89,6 +89,7 @@ fn start_core(app: &AppHandle) -> Result<AppState, String> {
         app: app.clone(),
         inbox: inbox.clone(),
         settings: shared_settings.clone(),
+        surfaces: Arc::default(),
     });
     let mut opts = AirlockOptions::new(data_dir.clone(), consent, Arc::new(SystemBrowser));
     opts.broker = settings.broker();

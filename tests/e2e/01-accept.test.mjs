@@ -77,8 +77,6 @@ test('add a stdio server in the GUI, approve its URL in the native dialog, conti
 
 test('answering in the window withdraws the notification of that request', {
   timeout: 60_000,
-  // AIRLOCK_E2E_KNOWN_BUGS=1 runs it anyway (to check a fix).
-  skip: process.env.AIRLOCK_E2E_KNOWN_BUGS === '1' ? false : 'BUG: src-tauri/src/consent.rs notify() shows a notification with actions (consent: Open/Decline; late: Continue/Cancel) but never closes it when the request is answered in the window or the native dialog, or ends: the desktop keeps offering Continue/Cancel (or Open) for a request that is already settled, and pressing them silently does nothing (Inbox::answer returns false). It should close the notification (NotificationHandle::close) once the inbox entry is answered or removed.',
 }, async () => {
   const app2 = await App.launch('01-notification-withdrawn', {
     before: (a) => a.cli('servers', 'add', 'py', '--command', BIN.python, '--', BIN.pyServer, 'stdio'),

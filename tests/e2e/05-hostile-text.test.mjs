@@ -81,9 +81,9 @@ test('a hostile message is shown as literal text, nothing runs', { timeout: 90_0
   assert.equal(alertText, null, 'no JavaScript alert is open');
   assert.deepEqual(await settleOpened(app, 500), [], 'nothing was opened');
 
-  // The native dialog of the answered request is still on screen (see the
-  // skipped test below); at least it must not be able to open the page now.
-  await app.shot('after-decline-dialog-still-up');
+  // The native dialog of the answered request closes (tested below); if it
+  // were still up, it must not be able to open the page.
+  await app.shot('after-decline');
   if (windowsTitled(DIALOG).length > 0) {
     focusAndKey(win, 'Tab', 'space');
     await waitForNoWindow(DIALOG);
@@ -94,8 +94,6 @@ test('a hostile message is shown as literal text, nothing runs', { timeout: 90_0
 
 test('answering in the window closes the native dialog of that request', {
   timeout: 60_000,
-  // AIRLOCK_E2E_KNOWN_BUGS=1 runs it anyway (to check a fix).
-  skip: process.env.AIRLOCK_E2E_KNOWN_BUGS === '1' ? false : 'BUG: src-tauri/src/consent.rs DesktopConsent::show_dialog runs a blocking native dialog per request and nothing closes it when the request is answered elsewhere (window inbox card, notification action) or ends; the dialog stays on screen with a live "Open in browser" button that no longer does anything (Inbox::answer returns false). It should close (or be replaced by a non-blocking dialog that the inbox can dismiss) as soon as the request is answered or ends.',
 }, async () => {
   const app2 = await App.launch('05-hostile-text-dialog-closes', {
     before: (a) => a.cli('servers', 'add', 'everything', '--command', 'node', '--', BIN.everything, 'stdio'),

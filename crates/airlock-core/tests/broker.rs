@@ -249,3 +249,46 @@ async fn server_text_is_stored_bounded_and_neutralised() {
     assert!(!row.message.contains('\u{202e}'));
     assert_eq!(row.state, "declined");
 }
+
+/// A request dropped while the user is being asked (the server disconnected)
+/// frees its slot and is recorded as connection_lost, not left "requested".
+#[tokio::test(flavor = "current_thread")]
+async fn a_question_dropped_mid_consent_frees_its_slot() {
+    let consent = Arc::new(SlowConsent {
+        asked: AtomicUsize::new(0),
+        release: tokio::sync::Notify::new(),
+    });
+    let opener = Arc::new(RecordingOpener(Mutex::new(Vec::new())));
+    let (b, store, _dir) = broker(consent.clone(), opener);
+    for i in 0..airlock_core::elicitation::DEFAULT_MAX_PENDING_PER_SERVER * 2 {
+        let b2 = b.clone();
+        let h = tokio::spawn(async move {
+            b2.handle_url(
+                "s",
+                1,
+                "m",
+                &format!("https://ok.example/{i}"),
+                Some("x"),
+                Origin::Request,
+            )
+            .await
+        });
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+        h.abort();
+        let _ = h.await;
+    }
+    assert_eq!(
+        consent.asked.load(Ordering::SeqCst),
+        airlock_core::elicitation::DEFAULT_MAX_PENDING_PER_SERVER * 2,
+        "every question got a slot: dropped ones gave theirs back"
+    );
+    let states: Vec<String> = store
+        .elicitations(Some("s"), 100)
+        .unwrap()
+        .into_iter()
+        .map(|r| r.state)
+        .collect();
+    assert!(states.iter().all(|s| s == "connection_lost"), "{states:?}");
+}

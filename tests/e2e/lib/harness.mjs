@@ -107,7 +107,7 @@ const regexQuote = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Mapped X windows whose title is exactly `title`. */
 export function windowsTitled(title) {
-  const out = sh('xdotool', ['search', '--onlyvisible', '--name', `^${regexQuote(title)}$`]);
+  const out = sh('xdotool', ['search', '--onlyvisible', '--name', `^${regexQuote(title)}( \\(request [0-9]+\\))?$`]);
   return out ? out.split('\n').filter(Boolean) : [];
 }
 

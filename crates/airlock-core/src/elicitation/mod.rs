@@ -304,6 +304,34 @@ pub struct Broker {
     completions: tokio::sync::Notify,
 }
 
+/// A consent question in flight: frees its rate-limit slot however it ends.
+struct Asking<'a> {
+    broker: &'a Broker,
+    server: &'a str,
+    record_id: i64,
+    answered: bool,
+}
+
+impl Asking<'_> {
+    fn answered(mut self) {
+        self.answered = true;
+    }
+}
+
+impl Drop for Asking<'_> {
+    fn drop(&mut self) {
+        self.broker.release(self.server);
+        if !self.answered {
+            self.broker.transition(
+                self.server,
+                self.record_id,
+                "connection_lost",
+                serde_json::json!({"while": "asking for consent"}),
+            );
+        }
+    }
+}
+
 /// The answer to one URL elicitation.
 #[derive(Debug, Clone)]
 pub struct UrlOutcome {
@@ -481,8 +509,16 @@ impl Broker {
             origin,
             inspection,
         };
+        // If this future is dropped while the user is asked (the server went
+        // away or cancelled its request), the slot is freed and the record says so.
+        let asking = Asking {
+            broker: self,
+            server,
+            record_id,
+            answered: false,
+        };
         let decision = self.consent.ask_url(&request).await;
-        self.release(server);
+        asking.answered();
         match decision {
             ConsentDecision::Decline => {
                 self.transition(server, record_id, "declined", serde_json::json!({}));
