@@ -42,28 +42,38 @@ pss_tree() { # PSS in kB of a process and all its descendants
   done
   echo "$total"
 }
-starts=(); mems=()
+# Each round runs Airlock as shipped, then the same binary with WebKit's GPU
+# compositing on (stock Tauri; WEBKIT_DISABLE_COMPOSITING_MODE=0) as the peer.
+declare -A starts mems
 for i in $(seq "$runs"); do
-  data=$(mktemp -d); home=$(mktemp -d)
-  t0=$(date +%s%N)
-  HOME=$home AIRLOCK_DATA_DIR=$data "$app" >/dev/null 2>&1 &
-  pid=$!
-  # The demo server is configured and connected on first run.
-  for _ in $(seq 600); do
-    if xdotool search --onlyvisible --name '^Airlock' >/dev/null 2>&1; then break; fi
-    sleep 0.01
+  for variant in airlock stock; do
+    data=$(mktemp -d); home=$(mktemp -d)
+    env_extra=(); [[ $variant == stock ]] && env_extra=(WEBKIT_DISABLE_COMPOSITING_MODE=0)
+    t0=$(date +%s%N)
+    env "${env_extra[@]}" HOME="$home" AIRLOCK_DATA_DIR="$data" "$app" >/dev/null 2>&1 &
+    pid=$!
+    # The demo server is configured and connected on first run.
+    for _ in $(seq 600); do
+      if xdotool search --onlyvisible --name '^Airlock' >/dev/null 2>&1; then break; fi
+      sleep 0.01
+    done
+    t1=$(date +%s%N)
+    sleep 5
+    mem=$(pss_tree "$pid")
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    rm -rf "$data" "$home"
+    starts[$variant]+="$(( (t1 - t0) / 1000000 )) "
+    mems[$variant]+="$(( mem / 1024 )) "
+    echo "run $i $variant: window mapped after $(( (t1 - t0) / 1000000 )) ms, idle PSS $(( mem / 1024 )) MB" >&2
   done
-  t1=$(date +%s%N)
-  sleep 5
-  mem=$(pss_tree "$pid")
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  rm -rf "$data" "$home"
-  starts+=($(( (t1 - t0) / 1000000 )))
-  mems+=($(( mem / 1024 )))
-  echo "run $i: window mapped after ${starts[-1]} ms, idle PSS ${mems[-1]} MB" >&2
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-echo "airlock-desktop ($profile), $runs runs, demo server connected:"
-echo "  cold start to mapped window: median $(median "${starts[@]}") ms (runs: ${starts[*]})"
-echo "  idle memory, PSS of app + WebKit processes: median $(median "${mems[@]}") MB (runs: ${mems[*]})"
+echo "airlock-desktop ($profile), $runs runs each, demo server connected:"
+for variant in airlock stock; do
+  label=$([[ $variant == airlock ]] && echo "as shipped (compositing off)" || echo "peer: compositing on (stock)")
+  # shellcheck disable=SC2086
+  echo "  $label: start to mapped window median $(median ${starts[$variant]}) ms; idle PSS median $(median ${mems[$variant]}) MB (runs: ${mems[$variant]})"
+done
+# shellcheck disable=SC2086
+awk -v a="$(median ${mems[airlock]})" -v b="$(median ${mems[stock]})" 'BEGIN {printf "  memory ratio as shipped / stock: %.2f\n", a / b}'

@@ -28,6 +28,13 @@ const DEMO_AUTORUN_ENV: &str = "AIRLOCK_DEMO_AUTORUN";
 const DEMO_MARKER: &str = ".demo-configured";
 
 fn main() {
+    // Airlock's own page is light: WebKit's GPU compositing costs about 70 MB
+    // of memory here for nothing (measured by scripts/bench-desktop.sh). A user
+    // who sets the variable keeps their choice.
+    #[cfg(target_os = "linux")]
+    if std::env::var_os("WEBKIT_DISABLE_COMPOSITING_MODE").is_none() {
+        std::env::set_var("WEBKIT_DISABLE_COMPOSITING_MODE", "1");
+    }
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .setup(|app| {
