@@ -5,7 +5,9 @@
 #
 #   bash scripts/conformance.sh [SCENARIO...]
 #
-# Default scenarios: initialize tools_call elicitation-sep1034-client-defaults sse-retry.
+# Default scenarios: initialize tools_call elicitation-sep1034-client-defaults sse-retry
+# and the auth/* client scenarios of released spec versions (those run inside
+# scripts/with-session.sh when there is no session bus: tokens go to the keychain).
 # Installs tests/conformance when its lock file changed (npm ci; a stamp makes a
 # second run a no-op), builds the CLI (debug), runs each scenario with its
 # results in test-artifacts/conformance/<scenario>/, prints one line per
@@ -21,7 +23,24 @@ export CARGO_TERM_COLOR=never CI="${CI:-true}"
 
 scenarios=("$@")
 if [[ ${#scenarios[@]} -eq 0 ]]; then
-  scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
+  scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry
+    # MCP authorization, every auth/* client scenario of a released spec version
+    auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
+    auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported
+    auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit
+    auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none
+    auth/pre-registration auth/2025-03-26-oauth-metadata-backcompat
+    auth/2025-03-26-oauth-endpoint-fallback)
+fi
+
+# `auth/*` scenarios store tokens in the OS keychain (Airlock keeps them
+# nowhere else): without a session bus, run inside scripts/with-session.sh
+# (a private D-Bus session with an unlocked gnome-keyring).
+needs_keychain=0
+for s in "${scenarios[@]}"; do [[ "$s" == auth/* ]] && needs_keychain=1; done
+if [[ $needs_keychain -eq 1 && -z "${DBUS_SESSION_BUS_ADDRESS:-}" && -z "${_AIRLOCK_CONFORMANCE_SESSION:-}" ]]; then
+  export _AIRLOCK_CONFORMANCE_SESSION=1
+  exec bash "$root/scripts/with-session.sh" bash "$root/scripts/conformance.sh" "${scenarios[@]}"
 fi
 
 # ---- 1. the suite and Node 22 (idempotent) ---------------------------------

@@ -29,6 +29,36 @@ pub const CANCEL_LABEL: &str = "Cancel";
 pub const DIALOG_URL_CHARS: usize = 400;
 /// Longest server message shown in a dialog or notification.
 pub const DIALOG_MESSAGE_CHARS: usize = 600;
+/// Longest line in a dialog: GTK does not wrap a long unbroken URL, which
+/// would push the buttons off the screen.
+pub const DIALOG_LINE_CHARS: usize = 80;
+
+/// Break text into lines of at most `width` characters (at spaces where a
+/// line has one, else anywhere).
+pub fn hard_wrap(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / width.max(1));
+    let mut line = 0usize;
+    for word in text.split(' ') {
+        let len = word.chars().count();
+        if line > 0 && line + 1 + len > width {
+            out.push('\n');
+            line = 0;
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        for c in word.chars() {
+            if line == width {
+                out.push('\n');
+                line = 0;
+            }
+            out.push(c);
+            line += 1;
+        }
+    }
+    out
+}
+
 /// Event the window listens to for inbox changes.
 pub const INBOX_EVENT: &str = "airlock://inbox";
 
@@ -56,15 +86,19 @@ pub fn dialog_body(message: &str, inspection: &Inspection) -> String {
         }
     }
     if let Some(url) = &inspection.url {
-        lines.push(format!(
-            "Full URL:  {}",
-            elide_middle(&neutralize_for_display(url, usize::MAX), DIALOG_URL_CHARS)
+        lines.push("Full URL:".into());
+        lines.push(hard_wrap(
+            &elide_middle(&neutralize_for_display(url, usize::MAX), DIALOG_URL_CHARS),
+            DIALOG_LINE_CHARS,
         ));
     }
     lines.push(String::new());
     lines.push(format!(
         "Why:  {}",
-        neutralize_for_display(message, DIALOG_MESSAGE_CHARS)
+        hard_wrap(
+            &neutralize_for_display(message, DIALOG_MESSAGE_CHARS),
+            DIALOG_LINE_CHARS
+        )
     ));
     if !inspection.warnings.is_empty() {
         lines.push(String::new());
@@ -543,6 +577,16 @@ mod tests {
             form_notification_summary("<b>x</b>"),
             "&lt;b&gt;x&lt;/b&gt; asks you to fill in a form"
         );
+    }
+
+    #[test]
+    fn dialog_lines_stay_short() {
+        let url = format!("https://ok.example/?token={}", "x".repeat(2000));
+        let i = inspect(&url, &Policy::default());
+        let body = dialog_body(&format!("why {}", "y".repeat(900)), &i);
+        assert!(body.lines().all(|l| l.chars().count() <= 120), "{body}");
+        assert_eq!(hard_wrap("ab cd ef", 5), "ab cd\nef");
+        assert_eq!(hard_wrap("abcdefgh", 3), "abc\ndef\ngh");
     }
 
     #[test]

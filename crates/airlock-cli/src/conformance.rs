@@ -19,7 +19,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use airlock_core::auth::{ClientIdentity, FollowRedirects};
 use airlock_core::elicitation::{ConsentDecision, FixedConsent, PrintOpener};
+use airlock_core::secrets::SecretValue;
 use airlock_core::servers::{ServerInput, Transport};
 use airlock_core::{Airlock, AirlockOptions};
 use serde_json::{Map, Value};
@@ -156,6 +158,25 @@ async fn scenario(core: &Arc<Airlock>, name: &str) -> Result<(), String> {
     }
 }
 
+/// The suite's Client ID Metadata Document URL (`auth/basic-cimd`).
+const CONFORMANCE_CIMD_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// Client identity from `MCP_CONFORMANCE_CONTEXT` (`client_id`,
+/// `client_secret` of a pre-registered client), plus the suite's metadata
+/// document URL, used when the authorization server supports them.
+pub fn conformance_identity(context: Option<String>) -> ClientIdentity {
+    let ctx: Value = context
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+    let text = |k: &str| ctx.get(k).and_then(Value::as_str).map(str::to_owned);
+    ClientIdentity {
+        client_name: "Airlock conformance client".into(),
+        client_id: text("client_id"),
+        client_secret: text("client_secret").map(SecretValue::new),
+        metadata_url: Some(CONFORMANCE_CIMD_URL.into()),
+    }
+}
+
 /// Run the scenario named by `MCP_CONFORMANCE_SCENARIO` against `url`.
 pub async fn run(url: &str) -> Result<u8, String> {
     let name = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
@@ -171,6 +192,10 @@ pub async fn run(url: &str) -> Result<u8, String> {
         Arc::new(PrintOpener { print: false }),
     );
     opts.connect_timeout = Duration::from_secs(15);
+    // `auth/*`: the test authorization server redirects at once, so follow
+    // its redirect instead of opening a browser; identity from the context.
+    opts.oauth_browser = Some(Arc::new(FollowRedirects::default()));
+    opts.oauth_identity = conformance_identity(std::env::var("MCP_CONFORMANCE_CONTEXT").ok());
     let core = Airlock::open(opts).map_err(|e| e.to_string())?;
     core.add_server(&ServerInput {
         name: SERVER.into(),
@@ -203,6 +228,20 @@ pub async fn run(url: &str) -> Result<u8, String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn conformance_identity_reads_the_context() {
+        let id = conformance_identity(Some(
+            r#"{"name":"auth/pre-registration","client_id":"c1","client_secret":"s1"}"#.into(),
+        ));
+        assert_eq!(id.client_id.as_deref(), Some("c1"));
+        assert_eq!(
+            id.client_secret.map(|s| s.expose().to_owned()).as_deref(),
+            Some("s1")
+        );
+        let none = conformance_identity(None);
+        assert!(none.client_id.is_none() && none.metadata_url.is_some());
+    }
 
     #[test]
     fn sample_arguments_fill_required_properties() {

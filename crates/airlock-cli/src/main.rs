@@ -19,6 +19,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use airlock_core::auth::LoopbackBrowser;
 use airlock_core::elicitation::{
     BrokerSettings, Consent, ConsentDecision, FixedConsent, Opener, PrintOpener, SystemBrowser,
 };
@@ -80,6 +81,10 @@ enum Command {
     Servers(ServersCmd),
     /// Connect to a server and show its status, protocol revision and capabilities
     Connect { server: String },
+    /// Sign in to an OAuth-protected HTTP server in the browser; tokens go to the OS keychain
+    Login { server: String },
+    /// Forget a server's OAuth tokens (OS keychain)
+    Logout { server: String },
     /// List a server's tools
     Tools { server: String },
     /// List a server's prompts
@@ -365,12 +370,7 @@ fn open_core(cli: &Cli) -> Result<Arc<Airlock>, Failure> {
     } else {
         consent
     };
-    let opener: Arc<dyn Opener> = match cli.open {
-        OpenMode::System => Arc::new(SystemBrowser),
-        // In JSON mode stdout carries JSON only; the URL is in the event lines.
-        OpenMode::Print => Arc::new(PrintOpener { print: !cli.json }),
-        OpenMode::None => Arc::new(PrintOpener { print: false }),
-    };
+    let opener = opener_for(cli);
     let mut opts = AirlockOptions::new(data_dir, consent, opener);
     opts.connect_timeout = Duration::from_secs(cli.connect_timeout.max(1));
     opts.broker = BrokerSettings {
@@ -379,6 +379,15 @@ fn open_core(cli: &Cli) -> Result<Arc<Airlock>, Failure> {
         ..BrokerSettings::default()
     };
     Ok(Airlock::open(opts)?)
+}
+
+fn opener_for(cli: &Cli) -> Arc<dyn Opener> {
+    match cli.open {
+        OpenMode::System => Arc::new(SystemBrowser),
+        // In JSON mode stdout carries JSON only; the URL is in the event lines.
+        OpenMode::Print => Arc::new(PrintOpener { print: !cli.json }),
+        OpenMode::None => Arc::new(PrintOpener { print: false }),
+    }
 }
 
 /// In `--json` mode, print each elicitation transition as a JSON line.
@@ -435,6 +444,7 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
         stream_elicitation_events(&core);
     }
     let json = cli.json;
+    let opener = opener_for(&cli);
     match cli.command {
         Command::UrlCheck { .. } | Command::ConformanceClient { .. } => Ok(0),
         Command::Servers(cmd) => servers(&core, cmd, json),
@@ -446,6 +456,40 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
                 output::print_connection(&report);
             }
             core.disconnect(&server);
+            Ok(0)
+        }
+        Command::Login { server } => {
+            let browser = LoopbackBrowser::new(opener);
+            if !json {
+                eprintln!(
+                    "airlock: opening the browser to sign in to {}; waiting up to {} s",
+                    plain(&server),
+                    browser.wait.as_secs()
+                );
+            }
+            core.login(&server, &browser).await?;
+            if json {
+                print_json(&serde_json::json!({"server": server, "logged_in": true}));
+            } else {
+                say!(
+                    "signed in to {}; tokens are in the OS keychain",
+                    plain(&server)
+                );
+            }
+            Ok(0)
+        }
+        Command::Logout { server } => {
+            let had = core.logout(&server)?;
+            if json {
+                print_json(&serde_json::json!({"server": server, "had_tokens": had}));
+            } else if had {
+                say!(
+                    "signed out of {}; its tokens were removed from the OS keychain",
+                    plain(&server)
+                );
+            } else {
+                say!("{} had no stored tokens", plain(&server));
+            }
             Ok(0)
         }
         Command::Tools { server } => {

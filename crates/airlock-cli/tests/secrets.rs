@@ -486,3 +486,37 @@ fn keychain_entries_are_not_shared_between_data_dirs() {
         "removing in B deleted A's secret"
     );
 }
+
+/// `airlock login` is for HTTP servers; `airlock logout` without tokens says so
+/// and a failed login names the step (discovery) and what to do.
+#[test]
+fn login_and_logout_basics() {
+    require_keychain();
+    let sb = Sandbox::new();
+    let stdio = format!("oauth-stdio-{}", random_hex());
+    sb.add_everything(&stdio);
+    let login = sb.run(&["login", &stdio]);
+    login.expect_code(2);
+    assert!(login.stderr.contains("stdio server"), "{login:?}");
+
+    let http = format!("oauth-http-{}", random_hex());
+    let port = free_port();
+    sb.run(&[
+        "servers",
+        "add",
+        &http,
+        "--url",
+        &format!("http://127.0.0.1:{port}/mcp"),
+    ])
+    .ok();
+    let out = sb.run(&["logout", &http]);
+    out.ok();
+    assert!(out.stdout.contains("had no stored tokens"), "{out:?}");
+    // Nothing listens there: discovery fails, and says what to do.
+    let failed = sb.run(&["--open", "none", "login", &http]);
+    failed.expect_code(1);
+    assert!(
+        failed.stderr.contains("discovery") && failed.stderr.contains("What to do"),
+        "{failed:?}"
+    );
+}

@@ -2,6 +2,7 @@
 //! the desktop app, tests) stand on [`Airlock`] and implement the
 //! [`elicitation::Consent`] and [`elicitation::Opener`] ports.
 
+pub mod auth;
 pub mod elicitation;
 pub mod events;
 pub mod mcp;
@@ -113,6 +114,11 @@ pub struct AirlockOptions {
     pub opener: Arc<dyn Opener>,
     pub broker: BrokerSettings,
     pub connect_timeout: Duration,
+    /// How Airlock identifies itself to OAuth authorization servers.
+    pub oauth_identity: auth::ClientIdentity,
+    /// The browser port for OAuth logins started by a connect (a 401);
+    /// `None`: such a connect fails with a hint to `airlock login`.
+    pub oauth_browser: Option<Arc<dyn auth::Browser>>,
 }
 
 impl AirlockOptions {
@@ -124,6 +130,8 @@ impl AirlockOptions {
             opener,
             broker: BrokerSettings::default(),
             connect_timeout: mcp::DEFAULT_CONNECT_TIMEOUT,
+            oauth_identity: auth::ClientIdentity::default(),
+            oauth_browser: None,
         }
     }
 }
@@ -150,6 +158,8 @@ pub struct Airlock {
     events: broadcast::Sender<CoreEvent>,
     broker: Arc<Broker>,
     connect_timeout: Duration,
+    oauth_identity: auth::ClientIdentity,
+    oauth_browser: Option<Arc<dyn auth::Browser>>,
     data_dir: PathBuf,
     managed: Mutex<HashMap<String, Managed>>,
 }
@@ -171,6 +181,8 @@ impl Airlock {
             events,
             broker,
             connect_timeout: opts.connect_timeout,
+            oauth_identity: opts.oauth_identity,
+            oauth_browser: opts.oauth_browser,
             data_dir: opts.data_dir,
             managed: Mutex::new(HashMap::new()),
         }))
@@ -346,6 +358,12 @@ impl Airlock {
         self.disconnect(name);
         self.store.delete_server(name)?;
         self.forget_secrets(&secret_refs(&def));
+        if let Ok(instance) = self.store.instance_id() {
+            self.forget_secrets(&[
+                auth::store::credentials_ref(&instance, name),
+                auth::store::client_secret_ref(&instance, name),
+            ]);
+        }
         let _ = self
             .store
             .audit(Some(name), "server_removed", &serde_json::json!({}));
@@ -409,6 +427,106 @@ impl Airlock {
         );
     }
 
+    /// `airlock login <server>`: run the OAuth authorization now (discovery
+    /// from the server's well-known metadata), tokens to the keychain; the
+    /// next connect uses them.
+    pub async fn login(
+        self: &Arc<Self>,
+        server: &str,
+        browser: &dyn auth::Browser,
+    ) -> CoreResult<()> {
+        let def = self.get_server(server)?;
+        let Transport::Http { url, .. } = &def.transport else {
+            return Err(CoreError::BadInput(format!(
+                "{server:?} is a stdio server; OAuth login is for Streamable HTTP servers"
+            )));
+        };
+        let instance = self.store.instance_id()?;
+        let store = auth::KeychainCredentialStore::new(self.keychain.clone(), &instance, server);
+        auth::authorize(url, None, &self.oauth_identity, browser, store)
+            .await
+            .map_err(|e| CoreError::Connect {
+                server: server.to_owned(),
+                source: ConnectError::Authorization(e),
+            })?;
+        self.disconnect(server);
+        let _ = self
+            .store
+            .audit(Some(server), "oauth_login", &serde_json::json!({}));
+        Ok(())
+    }
+
+    /// `airlock logout <server>`: forget the server's OAuth tokens and client
+    /// secret (keychain) and disconnect. Returns whether tokens were stored.
+    pub fn logout(&self, server: &str) -> CoreResult<bool> {
+        self.get_server(server)?;
+        let instance = self.store.instance_id()?;
+        let store = auth::KeychainCredentialStore::new(self.keychain.clone(), &instance, server);
+        let had = store.load_blocking()?.is_some();
+        self.disconnect(server);
+        store.clear_blocking()?;
+        self.keychain
+            .delete(&auth::store::client_secret_ref(&instance, server))?;
+        let _ = self
+            .store
+            .audit(Some(server), "oauth_logout", &serde_json::json!({}));
+        Ok(had)
+    }
+
+    /// Step-up authorization after a 403 `insufficient_scope`: a new
+    /// authorization for the scopes of `challenge`, tokens to the keychain.
+    /// Needs the browser port; without it the user is told to log in.
+    pub(crate) async fn step_up_authorization(
+        self: &Arc<Self>,
+        server: &str,
+        challenge: &str,
+    ) -> CoreResult<()> {
+        let def = self.get_server(server)?;
+        let Transport::Http { url, .. } = &def.transport else {
+            return Err(CoreError::Protocol {
+                server: server.to_owned(),
+                message: "insufficient scope from a server that is not HTTP".into(),
+            });
+        };
+        let connect_err = |source| CoreError::Connect {
+            server: server.to_owned(),
+            source,
+        };
+        let oauth = self.oauth_context().ok_or_else(|| {
+            connect_err(ConnectError::AuthorizationRequired {
+                server: server.to_owned(),
+            })
+        })?;
+        let Some(browser) = oauth.browser.as_ref() else {
+            return Err(connect_err(ConnectError::AuthorizationRequired {
+                server: server.to_owned(),
+            }));
+        };
+        let store =
+            auth::KeychainCredentialStore::new(oauth.keychain.clone(), &oauth.instance, server);
+        auth::authorize(
+            url,
+            Some(challenge),
+            &oauth.identity,
+            browser.as_ref(),
+            store,
+        )
+        .await
+        .map_err(|e| connect_err(ConnectError::Authorization(e)))?;
+        self.disconnect(server);
+        Ok(())
+    }
+
+    /// The OAuth context of a connect (no instance id: no OAuth).
+    fn oauth_context(&self) -> Option<mcp::OAuthContext> {
+        Some(mcp::OAuthContext {
+            keychain: self.keychain.clone(),
+            instance: self.store.instance_id().ok()?,
+            identity: self.oauth_identity.clone(),
+            browser: self.oauth_browser.clone(),
+        })
+    }
+
     async fn open_session(&self, def: &ServerDef) -> CoreResult<(Arc<Session>, i64)> {
         let (transport, redactor) = self.resolve(def)?;
         let conn_row = self.store.connection_started(&def.name)?;
@@ -418,6 +536,7 @@ impl Airlock {
             events: self.events.clone(),
             redactor: Arc::new(redactor),
             connect_timeout: self.connect_timeout,
+            oauth: self.oauth_context(),
         };
         match mcp::connect(&def.name, &transport, &ctx).await {
             Ok(session) => {

@@ -248,9 +248,10 @@ impl Airlock {
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
     ) -> CoreResult<(rmcp::model::CallToolResult, Arc<crate::secrets::Redactor>)> {
-        let session = self.session(server).await?;
+        let mut session = self.session(server).await?;
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.arguments = arguments;
+        let mut step_ups = 0usize;
         let mut required_rounds = 0usize;
         let mut input_rounds = 0usize;
         let mut offered: HashSet<String> = HashSet::new();
@@ -295,7 +296,21 @@ impl Airlock {
                     self.satisfy_required(server, &session, list, &mut offered)
                         .await?;
                 }
-                Err(e) => return Err(session_error(&session, e)),
+                Err(e) => {
+                    // Step-up: a 403 `insufficient_scope` from an OAuth server;
+                    // authorize once more with the scopes it named, reconnect,
+                    // and retry the call once.
+                    if step_ups == 0 {
+                        if let Some(challenge) = crate::mcp::insufficient_scope_challenge(&e) {
+                            step_ups += 1;
+                            session.close();
+                            self.step_up_authorization(server, &challenge).await?;
+                            session = self.session(server).await?;
+                            continue;
+                        }
+                    }
+                    return Err(session_error(&session, e));
+                }
             }
         }
     }

@@ -84,6 +84,12 @@ pub enum ConnectError {
     Handshake { detail: String, tail: String },
     #[error("invalid server configuration: {0}")]
     Config(String),
+    #[error(
+        "the server requires authorization (OAuth); run `airlock login {server}` and connect again"
+    )]
+    AuthorizationRequired { server: String },
+    #[error(transparent)]
+    Authorization(crate::auth::AuthFlowError),
 }
 
 fn tail_suffix(lines: &[String]) -> String {
@@ -137,6 +143,22 @@ fn strip_type_names(text: &str) -> String {
         out.push(c);
     }
     out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Run a question to the user until the server's request is cancelled (the
+/// server cancelled it, or the connection ended): then the question is
+/// dropped, which closes its dialog and records it as connection_lost.
+async fn until_cancelled<T>(
+    ct: &tokio_util::sync::CancellationToken,
+    question: impl std::future::Future<Output = T>,
+) -> Result<T, ErrorData> {
+    tokio::select! {
+        answer = question => Ok(answer),
+        _ = ct.cancelled() => Err(ErrorData::internal_error(
+            "the request was cancelled before the user answered",
+            None,
+        )),
+    }
 }
 
 /// The client side of one connection: answers server requests and notifications.
@@ -246,17 +268,18 @@ impl ClientHandler for AirlockClient {
                     ));
                 }
                 let id = (!elicitation_id.is_empty()).then_some(elicitation_id.as_str());
-                let outcome = self
-                    .broker
-                    .handle_url(
+                let outcome = until_cancelled(
+                    &context.ct,
+                    self.broker.handle_url(
                         &self.server,
                         self.connection,
                         &message,
                         &url,
                         id,
                         Origin::Request,
-                    )
-                    .await;
+                    ),
+                )
+                .await?;
                 Ok(ElicitResult::new(match outcome.decision {
                     ConsentDecision::Accept => ElicitationAction::Accept,
                     ConsentDecision::Decline => ElicitationAction::Decline,
@@ -271,17 +294,18 @@ impl ClientHandler for AirlockClient {
                 let order = requested_schema.property_order.clone();
                 let schema_json =
                     serde_json::to_value(&requested_schema).unwrap_or(serde_json::Value::Null);
-                match self
-                    .broker
-                    .handle_form(
+                match until_cancelled(
+                    &context.ct,
+                    self.broker.handle_form(
                         &self.server,
                         self.connection,
                         &message,
                         &schema_json,
                         order.as_deref(),
                         Origin::Request,
-                    )
-                    .await
+                    ),
+                )
+                .await?
                 {
                     Ok(outcome) => Ok(match outcome.answer {
                         FormAnswer::Accept(content) => ElicitResult::new(ElicitationAction::Accept)
@@ -326,7 +350,7 @@ impl ClientHandler for AirlockClient {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<CustomResult, ErrorData> {
         if request.method != "elicitation/create" {
             return Err(ErrorData::new(
@@ -361,17 +385,18 @@ impl ClientHandler for AirlockClient {
             .get("requestedSchema")
             .cloned()
             .unwrap_or(serde_json::Value::Null);
-        match self
-            .broker
-            .handle_form(
+        match until_cancelled(
+            &context.ct,
+            self.broker.handle_form(
                 &self.server,
                 self.connection,
                 message,
                 &schema,
                 None,
                 Origin::Request,
-            )
-            .await
+            ),
+        )
+        .await?
         {
             Ok(outcome) => Ok(CustomResult::new(outcome.result_json())),
             Err(e) => invalid(format!(
@@ -483,8 +508,60 @@ pub struct ConnectContext {
     pub events: broadcast::Sender<CoreEvent>,
     pub redactor: Arc<Redactor>,
     pub connect_timeout: Duration,
+    /// OAuth for Streamable HTTP servers; `None` sends no tokens.
+    pub oauth: Option<OAuthContext>,
 }
 
+/// What a connect needs for MCP authorization: where tokens live and,
+/// when the shell can run a login, how to reach the browser.
+#[derive(Clone)]
+pub struct OAuthContext {
+    pub keychain: crate::secrets::Keychain,
+    pub instance: String,
+    pub identity: crate::auth::ClientIdentity,
+    /// Run the authorization on a 401 during connect; `None`: fail with a
+    /// hint to log in (`airlock login <server>`).
+    pub browser: Option<Arc<dyn crate::auth::Browser>>,
+}
+
+/// The `WWW-Authenticate` challenge of a request refused with 403
+/// `insufficient_scope` (step-up), anywhere in the error's chain.
+pub fn insufficient_scope_challenge(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        if let Some(StreamableHttpError::InsufficientScope(s)) =
+            err.downcast_ref::<StreamableHttpError<reqwest::Error>>()
+        {
+            return Some(s.www_authenticate_header.clone());
+        }
+        if let Some(d) = err.downcast_ref::<rmcp::transport::DynamicTransportError>() {
+            if let Some(StreamableHttpError::InsufficientScope(s)) = d
+                .error
+                .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+            {
+                return Some(s.www_authenticate_header.clone());
+            }
+        }
+        cur = err.source();
+    }
+    None
+}
+
+/// The `WWW-Authenticate` challenge of a handshake that failed with 401.
+fn auth_challenge(e: &ClientInitializeError) -> Option<String> {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    match e {
+        ClientInitializeError::TransportError { error, .. } => match error
+            .error
+            .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+        {
+            Some(StreamableHttpError::AuthRequired(a)) => Some(a.www_authenticate_header.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
 fn lifecycle() -> ClientLifecycleMode {
     ClientLifecycleMode::Auto {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25],
@@ -530,6 +607,29 @@ pub async fn connect(
     };
     let timeout = ctx.connect_timeout;
     let mut mode = lifecycle();
+    // Stored tokens, when the keychain has some for this server.
+    let mut auth_manager = match (transport, ctx.oauth.as_ref()) {
+        (Transport::Http { url, .. }, Some(oauth)) => {
+            let store = crate::auth::KeychainCredentialStore::new(
+                oauth.keychain.clone(),
+                &oauth.instance,
+                server,
+            );
+            let probe = store.clone();
+            let stored = tokio::task::spawn_blocking(move || probe.load_blocking()).await;
+            // No keychain or nothing stored: connect without a token.
+            if matches!(stored, Ok(Ok(Some(_)))) {
+                crate::auth::manager_with_store(url, store)
+                    .await
+                    .ok()
+                    .map(|(m, _)| m)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    };
+    let mut authorized = false;
     let handshake = loop {
         let attempt = match transport {
             Transport::Stdio {
@@ -586,12 +686,24 @@ pub async fn connect(
                 }
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
                 config.custom_headers = custom;
-                let transport = StreamableHttpClientTransport::from_config(config);
-                tokio::time::timeout(
-                    timeout,
-                    client.clone().serve_with_lifecycle(transport, mode.clone()),
-                )
-                .await
+                if let Some(manager) = auth_manager.take() {
+                    let transport = StreamableHttpClientTransport::with_client(
+                        rmcp::transport::auth::AuthClient::new(reqwest::Client::new(), manager),
+                        config,
+                    );
+                    tokio::time::timeout(
+                        timeout,
+                        client.clone().serve_with_lifecycle(transport, mode.clone()),
+                    )
+                    .await
+                } else {
+                    let transport = StreamableHttpClientTransport::from_config(config);
+                    tokio::time::timeout(
+                        timeout,
+                        client.clone().serve_with_lifecycle(transport, mode.clone()),
+                    )
+                    .await
+                }
             }
         };
         // Some 2025-11-25 servers answer every unknown method, `server/discover`
@@ -602,6 +714,34 @@ pub async fn connect(
                 if matches!(mode, ClientLifecycleMode::Auto { .. }) && discover_misanswered(e) =>
             {
                 mode = ClientLifecycleMode::Initialize;
+            }
+            Ok(Err(e)) if !authorized => {
+                let (Some(challenge), Transport::Http { url, .. }, Some(oauth)) =
+                    (auth_challenge(e), transport, ctx.oauth.as_ref())
+                else {
+                    break attempt;
+                };
+                let Some(browser) = oauth.browser.as_ref() else {
+                    return Err(ConnectError::AuthorizationRequired {
+                        server: server.to_owned(),
+                    });
+                };
+                authorized = true;
+                let store = crate::auth::KeychainCredentialStore::new(
+                    oauth.keychain.clone(),
+                    &oauth.instance,
+                    server,
+                );
+                let manager = crate::auth::authorize(
+                    url,
+                    Some(&challenge),
+                    &oauth.identity,
+                    browser.as_ref(),
+                    store,
+                )
+                .await
+                .map_err(ConnectError::Authorization)?;
+                auth_manager = Some(manager);
             }
             _ => break attempt,
         }

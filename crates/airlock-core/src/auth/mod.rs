@@ -1,0 +1,483 @@
+//! MCP authorization (OAuth 2.1) for Streamable HTTP servers, on rmcp's
+//! `auth` feature.
+//!
+//! The flow, each step named in errors ([`AuthStep`]):
+//!
+//! 1. a request answered 401 with `WWW-Authenticate` (the challenge);
+//! 2. discovery: protected resource metadata (RFC 9728; the challenge's
+//!    `resource_metadata`, then the well-known URLs of
+//!    [`protected_resource_metadata_urls`]), then authorization server
+//!    metadata (RFC 8414 and OpenID discovery,
+//!    [`authorization_server_metadata_urls`]), with the 2025-03-26 fallbacks
+//!    (metadata at the server's origin, then `/authorize`, `/token`,
+//!    `/register` there);
+//! 3. client identity ([`ClientIdentity`]): a pre-registered client, a
+//!    Client ID Metadata Document URL when the server supports them, else
+//!    Dynamic Client Registration;
+//! 4. authorization code + PKCE (S256) with the `resource` indicator, the
+//!    user's browser through the [`browser::Browser`] port, `state` checked;
+//! 5. the token exchange; tokens go to the OS keychain only
+//!    ([`store::KeychainCredentialStore`]) and are refreshed by rmcp when
+//!    they expire.
+
+pub mod browser;
+pub mod store;
+
+use rmcp::transport::auth::{
+    AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
+};
+use url::Url;
+
+use crate::secrets::SecretValue;
+pub use browser::{Browser, FollowRedirects, LoopbackBrowser, Redirect};
+pub use store::KeychainCredentialStore;
+
+/// The step of the authorization flow that failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthStep {
+    /// Finding the protected resource and authorization server metadata.
+    Discovery,
+    /// Getting a client id (pre-registered, metadata document, or DCR).
+    ClientRegistration,
+    /// Sending the user to the authorization server and waiting.
+    UserAuthorization,
+    /// The redirect back (listener, `state`, `code`).
+    Redirect,
+    /// Exchanging the code for tokens.
+    TokenExchange,
+    /// Refreshing an expired token.
+    TokenRefresh,
+    /// Reading or writing the OS keychain.
+    CredentialStorage,
+}
+
+impl AuthStep {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Discovery => "discovery of the authorization server",
+            Self::ClientRegistration => "client registration",
+            Self::UserAuthorization => "authorization in the browser",
+            Self::Redirect => "the redirect back to Airlock",
+            Self::TokenExchange => "the token exchange",
+            Self::TokenRefresh => "the token refresh",
+            Self::CredentialStorage => "the OS keychain",
+        }
+    }
+
+    /// What the user can do about a failure at this step.
+    pub fn hint(self) -> &'static str {
+        match self {
+            Self::Discovery => "check the server URL; the server must publish OAuth protected resource metadata (RFC 9728) or its authorization server must publish RFC 8414 / OpenID metadata. If the server documents a token instead, add it as an `Authorization` header",
+            Self::ClientRegistration => "the authorization server accepts no dynamic registration or metadata document from Airlock: register a client with the provider and give Airlock its client id (and secret, if any)",
+            Self::UserAuthorization => "finish the login in the browser (the page may be in another window), then try again; if it was declined, log in with an account that may use this server",
+            Self::Redirect => "start the login again from Airlock and complete it in the same browser without reusing an old tab",
+            Self::TokenExchange => "try the login again; if it keeps failing, the client registration may be wrong (`airlock logout <server>` then `airlock login <server>`)",
+            Self::TokenRefresh => "log in again with `airlock login <server>`",
+            Self::CredentialStorage => "unlock the OS keychain (Airlock keeps tokens only there) and try again",
+        }
+    }
+}
+
+impl std::fmt::Display for AuthStep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A failed authorization: the step, what happened, what to do.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("authorization failed at {step}: {detail}. What to do: {}", step.hint())]
+pub struct AuthFlowError {
+    pub step: AuthStep,
+    pub detail: String,
+}
+
+impl AuthFlowError {
+    pub fn new(step: AuthStep, detail: impl Into<String>) -> Self {
+        Self {
+            step,
+            detail: detail.into(),
+        }
+    }
+
+    fn from_rmcp(step: AuthStep, e: AuthError) -> Self {
+        let step = match e {
+            AuthError::CredentialStoreError(_) => AuthStep::CredentialStorage,
+            AuthError::RegistrationFailed(_) => AuthStep::ClientRegistration,
+            _ => step,
+        };
+        Self::new(step, e.to_string())
+    }
+}
+
+/// How Airlock identifies itself to an authorization server, in priority
+/// order: a pre-registered client, a Client ID Metadata Document, DCR.
+#[derive(Debug, Clone)]
+pub struct ClientIdentity {
+    /// Shown on the consent screen and sent in DCR.
+    pub client_name: String,
+    /// A client registered with the provider beforehand.
+    pub client_id: Option<String>,
+    /// Its secret, for confidential pre-registered clients.
+    pub client_secret: Option<SecretValue>,
+    /// An HTTPS URL of Airlock's client metadata document (SEP-991), used
+    /// when the authorization server advertises support for them.
+    pub metadata_url: Option<String>,
+}
+
+impl Default for ClientIdentity {
+    fn default() -> Self {
+        Self {
+            client_name: "Airlock".into(),
+            client_id: None,
+            client_secret: None,
+            metadata_url: None,
+        }
+    }
+}
+
+fn origin(url: &Url) -> String {
+    url.origin().ascii_serialization()
+}
+
+fn trimmed_path(url: &Url) -> &str {
+    url.path().trim_end_matches('/')
+}
+
+/// Where protected resource metadata of an MCP server is looked for (RFC
+/// 9728 §3.1, MCP 2025-11-25): path-suffixed well-known URL first, then the
+/// origin's. A `resource_metadata` URL from the challenge comes before both.
+pub fn protected_resource_metadata_urls(server_url: &Url) -> Vec<String> {
+    let base = format!(
+        "{}/.well-known/oauth-protected-resource",
+        origin(server_url)
+    );
+    let path = trimmed_path(server_url);
+    if path.is_empty() {
+        vec![base]
+    } else {
+        vec![format!("{base}{path}"), base]
+    }
+}
+
+/// Where authorization server metadata of an issuer is looked for, in
+/// order (MCP 2025-11-25): RFC 8414 with path insertion, OpenID Connect
+/// discovery with path insertion, OpenID Connect discovery with the path
+/// appended; for an issuer without a path, RFC 8414 then OpenID.
+pub fn authorization_server_metadata_urls(issuer: &Url) -> Vec<String> {
+    let o = origin(issuer);
+    let path = trimmed_path(issuer);
+    if path.is_empty() {
+        vec![
+            format!("{o}/.well-known/oauth-authorization-server"),
+            format!("{o}/.well-known/openid-configuration"),
+        ]
+    } else {
+        vec![
+            format!("{o}/.well-known/oauth-authorization-server{path}"),
+            format!("{o}/.well-known/openid-configuration{path}"),
+            format!("{o}{path}/.well-known/openid-configuration"),
+        ]
+    }
+}
+
+/// 2025-03-26 fallback endpoints for a server without any metadata: the
+/// authorization base URL is the MCP server URL with its path removed.
+pub fn legacy_fallback_endpoints(server_url: &Url) -> [String; 3] {
+    let o = origin(server_url);
+    [
+        format!("{o}/authorize"),
+        format!("{o}/token"),
+        format!("{o}/register"),
+    ]
+}
+
+fn legacy_allowed(server_url: &Url) -> bool {
+    matches!(server_url.scheme(), "https" | "http")
+}
+
+/// 2025-03-26 discovery of a server without protected resource metadata:
+/// RFC 8414 metadata at `<server origin>/.well-known/oauth-authorization-server`.
+/// Its `issuer` need not match that URL (servers of that era put the
+/// authorization server under a path), so it is accepted only when the
+/// authorization and token endpoints are on the MCP server's own origin:
+/// the server vouches for nothing beyond itself.
+pub async fn legacy_same_origin_metadata(
+    server_url: &Url,
+) -> Result<rmcp::transport::auth::AuthorizationMetadata, AuthFlowError> {
+    let step = |d: String| AuthFlowError::new(AuthStep::Discovery, d);
+    let at = format!(
+        "{}/.well-known/oauth-authorization-server",
+        origin(server_url)
+    );
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(std::time::Duration::from_secs(15))
+        .build()
+        .map_err(|e| step(e.to_string()))?;
+    let response = client
+        .get(&at)
+        .header(reqwest::header::ACCEPT, "application/json")
+        .send()
+        .await
+        .map_err(|e| step(format!("GET {at}: {e}")))?;
+    if !response.status().is_success() {
+        return Err(step(format!("GET {at} answered {}", response.status())));
+    }
+    let body = response
+        .text()
+        .await
+        .map_err(|e| step(format!("GET {at}: {e}")))?;
+    let metadata: rmcp::transport::auth::AuthorizationMetadata = serde_json::from_str(&body)
+        .map_err(|e| step(format!("{at} is not authorization server metadata: {e}")))?;
+    check_same_origin(server_url, &metadata)?;
+    Ok(metadata)
+}
+
+/// The endpoints of legacy metadata must live on the MCP server's origin.
+pub fn check_same_origin(
+    server_url: &Url,
+    metadata: &rmcp::transport::auth::AuthorizationMetadata,
+) -> Result<(), AuthFlowError> {
+    let mine = origin(server_url);
+    let endpoints = [
+        Some(metadata.authorization_endpoint.as_str()),
+        Some(metadata.token_endpoint.as_str()),
+        metadata.registration_endpoint.as_deref(),
+    ];
+    for e in endpoints.into_iter().flatten() {
+        let same = Url::parse(e).map(|u| origin(&u) == mine).unwrap_or(false);
+        if !same {
+            return Err(AuthFlowError::new(
+                AuthStep::Discovery,
+                format!("the server's metadata names the endpoint {e} on another origin and an issuer that does not match where it was found; Airlock does not trust it"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A manager for `server_url` whose tokens live in `store` (loaded now, if
+/// any). Ready for [`rmcp::transport::auth::AuthClient`].
+pub async fn manager_with_store(
+    server_url: &str,
+    store: KeychainCredentialStore,
+) -> Result<(AuthorizationManager, bool), AuthFlowError> {
+    let mut manager = AuthorizationManager::new(server_url)
+        .await
+        .map_err(|e| AuthFlowError::from_rmcp(AuthStep::Discovery, e))?;
+    manager.set_credential_store(store);
+    let has_tokens = manager
+        .initialize_from_store()
+        .await
+        .map_err(|e| AuthFlowError::from_rmcp(AuthStep::Discovery, e))?;
+    Ok((manager, has_tokens))
+}
+
+/// Run the whole authorization for `server_url` after a 401 whose
+/// `WWW-Authenticate` is `challenge` (or proactively, with `None`). On
+/// success the tokens are in `store` and the returned manager holds them.
+pub async fn authorize(
+    server_url: &str,
+    challenge: Option<&str>,
+    identity: &ClientIdentity,
+    browser: &dyn Browser,
+    store: KeychainCredentialStore,
+) -> Result<AuthorizationManager, AuthFlowError> {
+    let url = Url::parse(server_url).map_err(|e| {
+        AuthFlowError::new(
+            AuthStep::Discovery,
+            format!("{server_url:?} is not a URL: {e}"),
+        )
+    })?;
+    let mut manager = AuthorizationManager::new(server_url)
+        .await
+        .map_err(|e| AuthFlowError::from_rmcp(AuthStep::Discovery, e))?;
+    manager.set_credential_store(store);
+    let metadata = match manager.resolve_metadata_from_challenge(challenge).await {
+        Ok(resolution) => resolution.metadata,
+        // A 2025-03-26 server: no protected resource metadata, RFC 8414
+        // metadata at its own origin naming another issuer path.
+        Err(AuthError::AuthorizationServerMismatch { .. }) if legacy_allowed(&url) => {
+            legacy_same_origin_metadata(&url).await?
+        }
+        Err(e) => {
+            return Err(AuthFlowError::new(
+                AuthStep::Discovery,
+                format!(
+                    "{e} (looked at {} and the authorization server's {})",
+                    protected_resource_metadata_urls(&url).join(", "),
+                    "/.well-known/oauth-authorization-server and /.well-known/openid-configuration"
+                ),
+            ))
+        }
+    };
+    manager.set_metadata(metadata);
+
+    let redirect = browser.redirect().await?;
+    let mut request = AuthorizationRequest::new(redirect.uri())
+        .with_client_name(identity.client_name.clone())
+        .with_initial_scope_selection();
+    if let Some(challenge) = challenge {
+        request = request.with_challenge(challenge);
+    }
+    if let Some(id) = &identity.client_id {
+        request = request.with_preregistered_client(id.clone());
+        if let Some(secret) = &identity.client_secret {
+            request = request.with_client_secret(secret.expose());
+        }
+    }
+    if let Some(cimd) = &identity.metadata_url {
+        request = request.with_client_metadata_url(cimd.clone());
+    }
+    let session = AuthorizationSession::new(manager, request)
+        .await
+        .map_err(|(_, e)| AuthFlowError::from_rmcp(AuthStep::ClientRegistration, e))?;
+    let callback = redirect.complete(session.get_authorization_url()).await?;
+    session
+        .handle_callback_url(&callback)
+        .await
+        .map_err(|e| AuthFlowError::from_rmcp(AuthStep::TokenExchange, e))?;
+    Ok(session.auth_manager)
+}
+
+/// Ask for more scope after a 403 `insufficient_scope` (step-up): a new
+/// authorization with the union of the granted and the required scopes,
+/// through the same browser port. Returns the upgraded manager.
+pub async fn step_up(
+    manager: AuthorizationManager,
+    required_scope: &str,
+    browser: &dyn Browser,
+) -> Result<AuthorizationManager, AuthFlowError> {
+    let redirect = browser.redirect().await?;
+    let url = manager
+        .request_scope_upgrade(required_scope)
+        .await
+        .map_err(|e| AuthFlowError::from_rmcp(AuthStep::UserAuthorization, e))?;
+    let session = AuthorizationSession::for_scope_upgrade(manager, url, &redirect.uri());
+    let callback = redirect.complete(session.get_authorization_url()).await?;
+    session
+        .handle_callback_url(&callback)
+        .await
+        .map_err(|e| AuthFlowError::from_rmcp(AuthStep::TokenExchange, e))?;
+    Ok(session.auth_manager)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protected_resource_metadata_urls_insert_the_path() {
+        let u = Url::parse("https://mcp.example.com/public/mcp/").unwrap();
+        assert_eq!(
+            protected_resource_metadata_urls(&u),
+            vec![
+                "https://mcp.example.com/.well-known/oauth-protected-resource/public/mcp",
+                "https://mcp.example.com/.well-known/oauth-protected-resource",
+            ]
+        );
+        let root = Url::parse("https://mcp.example.com").unwrap();
+        assert_eq!(
+            protected_resource_metadata_urls(&root),
+            vec!["https://mcp.example.com/.well-known/oauth-protected-resource"]
+        );
+    }
+
+    #[test]
+    fn authorization_server_metadata_urls_follow_the_spec_order() {
+        let t = Url::parse("https://auth.example.com/tenant1").unwrap();
+        assert_eq!(
+            authorization_server_metadata_urls(&t),
+            vec![
+                "https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
+                "https://auth.example.com/.well-known/openid-configuration/tenant1",
+                "https://auth.example.com/tenant1/.well-known/openid-configuration",
+            ]
+        );
+        let root = Url::parse("http://localhost:9000/").unwrap();
+        assert_eq!(
+            authorization_server_metadata_urls(&root),
+            vec![
+                "http://localhost:9000/.well-known/oauth-authorization-server",
+                "http://localhost:9000/.well-known/openid-configuration",
+            ]
+        );
+        assert_eq!(
+            legacy_fallback_endpoints(&Url::parse("http://localhost:9000/mcp").unwrap()),
+            [
+                "http://localhost:9000/authorize",
+                "http://localhost:9000/token",
+                "http://localhost:9000/register"
+            ]
+        );
+    }
+
+    #[test]
+    fn legacy_metadata_must_stay_on_the_server_origin() {
+        use rmcp::transport::auth::AuthorizationMetadata;
+        let server = Url::parse("http://localhost:9000/mcp").unwrap();
+        let mut m: AuthorizationMetadata = serde_json::from_value(serde_json::json!({
+            "issuer": "http://localhost:9000/oauth",
+            "authorization_endpoint": "http://localhost:9000/oauth/authorize",
+            "token_endpoint": "http://localhost:9000/oauth/token",
+            "registration_endpoint": "http://localhost:9000/oauth/register"
+        }))
+        .unwrap();
+        assert!(check_same_origin(&server, &m).is_ok());
+        m.token_endpoint = "https://evil.example/token".into();
+        assert_eq!(
+            check_same_origin(&server, &m).unwrap_err().step,
+            AuthStep::Discovery
+        );
+    }
+
+    #[test]
+    fn errors_name_the_step_and_a_remedy() {
+        let e = AuthFlowError::from_rmcp(
+            AuthStep::TokenExchange,
+            AuthError::RegistrationFailed("no".into()),
+        );
+        assert_eq!(e.step, AuthStep::ClientRegistration);
+        let text = e.to_string();
+        assert!(text.contains("client registration") && text.contains("What to do"));
+    }
+
+    #[tokio::test]
+    async fn authorization_url_uses_pkce_s256_state_and_resource() {
+        use rmcp::transport::auth::{AuthorizationMetadata, OAuthClientConfig};
+        let mut manager = AuthorizationManager::new("http://localhost:1/mcp")
+            .await
+            .unwrap();
+        let metadata: AuthorizationMetadata = serde_json::from_value(serde_json::json!({
+            "issuer": "http://localhost:2",
+            "authorization_endpoint": "http://localhost:2/authorize",
+            "token_endpoint": "http://localhost:2/token",
+            "code_challenge_methods_supported": ["S256"],
+            "response_types_supported": ["code"]
+        }))
+        .unwrap();
+        manager.set_metadata(metadata);
+        manager
+            .configure_client(OAuthClientConfig::new(
+                "client-1",
+                "http://127.0.0.1:5/callback",
+            ))
+            .unwrap();
+        let url = manager.get_authorization_url(&["read"]).await.unwrap();
+        let parsed = Url::parse(&url).unwrap();
+        let q: std::collections::HashMap<_, _> = parsed.query_pairs().into_owned().collect();
+        assert_eq!(
+            q.get("code_challenge_method").map(String::as_str),
+            Some("S256")
+        );
+        let challenge = q.get("code_challenge").expect("code_challenge");
+        assert_eq!(challenge.len(), 43, "base64url SHA-256");
+        assert!(browser::state_of(&url).is_some_and(|s| s.len() >= 16));
+        assert_eq!(q.get("client_id").map(String::as_str), Some("client-1"));
+        assert!(
+            q.contains_key("resource"),
+            "RFC 8707 resource indicator: {url}"
+        );
+    }
+}
