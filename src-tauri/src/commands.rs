@@ -416,8 +416,13 @@ mod capability {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let build = std::fs::read_to_string(root.join("build.rs")).unwrap();
         let cap = std::fs::read_to_string(root.join("capabilities/default.json")).unwrap();
+        let hook = std::fs::read_to_string(root.join("isolation/index.js")).unwrap();
         for c in super::COMMANDS {
             assert!(build.contains(&format!("\"{c}\"")), "build.rs lacks {c}");
+            assert!(
+                hook.contains(&format!("\"{c}\"")),
+                "the isolation hook does not let {c} through"
+            );
             let perm = format!("\"allow-{}\"", c.replace('_', "-"));
             assert!(cap.contains(&perm), "capability lacks {perm}");
         }

@@ -46,3 +46,32 @@ test('the window renders at 900×600 without horizontal scrollbars', { timeout: 
     assert.deepEqual(overflow.wide, [], `${page}: a scrolling container is wider than its box at 900×600`);
   }
 });
+
+test('the isolation hook lets Airlock commands through and refuses anything else', { timeout: 90_000 }, async () => {
+  const iso = await App.launch('00-smoke-isolation');
+  try {
+    const { b } = iso;
+    // A script in the page (say, a compromised dependency) calls IPC directly.
+    // A call the hook refuses never reaches Rust, so it never settles: give
+    // each call 3 s and record "no answer" as its own status.
+    const outcome = await b.executeAsync((done) => {
+      const invoke = window.__TAURI_INTERNALS__.invoke;
+      const within = (p) => Promise.race([
+        p.then(() => 'fulfilled', () => 'rejected'),
+        new Promise((r) => setTimeout(() => r('no answer'), 3000)),
+      ]);
+      Promise.all([
+        within(invoke('app_info')),
+        within(invoke('plugin:dialog|message', { message: 'x' })),
+        within(invoke('not_a_command')),
+      ]).then(done);
+    });
+    assert.equal(outcome[0], 'fulfilled', `app_info passes: ${JSON.stringify(outcome)}`);
+    assert.notEqual(outcome[1], 'fulfilled', `a dialog plugin call is refused: ${JSON.stringify(outcome)}`);
+    assert.notEqual(outcome[2], 'fulfilled', `an unknown command is refused: ${JSON.stringify(outcome)}`);
+    // Refused by the hook (never answered), not merely by a capability check.
+    assert.equal(outcome[1], 'no answer', `the hook stopped the dialog call: ${JSON.stringify(outcome)}`);
+  } finally {
+    await iso.close();
+  }
+});
