@@ -42,9 +42,9 @@ npm_ci ui
 npm --prefix ui run --silent build
 
 section "cargo build (desktop app, CLI, demo server)"
-packages=(-p airlock-desktop -p airlock-cli)
-if [[ -f crates/airlock-demo-server/Cargo.toml ]]; then packages+=(-p airlock-demo-server); fi
-cargo build "${packages[@]}"
+# The whole workspace with every target: the same feature set as
+# `cargo test --workspace`, so after the test run nothing is compiled twice.
+cargo build --workspace --all-targets
 
 section "tests/e2e: npm ci"
 npm_ci tests/e2e

@@ -8,7 +8,7 @@ use std::sync::{Arc, RwLock};
 use airlock_core::elicitation::form::{FieldError, FormSchema};
 use airlock_core::elicitation::FormAnswer;
 use airlock_core::mcp::ConnStatus;
-use airlock_core::servers::{parse_config as parse, ImportPlan, ServerDef, ServerInput};
+use airlock_core::servers::{parse_config as parse, ImportPlan, ServerDef, ServerInput, Transport};
 use airlock_core::store::{
     AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine, ToolCallOutcome,
 };
@@ -117,6 +117,8 @@ pub fn save_settings(state: State<'_, AppState>, settings: Settings) -> ApiResul
 pub struct ServerView {
     pub def: ServerDef,
     pub status: ConnStatus,
+    /// OAuth tokens of this (HTTP) server are in the OS keychain.
+    pub signed_in: bool,
 }
 
 #[tauri::command]
@@ -127,6 +129,8 @@ pub fn list_servers(state: State<'_, AppState>) -> ApiResult<Vec<ServerView>> {
         .into_iter()
         .map(|def| ServerView {
             status: state.core.status(&def.name),
+            signed_in: matches!(def.transport, Transport::Http { .. })
+                && state.core.has_oauth_tokens(&def.name),
             def,
         })
         .collect())
@@ -171,6 +175,25 @@ pub async fn connect(state: State<'_, AppState>, name: String) -> ApiResult<Conn
 #[tauri::command]
 pub fn disconnect(state: State<'_, AppState>, name: String) {
     state.core.disconnect(&name);
+}
+
+/// Sign in to an HTTP server (MCP authorization): the sign-in page is shown
+/// for consent first, then opened in the system browser; connects after.
+#[tauri::command]
+pub async fn sign_in(state: State<'_, AppState>, name: String) -> ApiResult<ConnectionReport> {
+    Ok(state.core.sign_in(&name).await?)
+}
+
+/// Stop a sign-in waiting for consent or for the browser.
+#[tauri::command]
+pub fn cancel_sign_in(state: State<'_, AppState>, name: String) -> bool {
+    state.core.cancel_sign_in(&name)
+}
+
+/// Forget the server's OAuth tokens (keychain) and disconnect; whether any were stored.
+#[tauri::command]
+pub fn sign_out(state: State<'_, AppState>, name: String) -> ApiResult<bool> {
+    Ok(state.core.logout(&name)?)
 }
 
 #[tauri::command]
@@ -366,6 +389,9 @@ pub const COMMANDS: &[&str] = &[
     "import_config",
     "connect",
     "disconnect",
+    "sign_in",
+    "cancel_sign_in",
+    "sign_out",
     "server_logs",
     "server_details",
     "call_tool",

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use airlock_core::elicitation::{
-    BoxFuture, Consent, ConsentDecision, ContinueDecision, FormAnswer, FormConsentRequest,
+    BoxFuture, Consent, ConsentDecision, ContinueDecision, FormAnswer, FormConsentRequest, Origin,
     UrlConsentRequest,
 };
 use airlock_core::url_safety::{elide_middle, neutralize_for_display, Inspection};
@@ -62,11 +62,16 @@ pub fn hard_wrap(text: &str, width: usize) -> String {
 /// Event the window listens to for inbox changes.
 pub const INBOX_EVENT: &str = "airlock://inbox";
 
-pub fn dialog_title(server: &str, record_id: i64) -> String {
+pub fn dialog_title(server: &str, record_id: i64, sign_in: bool) -> String {
     // Unique per request, so the dialog can be found and closed when the
     // request is answered elsewhere or ends.
+    let what = if sign_in {
+        "asks you to sign in"
+    } else {
+        "asks to open a web page"
+    };
     format!(
-        "Airlock: {} asks to open a web page (request {record_id})",
+        "Airlock: {} {what} (request {record_id})",
         neutralize_for_display(server, 64)
     )
 }
@@ -243,6 +248,7 @@ fn view(request: &UrlConsentRequest, kind: PendingKind) -> PendingView {
         inspection: Some(request.inspection.clone()),
         form: None,
         secret_fields: Vec::new(),
+        sign_in: request.origin == Origin::SignIn,
         since_ms: airlock_core::store::now_ms(),
     }
 }
@@ -260,6 +266,7 @@ fn form_view(request: &FormConsentRequest) -> PendingView {
             .secret_looking()
             .map(|f| f.name.clone())
             .collect(),
+        sign_in: false,
         since_ms: airlock_core::store::now_ms(),
     }
 }
@@ -331,7 +338,7 @@ impl DesktopConsent {
         let app = self.app.clone();
         let inbox = self.inbox.clone();
         let record_id = request.record_id;
-        let title = dialog_title(&request.server, record_id);
+        let title = dialog_title(&request.server, record_id, request.origin == Origin::SignIn);
         self.surfaces
             .dialogs
             .lock()
@@ -395,8 +402,13 @@ impl Consent for DesktopConsent {
                     request.record_id,
                     PendingKind::Consent,
                     format!(
-                        "{} asks you to open {}",
+                        "{} asks you to {} {}",
                         notification_text(&request.server),
+                        if request.origin == Origin::SignIn {
+                            "sign in at"
+                        } else {
+                            "open"
+                        },
                         notification_text(&domain)
                     ),
                     format!(

@@ -43,6 +43,9 @@ pub struct PendingView {
     /// Names of the form's fields that look like they ask for a password,
     /// API key or token (the core's `looks_secret`); the window warns on them.
     pub secret_fields: Vec<String>,
+    /// A sign-in page of the server's authorization server (MCP
+    /// authorization), not a page the server itself asks for.
+    pub sign_in: bool,
     pub since_ms: i64,
 }
 
@@ -191,6 +194,7 @@ mod tests {
             inspection: None,
             form: Some(schema),
             secret_fields: Vec::new(),
+            sign_in: false,
             since_ms: 0,
         }
     }

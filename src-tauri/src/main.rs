@@ -9,7 +9,8 @@ mod tray;
 
 use std::sync::{Arc, RwLock};
 
-use airlock_core::elicitation::SystemBrowser;
+use airlock_core::auth::LoopbackBrowser;
+use airlock_core::elicitation::{Opener, SystemBrowser};
 use airlock_core::events::CoreEvent;
 use airlock_core::servers::{ServerInput, Transport};
 use airlock_core::{Airlock, AirlockOptions};
@@ -71,6 +72,9 @@ fn main() {
             commands::import_config,
             commands::connect,
             commands::disconnect,
+            commands::sign_in,
+            commands::cancel_sign_in,
+            commands::sign_out,
             commands::server_logs,
             commands::server_details,
             commands::call_tool,
@@ -98,8 +102,12 @@ fn start_core(app: &AppHandle) -> Result<AppState, String> {
         settings: shared_settings.clone(),
         surfaces: Arc::default(),
     });
-    let mut opts = AirlockOptions::new(data_dir.clone(), consent, Arc::new(SystemBrowser));
+    let opener: Arc<dyn Opener> = Arc::new(SystemBrowser);
+    let mut opts = AirlockOptions::new(data_dir.clone(), consent, opener.clone());
     opts.broker = settings.broker();
+    // Sign-ins (MCP authorization) go through the same consent and the
+    // system browser, with a loopback listener for the redirect back.
+    opts.oauth_browser = Some(Arc::new(LoopbackBrowser::new(opener)));
     let core = Airlock::open(opts).map_err(|e| e.to_string())?;
     if settings.history_retention_days > 0 {
         let cutoff =
@@ -118,7 +126,9 @@ fn start_core(app: &AppHandle) -> Result<AppState, String> {
     let autorun = std::env::var_os(DEMO_AUTORUN_ENV).is_some();
     tauri::async_runtime::spawn(async move {
         for name in &names {
-            let _ = c.connect(name).await;
+            // No sign-in prompt out of the blue: a server that needs one
+            // shows "Sign-in required" and a Sign in button.
+            let _ = c.connect_in_background(name).await;
         }
         if autorun && names.iter().any(|n| n == "demo") {
             let _ = c.call_tool("demo", "connect_demo_account", None).await;

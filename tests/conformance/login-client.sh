@@ -15,7 +15,7 @@ d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 export AIRLOCK_DATA_DIR=$d
 "$bin" servers add srv --url "$url" >&2 || exit 1
-( "$bin" --open print login srv >"$d/login.out" 2>"$d/login.err"; echo $? >"$d/login.rc" ) &
+( "$bin" --open print --consent accept login srv >"$d/login.out" 2>"$d/login.err"; echo $? >"$d/login.rc" ) &
 auth=
 for _ in $(seq 1 100); do
   auth=$(grep -m1 '^http' "$d/login.out" 2>/dev/null) && [ -n "$auth" ] && break

@@ -6,7 +6,7 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use airlock_core::elicitation::form::{Choice, FieldKind, FormField};
 use airlock_core::elicitation::{
-    BoxFuture, Consent, ConsentDecision, ContinueDecision, FormAnswer, FormConsentRequest,
+    BoxFuture, Consent, ConsentDecision, ContinueDecision, FormAnswer, FormConsentRequest, Origin,
     UrlConsentRequest,
 };
 use serde_json::{Map, Value};
@@ -37,16 +37,23 @@ impl Consent for TerminalConsent {
             {
                 let mut err = std::io::stderr().lock();
                 let _ = writeln!(err);
-                let _ = writeln!(
-                    err,
-                    "── Server {} asks you to open a web page ──",
-                    plain(&request.server)
-                );
+                let sign_in = request.origin == Origin::SignIn;
+                let heading = if sign_in {
+                    "asks you to sign in"
+                } else {
+                    "asks you to open a web page"
+                };
+                let _ = writeln!(err, "── Server {} {heading} ──", plain(&request.server));
                 let _ = writeln!(err, "Why:      {}", plain(&request.message));
                 for line in describe_inspection(&request.inspection) {
                     let _ = writeln!(err, "{line}");
                 }
-                let _ = write!(err, "Open it in your browser? [y]es / [N]o / [c]ancel: ");
+                let question = if sign_in {
+                    "Open the sign-in page in your browser?"
+                } else {
+                    "Open it in your browser?"
+                };
+                let _ = write!(err, "{question} [y]es / [N]o / [c]ancel: ");
                 let _ = err.flush();
             }
             match read_line().await.as_deref() {

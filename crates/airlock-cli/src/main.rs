@@ -371,7 +371,10 @@ fn open_core(cli: &Cli) -> Result<Arc<Airlock>, Failure> {
         consent
     };
     let opener = opener_for(cli);
-    let mut opts = AirlockOptions::new(data_dir, consent, opener);
+    let mut opts = AirlockOptions::new(data_dir, consent, opener.clone());
+    // A server that answers 401 is signed in to on the spot: the sign-in
+    // page is shown like a URL elicitation and opens only after consent.
+    opts.oauth_browser = Some(Arc::new(LoopbackBrowser::new(opener)));
     opts.connect_timeout = Duration::from_secs(cli.connect_timeout.max(1));
     opts.broker = BrokerSettings {
         late_after: Duration::from_secs(cli.late_after),

@@ -114,6 +114,9 @@ pub fn print_connection(r: &ConnectionReport) {
                 plain(protocol_version)
             )
         }
+        ConnStatus::SignInRequired { reason } => {
+            say!("{}: sign-in required ({})", plain(&r.server), plain(reason))
+        }
         other => say!("{}: {:?}", plain(&r.server), other),
     }
     if let Some(info) = &r.info {

@@ -162,6 +162,9 @@ pub struct Airlock {
     oauth_browser: Option<Arc<dyn auth::Browser>>,
     data_dir: PathBuf,
     managed: Mutex<HashMap<String, Managed>>,
+    /// Sign-ins in progress, by server: cancel them with `cancel_sign_in`.
+    sign_ins: Mutex<HashMap<String, (u64, tokio_util::sync::CancellationToken)>>,
+    next_sign_in: std::sync::atomic::AtomicU64,
 }
 
 impl Airlock {
@@ -185,6 +188,8 @@ impl Airlock {
             oauth_browser: opts.oauth_browser,
             data_dir: opts.data_dir,
             managed: Mutex::new(HashMap::new()),
+            sign_ins: Mutex::new(HashMap::new()),
+            next_sign_in: std::sync::atomic::AtomicU64::new(1),
         }))
     }
 
@@ -443,17 +448,106 @@ impl Airlock {
         };
         let instance = self.store.instance_id()?;
         let store = auth::KeychainCredentialStore::new(self.keychain.clone(), &instance, server);
-        auth::authorize(url, None, &self.oauth_identity, browser, store)
-            .await
-            .map_err(|e| CoreError::Connect {
+        let gate = self.sign_in_gate(server);
+        let result = auth::authorize(url, None, &self.oauth_identity, browser, &gate, store).await;
+        self.sign_in_ended(server, &gate);
+        if let Err(e) = result {
+            self.set_status(
+                server,
+                ConnStatus::SignInRequired {
+                    reason: e.to_string(),
+                },
+            );
+            return Err(CoreError::Connect {
                 server: server.to_owned(),
                 source: ConnectError::Authorization(e),
-            })?;
+            });
+        }
         self.disconnect(server);
         let _ = self
             .store
             .audit(Some(server), "oauth_login", &serde_json::json!({}));
         Ok(())
+    }
+
+    /// The window's "Sign in": run the authorization now with the shell's
+    /// browser port (consent first), then connect with the new tokens.
+    pub async fn sign_in(self: &Arc<Self>, server: &str) -> CoreResult<ConnectionReport> {
+        let Some(browser) = self.oauth_browser.clone() else {
+            return Err(CoreError::BadInput(
+                "this Airlock has no browser to sign in with".into(),
+            ));
+        };
+        self.login(server, browser.as_ref()).await?;
+        self.connect(server).await
+    }
+
+    /// A sign-in gate for `server`: consent through the broker, the status
+    /// `signing_in` while the browser is waited for, cancellable with
+    /// [`Airlock::cancel_sign_in`]. A newer sign-in of the same server
+    /// cancels an older one.
+    fn sign_in_gate(self: &Arc<Self>, server: &str) -> auth::SignInGate {
+        let mut gate = auth::SignInGate::new(self.broker.clone(), server);
+        let me = Arc::downgrade(self);
+        let name = server.to_owned();
+        gate.on_waiting = Some(Arc::new(move |domain: &str| {
+            if let Some(me) = me.upgrade() {
+                me.set_status(
+                    &name,
+                    ConnStatus::SigningIn {
+                        domain: domain.to_owned(),
+                    },
+                );
+            }
+        }));
+        gate.ticket = self
+            .next_sign_in
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let old = self
+            .sign_ins
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(server.to_owned(), (gate.ticket, gate.cancel.clone()));
+        if let Some((_, old)) = old {
+            old.cancel();
+        }
+        gate
+    }
+
+    fn sign_in_ended(&self, server: &str, gate: &auth::SignInGate) {
+        let mut map = self.sign_ins.lock().unwrap_or_else(|e| e.into_inner());
+        // Only this sign-in's entry: a newer one may have replaced it.
+        if map.get(server).is_some_and(|(t, _)| *t == gate.ticket) {
+            map.remove(server);
+        }
+    }
+
+    /// Stop a sign-in waiting for consent or for the browser. Returns
+    /// whether one was in progress.
+    pub fn cancel_sign_in(&self, server: &str) -> bool {
+        let token = self
+            .sign_ins
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(server);
+        match token {
+            Some((_, t)) => {
+                t.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether OAuth tokens of `server` are in the keychain (a blocking
+    /// keychain read; `false` when the keychain cannot be read).
+    pub fn has_oauth_tokens(&self, server: &str) -> bool {
+        let Ok(instance) = self.store.instance_id() else {
+            return false;
+        };
+        auth::KeychainCredentialStore::new(self.keychain.clone(), &instance, server)
+            .load_blocking()
+            .is_ok_and(|c| c.is_some())
     }
 
     /// `airlock logout <server>`: forget the server's OAuth tokens and client
@@ -492,7 +586,7 @@ impl Airlock {
             server: server.to_owned(),
             source,
         };
-        let oauth = self.oauth_context().ok_or_else(|| {
+        let oauth = self.oauth_context(server, true).ok_or_else(|| {
             connect_err(ConnectError::AuthorizationRequired {
                 server: server.to_owned(),
             })
@@ -504,30 +598,58 @@ impl Airlock {
         };
         let store =
             auth::KeychainCredentialStore::new(oauth.keychain.clone(), &oauth.instance, server);
-        auth::authorize(
+        let result = auth::authorize(
             url,
             Some(challenge),
             &oauth.identity,
             browser.as_ref(),
+            &oauth.gate,
             store,
         )
-        .await
-        .map_err(|e| connect_err(ConnectError::Authorization(e)))?;
+        .await;
+        self.sign_in_ended(server, &oauth.gate);
+        result.map_err(|e| connect_err(ConnectError::Authorization(e)))?;
         self.disconnect(server);
         Ok(())
     }
 
     /// The OAuth context of a connect (no instance id: no OAuth).
-    fn oauth_context(&self) -> Option<mcp::OAuthContext> {
+    /// `interactive`: a sign-in may be started (consent, browser); else a
+    /// server that needs one fails with `sign_in_required`.
+    fn oauth_context(
+        self: &Arc<Self>,
+        server: &str,
+        interactive: bool,
+    ) -> Option<mcp::OAuthContext> {
+        let instance = self.store.instance_id().ok()?;
+        let browser = if interactive {
+            self.oauth_browser.clone()
+        } else {
+            None
+        };
         Some(mcp::OAuthContext {
             keychain: self.keychain.clone(),
-            instance: self.store.instance_id().ok()?,
+            instance,
             identity: self.oauth_identity.clone(),
-            browser: self.oauth_browser.clone(),
+            gate: self.sign_in_gate_lazy(server, browser.is_some()),
+            browser,
         })
     }
 
-    async fn open_session(&self, def: &ServerDef) -> CoreResult<(Arc<Session>, i64)> {
+    /// A gate registered only when a sign-in may happen.
+    fn sign_in_gate_lazy(self: &Arc<Self>, server: &str, register: bool) -> auth::SignInGate {
+        if register {
+            self.sign_in_gate(server)
+        } else {
+            auth::SignInGate::new(self.broker.clone(), server)
+        }
+    }
+
+    async fn open_session(
+        self: &Arc<Self>,
+        def: &ServerDef,
+        interactive: bool,
+    ) -> CoreResult<(Arc<Session>, i64)> {
         let (transport, redactor) = self.resolve(def)?;
         let conn_row = self.store.connection_started(&def.name)?;
         let ctx = ConnectContext {
@@ -536,9 +658,13 @@ impl Airlock {
             events: self.events.clone(),
             redactor: Arc::new(redactor),
             connect_timeout: self.connect_timeout,
-            oauth: self.oauth_context(),
+            oauth: self.oauth_context(&def.name, interactive),
         };
-        match mcp::connect(&def.name, &transport, &ctx).await {
+        let connected = mcp::connect(&def.name, &transport, &ctx).await;
+        if let Some(oauth) = &ctx.oauth {
+            self.sign_in_ended(&def.name, &oauth.gate);
+        }
+        match connected {
             Ok(session) => {
                 let info_json = serde_json::to_string(&session.info).ok();
                 let _ = self.store.connection_updated(
@@ -571,7 +697,26 @@ impl Airlock {
 
     /// Connect and keep the connection: if it drops, reconnect with capped
     /// exponential back-off. Returns once the first attempt succeeded or failed.
+    /// A server that asks for authorization gets a sign-in (consent first).
     pub async fn connect(self: &Arc<Self>, name: &str) -> CoreResult<ConnectionReport> {
+        self.connect_with(name, true).await
+    }
+
+    /// [`Airlock::connect`] for connects nobody asked for just now (at
+    /// start-up): a server that needs a sign-in ends `sign_in_required`
+    /// instead of raising a sign-in prompt.
+    pub async fn connect_in_background(
+        self: &Arc<Self>,
+        name: &str,
+    ) -> CoreResult<ConnectionReport> {
+        self.connect_with(name, false).await
+    }
+
+    async fn connect_with(
+        self: &Arc<Self>,
+        name: &str,
+        interactive: bool,
+    ) -> CoreResult<ConnectionReport> {
         let def = self.get_server(name)?;
         let generation = {
             let mut managed = self.managed.lock().unwrap_or_else(|e| e.into_inner());
@@ -593,7 +738,7 @@ impl Airlock {
             m.generation
         };
         self.set_status(name, ConnStatus::Connecting);
-        match self.open_session(&def).await {
+        match self.open_session(&def, interactive).await {
             Ok((session, conn_row)) => {
                 let status = ConnStatus::Ready {
                     protocol_version: session.info.protocol_version.clone(),
@@ -612,12 +757,7 @@ impl Airlock {
                 })
             }
             Err(e) => {
-                self.set_status(
-                    name,
-                    ConnStatus::Failed {
-                        reason: e.to_string(),
-                    },
-                );
+                self.set_status(name, failed_status(&e));
                 Err(e)
             }
         }
@@ -702,7 +842,7 @@ impl Airlock {
                     Ok(d) => d,
                     Err(_) => return,
                 };
-                match self.open_session(&def).await {
+                match self.open_session(&def, false).await {
                     Ok((s, row)) => {
                         let status = ConnStatus::Ready {
                             protocol_version: s.info.protocol_version.clone(),
@@ -711,6 +851,12 @@ impl Airlock {
                         session = s;
                         conn_row = row;
                         break;
+                    }
+                    // Reconnects never start a sign-in on their own: the
+                    // user signs in again from the window or the CLI.
+                    Err(e) if needs_sign_in(&e) => {
+                        self.set_status(&name, failed_status(&e));
+                        return;
                     }
                     Err(e) => last_reason = e.to_string(),
                 }
@@ -756,6 +902,30 @@ impl Airlock {
             .ok_or_else(|| CoreError::NotConnected {
                 server: name.to_owned(),
             })
+    }
+}
+
+/// Did a connect fail because the server wants a (new) sign-in?
+fn needs_sign_in(e: &CoreError) -> bool {
+    matches!(
+        e,
+        CoreError::Connect {
+            source: ConnectError::AuthorizationRequired { .. } | ConnectError::Authorization(_),
+            ..
+        }
+    )
+}
+
+/// The status after a failed connect.
+fn failed_status(e: &CoreError) -> ConnStatus {
+    if needs_sign_in(e) {
+        ConnStatus::SignInRequired {
+            reason: e.to_string(),
+        }
+    } else {
+        ConnStatus::Failed {
+            reason: e.to_string(),
+        }
     }
 }
 

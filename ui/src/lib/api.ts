@@ -165,6 +165,20 @@ export function disconnect(name: string): Promise<void> {
   return call("disconnect", { name });
 }
 
+/** Sign in (MCP authorization): consent to the sign-in page, browser round trip, then connect. */
+export function signIn(name: string): Promise<ConnectionReport> {
+  return call("sign_in", { name });
+}
+
+export function cancelSignIn(name: string): Promise<boolean> {
+  return call("cancel_sign_in", { name });
+}
+
+/** Forget the server's OAuth tokens; whether any were stored. */
+export function signOut(name: string): Promise<boolean> {
+  return call("sign_out", { name });
+}
+
 export function serverLogs(name: string, limit: number): Promise<LogLine[]> {
   return call("server_logs", { name, limit });
 }

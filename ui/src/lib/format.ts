@@ -71,7 +71,10 @@ export function statusTone(status: ConnStatus): StatusTone {
     case "reconnecting":
       return "busy";
     case "failed":
+    case "sign_in_required":
       return "bad";
+    case "signing_in":
+      return "busy";
     default:
       return "idle";
   }
@@ -89,6 +92,10 @@ export function statusLabel(status: ConnStatus): string {
       return "Failed";
     case "reconnecting":
       return `Reconnecting (attempt ${status.attempt})`;
+    case "sign_in_required":
+      return "Sign-in required";
+    case "signing_in":
+      return "Signing in…";
   }
 }
 
@@ -101,6 +108,10 @@ export function statusDetail(status: ConnStatus): string | null {
       const wait = Math.round(status.retry_in_ms / 1000);
       return `${status.reason} — next try in ${wait} s`;
     }
+    case "sign_in_required":
+      return status.reason;
+    case "signing_in":
+      return `Waiting for you to finish signing in at ${status.domain} in your browser.`;
     default:
       return null;
   }

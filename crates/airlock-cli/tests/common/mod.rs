@@ -896,3 +896,120 @@ impl BrowserRecorder {
         self.lines()
     }
 }
+
+impl BrowserRecorder {
+    /// A recorder that also acts as the user's browser for URLs starting
+    /// with `prefix`: it follows their redirects with curl (for demo
+    /// authorization servers that approve at once and redirect back to
+    /// Airlock's loopback listener). Other URLs are only recorded.
+    pub fn following(dir: &Path, prefix: &str) -> Self {
+        let me = Self::new(dir);
+        std::fs::write(
+            &me.script,
+            format!(
+                "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\ncase \"$1\" in\n  '{}'*) curl -s -L -o /dev/null --max-time 20 \"$1\" </dev/null >/dev/null 2>&1 & ;;\nesac\n",
+                me.log.display(),
+                prefix.replace('\'', "")
+            ),
+        )
+        .expect("write following recorder");
+        me
+    }
+}
+
+/// The first keychain entry of Airlock whose reference ends with `suffix`:
+/// `(reference, secret)`.
+pub fn keychain_find(suffix: &str) -> Option<(String, String)> {
+    let out = Command::new("secret-tool")
+        .args(["search", "--all", "--unlock", "service", "dev.airlock"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("secret-tool is installed (package libsecret-tools)");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let user = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("attribute.username = "))
+        .find(|u| u.ends_with(suffix))?
+        .to_owned();
+    keychain_lookup(&user).map(|s| (user, s))
+}
+
+/// The TypeScript SDK's `elicitationUrlExample` server: MCP on
+/// `http://localhost:<mcp>/mcp` behind OAuth, its demo authorization server
+/// (which approves at once) on `http://localhost:<auth>`.
+pub struct OAuthExample {
+    pub guard: ChildGuard,
+    pub mcp_url: String,
+    pub auth_origin: String,
+    pub log: Arc<Mutex<String>>,
+}
+
+pub fn start_oauth_example() -> OAuthExample {
+    let js = must_exist(peers_dir().join(
+        "node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/elicitationUrlExample.js",
+    ));
+    for _attempt in 0..3 {
+        let (mcp, auth) = (free_port(), free_port());
+        let child = Command::new("node")
+            .arg(&js)
+            .env("MCP_PORT", mcp.to_string())
+            .env("MCP_AUTH_PORT", auth.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start node elicitationUrlExample");
+        let mut guard = ChildGuard::new(child, "elicitationUrlExample");
+        let log = Arc::new(Mutex::new(String::new()));
+        for pipe in [
+            guard
+                .child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+            guard
+                .child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let log = log.clone();
+            thread::spawn(move || {
+                for line in BufReader::new(pipe).lines() {
+                    let Ok(line) = line else { break };
+                    log.lock().unwrap().push_str(&format!("{line}\n"));
+                }
+            });
+        }
+        let start = Instant::now();
+        let up = |port: u16| {
+            let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+            TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok()
+        };
+        loop {
+            if up(mcp) && up(auth) {
+                return OAuthExample {
+                    guard,
+                    mcp_url: format!("http://localhost:{mcp}/mcp"),
+                    auth_origin: format!("http://localhost:{auth}"),
+                    log,
+                };
+            }
+            if let Ok(Some(_)) = guard.child.try_wait() {
+                break; // a port was taken in between: try others
+            }
+            if start.elapsed() > Duration::from_secs(30) {
+                panic!(
+                    "elicitationUrlExample did not listen on {mcp}/{auth}; output:\n{}",
+                    log.lock().unwrap()
+                );
+            }
+            thread::sleep(Duration::from_millis(25));
+        }
+    }
+    panic!("elicitationUrlExample could not start on free ports (3 attempts)");
+}

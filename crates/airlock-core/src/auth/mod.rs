@@ -23,10 +23,15 @@
 pub mod browser;
 pub mod store;
 
+use std::sync::Arc;
+
 use rmcp::transport::auth::{
     AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
 };
+use tokio_util::sync::CancellationToken;
 use url::Url;
+
+use crate::elicitation::Broker;
 
 use crate::secrets::SecretValue;
 pub use browser::{Browser, FollowRedirects, LoopbackBrowser, Redirect};
@@ -108,6 +113,85 @@ impl AuthFlowError {
         };
         Self::new(step, e.to_string())
     }
+}
+
+/// Told the domain of the sign-in page once the browser is waited for.
+pub type OnWaiting = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Consent and cancellation of one sign-in. Before the authorization page
+/// opens, the user sees it like a URL elicitation (server, domain, full URL,
+/// warnings) through the broker and must accept; the wait for the browser
+/// ends early when `cancel` fires.
+#[derive(Clone)]
+pub struct SignInGate {
+    pub broker: Arc<Broker>,
+    pub server: String,
+    pub cancel: CancellationToken,
+    /// Told the authorization page's domain once the user accepted and the
+    /// browser is being waited for.
+    pub on_waiting: Option<OnWaiting>,
+    /// Which registration of the owner this is (0: not registered).
+    pub ticket: u64,
+}
+
+impl SignInGate {
+    pub fn new(broker: Arc<Broker>, server: &str) -> Self {
+        Self {
+            broker,
+            server: server.to_owned(),
+            cancel: CancellationToken::new(),
+            on_waiting: None,
+            ticket: 0,
+        }
+    }
+
+    /// Consent, then the browser round trip; the returned record is to be
+    /// finished once the token exchange is done.
+    async fn round_trip(
+        &self,
+        redirect: Box<dyn browser::Redirect>,
+        authorization_url: &str,
+    ) -> Result<(String, crate::elicitation::SignInRecord), AuthFlowError> {
+        let run = async {
+            let record = self
+                .broker
+                .approve_sign_in(&self.server, authorization_url)
+                .await?;
+            if let Some(f) = &self.on_waiting {
+                f(record.domain());
+            }
+            record.opened();
+            match redirect.complete(record.url()).await {
+                Ok(callback) => Ok((callback, record)),
+                Err(e) => {
+                    record.finish(Err(&e));
+                    Err(e)
+                }
+            }
+        };
+        tokio::select! {
+            r = run => r,
+            () = self.cancel.cancelled() => Err(AuthFlowError::new(
+                AuthStep::UserAuthorization,
+                "the sign-in was cancelled",
+            )),
+        }
+    }
+}
+
+/// Exchange the code of `callback`, and finish the sign-in's record.
+async fn exchange(
+    session: &AuthorizationSession,
+    callback: &str,
+    record: crate::elicitation::SignInRecord,
+) -> Result<(), AuthFlowError> {
+    let result = session
+        .handle_callback_url(callback)
+        .await
+        .map(|_| ())
+        .map_err(|e| AuthFlowError::from_rmcp(AuthStep::TokenExchange, e));
+    record.finish(result.as_ref().map(|_| ()));
+    result
 }
 
 /// How Airlock identifies itself to an authorization server, in priority
@@ -282,6 +366,7 @@ pub async fn authorize(
     challenge: Option<&str>,
     identity: &ClientIdentity,
     browser: &dyn Browser,
+    gate: &SignInGate,
     store: KeychainCredentialStore,
 ) -> Result<AuthorizationManager, AuthFlowError> {
     let url = Url::parse(server_url).map_err(|e| {
@@ -333,11 +418,10 @@ pub async fn authorize(
     let session = AuthorizationSession::new(manager, request)
         .await
         .map_err(|(_, e)| AuthFlowError::from_rmcp(AuthStep::ClientRegistration, e))?;
-    let callback = redirect.complete(session.get_authorization_url()).await?;
-    session
-        .handle_callback_url(&callback)
-        .await
-        .map_err(|e| AuthFlowError::from_rmcp(AuthStep::TokenExchange, e))?;
+    let (callback, record) = gate
+        .round_trip(redirect, session.get_authorization_url())
+        .await?;
+    exchange(&session, &callback, record).await?;
     Ok(session.auth_manager)
 }
 
@@ -348,6 +432,7 @@ pub async fn step_up(
     manager: AuthorizationManager,
     required_scope: &str,
     browser: &dyn Browser,
+    gate: &SignInGate,
 ) -> Result<AuthorizationManager, AuthFlowError> {
     let redirect = browser.redirect().await?;
     let url = manager
@@ -355,11 +440,10 @@ pub async fn step_up(
         .await
         .map_err(|e| AuthFlowError::from_rmcp(AuthStep::UserAuthorization, e))?;
     let session = AuthorizationSession::for_scope_upgrade(manager, url, &redirect.uri());
-    let callback = redirect.complete(session.get_authorization_url()).await?;
-    session
-        .handle_callback_url(&callback)
-        .await
-        .map_err(|e| AuthFlowError::from_rmcp(AuthStep::TokenExchange, e))?;
+    let (callback, record) = gate
+        .round_trip(redirect, session.get_authorization_url())
+        .await?;
+    exchange(&session, &callback, record).await?;
     Ok(session.auth_manager)
 }
 

@@ -58,6 +58,9 @@ pub enum Origin {
     RequiredError,
     /// An `InputRequiredResult` (2026-07-28).
     InputRequired,
+    /// Not an elicitation: Airlock's own MCP authorization (OAuth) sign-in
+    /// page, shown and consented to the same way.
+    SignIn,
 }
 
 impl Origin {
@@ -66,6 +69,7 @@ impl Origin {
             Self::Request => "request",
             Self::RequiredError => "required_error",
             Self::InputRequired => "input_required",
+            Self::SignIn => "sign_in",
         }
     }
 }
@@ -310,6 +314,8 @@ struct Asking<'a> {
     server: &'a str,
     record_id: i64,
     answered: bool,
+    /// The record's state when the question is dropped unanswered.
+    dropped_state: &'static str,
 }
 
 impl Asking<'_> {
@@ -325,7 +331,7 @@ impl Drop for Asking<'_> {
             self.broker.transition(
                 self.server,
                 self.record_id,
-                "connection_lost",
+                self.dropped_state,
                 serde_json::json!({"while": "asking for consent"}),
             );
         }
@@ -339,6 +345,71 @@ pub struct UrlOutcome {
     pub decision: ConsentDecision,
     /// What the user was shown (absent when blocked before asking).
     pub request: Option<UrlConsentRequest>,
+}
+
+/// A consented sign-in in progress: its record ends `completed`, `failed`
+/// or, when dropped unfinished (the user cancelled it), `cancelled`.
+pub struct SignInRecord {
+    broker: Arc<Broker>,
+    server: String,
+    record_id: i64,
+    url: String,
+    domain: String,
+    finished: bool,
+}
+
+impl SignInRecord {
+    pub fn record_id(&self) -> i64 {
+        self.record_id
+    }
+    /// The authorization URL as inspected (normalised).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+    /// The registrable domain (or host) of the authorization page.
+    pub fn domain(&self) -> &str {
+        &self.domain
+    }
+    /// The page is being shown to the user.
+    pub fn opened(&self) {
+        self.broker.transition(
+            &self.server,
+            self.record_id,
+            "opened",
+            serde_json::json!({}),
+        );
+    }
+    /// The flow ended: tokens stored, or the step that failed.
+    pub fn finish(mut self, result: Result<(), &crate::auth::AuthFlowError>) {
+        self.finished = true;
+        match result {
+            Ok(()) => self.broker.transition(
+                &self.server,
+                self.record_id,
+                "completed",
+                serde_json::json!({}),
+            ),
+            Err(e) => self.broker.transition(
+                &self.server,
+                self.record_id,
+                "failed",
+                serde_json::json!({"step": e.step.name(), "error": neutralize_for_display(&e.detail, MAX_MESSAGE_CHARS)}),
+            ),
+        }
+    }
+}
+
+impl Drop for SignInRecord {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.broker.transition(
+                &self.server,
+                self.record_id,
+                "cancelled",
+                serde_json::json!({"while": "waiting for the browser"}),
+            );
+        }
+    }
 }
 
 fn bounded_id(id: &str) -> String {
@@ -430,6 +501,127 @@ impl Broker {
         elicitation_id: Option<&str>,
         origin: Origin,
     ) -> UrlOutcome {
+        let outcome = self
+            .ask_url(
+                server,
+                message,
+                url,
+                elicitation_id,
+                origin,
+                "connection_lost",
+            )
+            .await;
+        if let (Some(record_id), Some(request), ConsentDecision::Accept) =
+            (outcome.record_id, &outcome.request, outcome.decision)
+        {
+            let url = request.inspection.url.as_deref().unwrap_or_default();
+            match self.opener.open(url) {
+                Ok(()) => self.transition(server, record_id, "opened", serde_json::json!({})),
+                Err(e) => self.transition(
+                    server,
+                    record_id,
+                    "open_failed",
+                    serde_json::json!({"error": e}),
+                ),
+            }
+            if let Some(id) = request.elicitation_id.clone() {
+                let mut tracked = self.tracked.lock().unwrap_or_else(|e| e.into_inner());
+                if tracked.len() >= MAX_TRACKED {
+                    tracked.pop_front();
+                }
+                tracked.push_back(Tracked {
+                    record_id,
+                    connection,
+                    elicitation_id: id,
+                });
+            }
+        }
+        outcome
+    }
+
+    /// Ask to open an MCP authorization (OAuth) page of `server`: the same
+    /// record, inspection, rate limit and consent as a URL elicitation, but
+    /// nothing is opened here (the sign-in flow opens it and waits for the
+    /// redirect). `Ok` carries the record to finish once the flow ends.
+    pub async fn approve_sign_in(
+        self: &Arc<Self>,
+        server: &str,
+        authorization_url: &str,
+    ) -> Result<SignInRecord, crate::auth::AuthFlowError> {
+        use crate::auth::{AuthFlowError, AuthStep};
+        let message = format!(
+            "Sign in to {server}: the server requires you to sign in (MCP authorization, OAuth) at its authorization server. Check that you expect to sign in at this domain. Airlock never sees your password; the tokens it gets back are kept in the OS keychain."
+        );
+        let outcome = self
+            .ask_url(
+                server,
+                &message,
+                authorization_url,
+                None,
+                Origin::SignIn,
+                "cancelled",
+            )
+            .await;
+        let record_id = outcome.record_id;
+        match (outcome.decision, outcome.request) {
+            (ConsentDecision::Accept, Some(request)) => Ok(SignInRecord {
+                broker: self.clone(),
+                server: server.to_owned(),
+                record_id: record_id.unwrap_or_default(),
+                url: request.inspection.url.clone().unwrap_or_default(),
+                domain: request
+                    .inspection
+                    .registrable_domain
+                    .clone()
+                    .or(request.inspection.display_host.clone())
+                    .unwrap_or_default(),
+                finished: false,
+            }),
+            (ConsentDecision::Accept, None) => Err(AuthFlowError::new(
+                AuthStep::UserAuthorization,
+                "could not record the sign-in request",
+            )),
+            (decision, None) => {
+                let state = record_id
+                    .and_then(|id| self.store.elicitation(id).ok().flatten())
+                    .map(|r| r.state)
+                    .unwrap_or_default();
+                let _ = decision;
+                Err(AuthFlowError::new(
+                    AuthStep::UserAuthorization,
+                    if state == "rate_limited" {
+                        "too many sign-in requests are waiting; answer or cancel the open ones"
+                            .to_owned()
+                    } else {
+                        let reason = inspect(authorization_url, &self.settings.policy)
+                            .block_reason
+                            .map(|r| r.describe().to_owned())
+                            .unwrap_or_else(|| "it cannot be shown safely".to_owned());
+                        format!("Airlock blocked the authorization page: {reason}")
+                    },
+                ))
+            }
+            (ConsentDecision::Decline, Some(_)) => Err(AuthFlowError::new(
+                AuthStep::UserAuthorization,
+                "you declined to open the sign-in page",
+            )),
+            (ConsentDecision::Cancel, Some(_)) => Err(AuthFlowError::new(
+                AuthStep::UserAuthorization,
+                "you cancelled the sign-in",
+            )),
+        }
+    }
+
+    /// Inspection, record, rate limit and consent of one URL (no opening).
+    async fn ask_url(
+        &self,
+        server: &str,
+        message: &str,
+        url: &str,
+        elicitation_id: Option<&str>,
+        origin: Origin,
+        dropped_state: &'static str,
+    ) -> UrlOutcome {
         let message = neutralize_for_display(message, MAX_MESSAGE_CHARS);
         let elicitation_id = elicitation_id.map(bounded_id);
         let inspection = inspect(url, &self.settings.policy);
@@ -516,41 +708,16 @@ impl Broker {
             server,
             record_id,
             answered: false,
+            dropped_state,
         };
         let decision = self.consent.ask_url(&request).await;
         asking.answered();
-        match decision {
-            ConsentDecision::Decline => {
-                self.transition(server, record_id, "declined", serde_json::json!({}));
-            }
-            ConsentDecision::Cancel => {
-                self.transition(server, record_id, "cancelled", serde_json::json!({}));
-            }
-            ConsentDecision::Accept => {
-                self.transition(server, record_id, "accepted", serde_json::json!({}));
-                let url = request.inspection.url.as_deref().unwrap_or_default();
-                match self.opener.open(url) {
-                    Ok(()) => self.transition(server, record_id, "opened", serde_json::json!({})),
-                    Err(e) => self.transition(
-                        server,
-                        record_id,
-                        "open_failed",
-                        serde_json::json!({"error": e}),
-                    ),
-                }
-                if let Some(id) = elicitation_id {
-                    let mut tracked = self.tracked.lock().unwrap_or_else(|e| e.into_inner());
-                    if tracked.len() >= MAX_TRACKED {
-                        tracked.pop_front();
-                    }
-                    tracked.push_back(Tracked {
-                        record_id,
-                        connection,
-                        elicitation_id: id,
-                    });
-                }
-            }
-        }
+        let state = match decision {
+            ConsentDecision::Decline => "declined",
+            ConsentDecision::Cancel => "cancelled",
+            ConsentDecision::Accept => "accepted",
+        };
+        self.transition(server, record_id, state, serde_json::json!({}));
         UrlOutcome {
             record_id: Some(record_id),
             decision,

@@ -59,6 +59,16 @@ pub enum ConnStatus {
         retry_in_ms: u64,
         reason: String,
     },
+    /// The server needs MCP authorization (OAuth) and has no usable
+    /// tokens, or the last sign-in did not finish (`reason` says why).
+    SignInRequired {
+        reason: String,
+    },
+    /// The user accepted the sign-in page; Airlock waits for the browser's
+    /// redirect back from `domain`.
+    SigningIn {
+        domain: String,
+    },
 }
 
 /// What the server told us about itself.
@@ -85,7 +95,7 @@ pub enum ConnectError {
     #[error("invalid server configuration: {0}")]
     Config(String),
     #[error(
-        "the server requires authorization (OAuth); run `airlock login {server}` and connect again"
+        "the server requires you to sign in (MCP authorization, OAuth): use Sign in in the window, or `airlock login {server}`"
     )]
     AuthorizationRequired { server: String },
     #[error(transparent)]
@@ -522,6 +532,8 @@ pub struct OAuthContext {
     /// Run the authorization on a 401 during connect; `None`: fail with a
     /// hint to log in (`airlock login <server>`).
     pub browser: Option<Arc<dyn crate::auth::Browser>>,
+    /// Consent and cancellation of a sign-in started by this connect.
+    pub gate: crate::auth::SignInGate,
 }
 
 /// The `WWW-Authenticate` challenge of a request refused with 403
@@ -737,6 +749,7 @@ pub async fn connect(
                     Some(&challenge),
                     &oauth.identity,
                     browser.as_ref(),
+                    &oauth.gate,
                     store,
                 )
                 .await

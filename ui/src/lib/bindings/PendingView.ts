@@ -21,4 +21,9 @@ form: FormSchema | null,
  * Names of the form's fields that look like they ask for a password,
  * API key or token (the core's `looks_secret`); the window warns on them.
  */
-secret_fields: Array<string>, since_ms: number, };
+secret_fields: Array<string>, 
+/**
+ * A sign-in page of the server's authorization server (MCP
+ * authorization), not a page the server itself asks for.
+ */
+sign_in: boolean, since_ms: number, };

@@ -5,4 +5,8 @@ import type { ServerDef } from "./ServerDef";
 /**
  * A server and its live status.
  */
-export type ServerView = { def: ServerDef, status: ConnStatus, };
+export type ServerView = { def: ServerDef, status: ConnStatus, 
+/**
+ * OAuth tokens of this (HTTP) server are in the OS keychain.
+ */
+signed_in: boolean, };
