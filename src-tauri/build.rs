@@ -16,6 +16,7 @@ const COMMANDS: &[&str] = &[
     "sign_in",
     "cancel_sign_in",
     "sign_out",
+    "set_oauth_client",
     "server_logs",
     "server_details",
     "call_tool",

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
+use airlock_core::auth::store::RegisteredClient;
 use airlock_core::elicitation::form::{FieldError, FormSchema};
 use airlock_core::elicitation::FormAnswer;
 use airlock_core::mcp::ConnStatus;
@@ -119,6 +120,17 @@ pub struct ServerView {
     pub status: ConnStatus,
     /// OAuth tokens of this (HTTP) server are in the OS keychain.
     pub signed_in: bool,
+    /// The OAuth client registered with the provider for this server, if
+    /// the user set one (its secret never leaves the keychain).
+    pub oauth_client: Option<OAuthClientView>,
+}
+
+/// What the window shows of a registered OAuth client.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct OAuthClientView {
+    pub client_id: String,
+    pub has_secret: bool,
+    pub redirect_port: Option<u16>,
 }
 
 #[tauri::command]
@@ -127,11 +139,27 @@ pub fn list_servers(state: State<'_, AppState>) -> ApiResult<Vec<ServerView>> {
         .core
         .list_servers()?
         .into_iter()
-        .map(|def| ServerView {
-            status: state.core.status(&def.name),
-            signed_in: matches!(def.transport, Transport::Http { .. })
-                && state.core.has_oauth_tokens(&def.name),
-            def,
+        .map(|def| {
+            let http = matches!(def.transport, Transport::Http { .. });
+            ServerView {
+                status: state.core.status(&def.name),
+                signed_in: http && state.core.has_oauth_tokens(&def.name),
+                oauth_client: if http {
+                    state
+                        .core
+                        .oauth_client(&def.name)
+                        .ok()
+                        .flatten()
+                        .map(|c| OAuthClientView {
+                            has_secret: c.client_secret.is_some(),
+                            client_id: c.client_id,
+                            redirect_port: c.redirect_port,
+                        })
+                } else {
+                    None
+                },
+                def,
+            }
         })
         .collect())
 }
@@ -188,6 +216,27 @@ pub async fn sign_in(state: State<'_, AppState>, name: String) -> ApiResult<Conn
 #[tauri::command]
 pub fn cancel_sign_in(state: State<'_, AppState>, name: String) -> bool {
     state.core.cancel_sign_in(&name)
+}
+
+/// Set the OAuth client registered with the provider for a server (client
+/// id, optional secret to the keychain, optional fixed redirect port), or
+/// forget it with `client_id: null`. Used at the next sign-in.
+#[tauri::command]
+pub fn set_oauth_client(
+    state: State<'_, AppState>,
+    name: String,
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    redirect_port: Option<u16>,
+) -> ApiResult<()> {
+    let client = match client_id {
+        Some(id) => Some(
+            RegisteredClient::new(&id, client_secret.as_deref(), redirect_port)
+                .map_err(|e| bad(format!("OAuth client: {e}")))?,
+        ),
+        None => None,
+    };
+    Ok(state.core.set_oauth_client(&name, client.as_ref())?)
 }
 
 /// Forget the server's OAuth tokens (keychain) and disconnect; whether any were stored.
@@ -392,6 +441,7 @@ pub const COMMANDS: &[&str] = &[
     "sign_in",
     "cancel_sign_in",
     "sign_out",
+    "set_oauth_client",
     "server_logs",
     "server_details",
     "call_tool",
@@ -473,6 +523,7 @@ mod bindings {
         ApiError::export_all(&cfg).unwrap();
         Settings::export_all(&cfg).unwrap();
         ServerView::export_all(&cfg).unwrap();
+        OAuthClientView::export_all(&cfg).unwrap();
         ServerInput::export_all(&cfg).unwrap();
         ImportPlan::export_all(&cfg).unwrap();
         ConnectionReport::export_all(&cfg).unwrap();

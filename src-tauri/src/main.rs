@@ -75,6 +75,7 @@ fn main() {
             commands::sign_in,
             commands::cancel_sign_in,
             commands::sign_out,
+            commands::set_oauth_client,
             commands::server_logs,
             commands::server_details,
             commands::call_tool,

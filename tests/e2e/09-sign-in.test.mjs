@@ -18,7 +18,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 
 import { App, ROOT, filesContaining, focusAndKey, freePort, sh, sleep, waitFor, waitForNoWindow, waitForWindow, windowsTitled } from './lib/harness.mjs';
-import { goTo, openTool, runTool, toolResult, waitServerState } from './lib/steps.mjs';
+import { fill, goTo, openTool, runTool, toolResult, waitServerState } from './lib/steps.mjs';
 
 const EXAMPLE = path.join(ROOT, 'tests/peers/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/elicitationUrlExample.js');
 const SIGN_IN = 'Airlock: ex asks you to sign in';
@@ -157,6 +157,35 @@ test('sign in through the consent dialog, tokens survive a restart, -32042 after
   await app.click('sign-out-ex');
   await waitFor('the signed-in badge to go', async () => !(await app.exists('signed-in-ex')));
   assert.ok(!sh('secret-tool', ['lookup', 'service', 'dev.airlock', 'username', user], { env: app.env }), 'tokens removed');
+  await waitServerState(app, 'ex', 'sign_in_required');
   await sleep(200);
   await app.shot('signed-out');
+
+  // 8. A client registered with the provider by hand (as for providers
+  // without dynamic registration), with a fixed redirect port.
+  const port = await freePort();
+  const redirect = `http://127.0.0.1:${port}/callback`;
+  const reg = await (await fetch(`${authOrigin}/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'registered by hand', redirect_uris: [redirect], token_endpoint_auth_method: 'client_secret_post', grant_types: ['authorization_code'], response_types: ['code'] }),
+  })).json();
+  await app.click('oauth-client-edit-ex');
+  await fill(app, 'oauth-client-id', reg.client_id);
+  await fill(app, 'oauth-client-secret', reg.client_secret);
+  await fill(app, 'oauth-client-port', String(port));
+  await app.shot('oauth-client-form');
+  await app.click('oauth-client-save');
+  await app.waitText('oauth-client-ex', (t) => t.includes(reg.client_id) && t.includes('secret in OS keychain'), 'the row names the client');
+  assert.deepEqual(filesContaining(app.dataDir, reg.client_secret), [], 'the client secret is in no file of the data dir');
+  await app.click('sign-in-ex');
+  win = await waitForWindow(SIGN_IN);
+  focusAndKey(win, 'Tab', 'space');
+  await waitForNoWindow(SIGN_IN);
+  await waitServerState(app, 'ex', 'ready');
+  const last = new URL(signIns().at(-1));
+  assert.equal(last.searchParams.get('client_id'), reg.client_id, 'the registered client, no dynamic registration');
+  assert.equal(last.searchParams.get('redirect_uri'), redirect);
+  await declineApiKeyRequests();
+  await app.shot('signed-in-with-registered-client');
 });

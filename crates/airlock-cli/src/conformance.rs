@@ -174,6 +174,7 @@ pub fn conformance_identity(context: Option<String>) -> ClientIdentity {
         client_id: text("client_id"),
         client_secret: text("client_secret").map(SecretValue::new),
         metadata_url: Some(CONFORMANCE_CIMD_URL.into()),
+        redirect_port: None,
     }
 }
 

@@ -19,6 +19,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use airlock_core::auth::store::RegisteredClient;
 use airlock_core::auth::LoopbackBrowser;
 use airlock_core::elicitation::{
     BrokerSettings, Consent, ConsentDecision, FixedConsent, Opener, PrintOpener, SystemBrowser,
@@ -82,9 +83,28 @@ enum Command {
     /// Connect to a server and show its status, protocol revision and capabilities
     Connect { server: String },
     /// Sign in to an OAuth-protected HTTP server in the browser; tokens go to the OS keychain
-    Login { server: String },
+    Login {
+        server: String,
+        /// Use this client, registered with the provider beforehand, instead
+        /// of dynamic registration (kept for later sign-ins)
+        #[arg(long)]
+        client_id: Option<String>,
+        /// With --client-id: read the client's secret from the first line of
+        /// stdin (kept in the OS keychain only)
+        #[arg(long, requires = "client_id")]
+        client_secret_stdin: bool,
+        /// With --client-id: the port of the redirect URI registered with the
+        /// provider, http://127.0.0.1:<PORT>/callback (default: any free port)
+        #[arg(long, requires = "client_id")]
+        redirect_port: Option<u16>,
+    },
     /// Forget a server's OAuth tokens (OS keychain)
-    Logout { server: String },
+    Logout {
+        server: String,
+        /// Also forget the client set with `login --client-id`
+        #[arg(long)]
+        forget_client: bool,
+    },
     /// List a server's tools
     Tools { server: String },
     /// List a server's prompts
@@ -461,7 +481,26 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
             core.disconnect(&server);
             Ok(0)
         }
-        Command::Login { server } => {
+        Command::Login {
+            server,
+            client_id,
+            client_secret_stdin,
+            redirect_port,
+        } => {
+            if let Some(id) = client_id {
+                let secret = if client_secret_stdin {
+                    let mut line = String::new();
+                    std::io::stdin().read_line(&mut line).map_err(|e| {
+                        usage(format!("cannot read the client secret from stdin: {e}"))
+                    })?;
+                    Some(line)
+                } else {
+                    None
+                };
+                let client = RegisteredClient::new(&id, secret.as_deref(), redirect_port)
+                    .map_err(|e| usage(format!("--client-id: {e}")))?;
+                core.set_oauth_client(&server, Some(&client))?;
+            }
             let browser = LoopbackBrowser::new(opener);
             if !json {
                 eprintln!(
@@ -481,8 +520,14 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
             }
             Ok(0)
         }
-        Command::Logout { server } => {
+        Command::Logout {
+            server,
+            forget_client,
+        } => {
             let had = core.logout(&server)?;
+            if forget_client {
+                core.set_oauth_client(&server, None)?;
+            }
             if json {
                 print_json(&serde_json::json!({"server": server, "had_tokens": had}));
             } else if had {
@@ -702,10 +747,39 @@ fn servers(core: &Arc<Airlock>, cmd: ServersCmd, json: bool) -> Result<u8, Failu
         }
         ServersCmd::Show { name } => {
             let def = core.get_server(&name)?;
+            // For HTTP servers: whether OAuth tokens are stored, and the
+            // client registered by hand (never its secret).
+            let oauth = matches!(def.transport, Transport::Http { .. }).then(|| {
+                let client = core.oauth_client(&name).ok().flatten();
+                serde_json::json!({
+                    "signed_in": core.has_oauth_tokens(&name),
+                    "client_id": client.as_ref().map(|c| c.client_id.clone()),
+                    "client_secret_in_keychain": client.as_ref().is_some_and(|c| c.client_secret.is_some()),
+                    "redirect_port": client.as_ref().and_then(|c| c.redirect_port),
+                })
+            });
             if json {
-                print_json(&def);
+                let mut v = serde_json::to_value(&def).unwrap_or_default();
+                if let (serde_json::Value::Object(m), Some(o)) = (&mut v, &oauth) {
+                    m.insert("oauth".into(), o.clone());
+                }
+                print_json(&v);
             } else {
                 output::print_server(&def);
+                if let Some(o) = oauth {
+                    let signed_in = o["signed_in"].as_bool().unwrap_or(false);
+                    say!(
+                        "oauth:     {}",
+                        if signed_in {
+                            "signed in (tokens in the OS keychain)"
+                        } else {
+                            "not signed in"
+                        }
+                    );
+                    if let Some(id) = o["client_id"].as_str() {
+                        say!("  client:  {} (registered by hand)", plain(id));
+                    }
+                }
             }
             Ok(0)
         }

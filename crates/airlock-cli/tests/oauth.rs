@@ -134,6 +134,12 @@ fn sign_in_is_consented_once_and_tokens_survive_a_restart_in_the_keychain_only()
         );
     }
 
+    let shown =
+        t.sb.run(&["--json", "servers", "show", &t.name])
+            .ok()
+            .json();
+    assert_eq!(shown["oauth"]["signed_in"], true, "{shown}");
+
     // A new process (a restart) connects with the stored tokens: no browser.
     let again = t.run("decline", &["--json", "tools", &t.name]);
     again.ok();
@@ -219,9 +225,124 @@ fn logout_forgets_the_tokens_and_the_next_connect_asks_again() {
     out.ok();
     assert!(out.stdout.contains("signed out"), "{out:?}");
     assert_eq!(keychain_lookup(&reference), None, "tokens removed");
+    let shown =
+        t.sb.run(&["--json", "servers", "show", &t.name])
+            .ok()
+            .json();
+    assert_eq!(shown["oauth"]["signed_in"], false);
     // Without tokens the next connect needs a sign-in again (declined here).
     let again = t.run("decline", &["tools", &t.name]);
     assert_ne!(again.code(), 0);
     assert!(again.stderr.contains("declined"), "{again:?}");
     assert_eq!(t.sign_ins().len(), 1, "the declined one opened nothing");
+}
+
+/// Register a client with the demo authorization server, the way a user
+/// would in a provider's developer console: `(client_id, client_secret)`.
+fn register_confidential_client(auth_origin: &str, redirect_uri: &str) -> (String, String) {
+    let body = serde_json::json!({
+        "client_name": "registered by hand",
+        "redirect_uris": [redirect_uri],
+        "token_endpoint_auth_method": "client_secret_post",
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+    });
+    let out = std::process::Command::new("curl")
+        .args([
+            "-s",
+            "-X",
+            "POST",
+            "-H",
+            "content-type: application/json",
+            "-d",
+        ])
+        .arg(body.to_string())
+        .arg(format!("{auth_origin}/register"))
+        .output()
+        .expect("curl is installed");
+    let reg: Value = serde_json::from_slice(&out.stdout).expect("registration JSON");
+    (
+        reg["client_id"].as_str().expect("client_id").to_owned(),
+        reg["client_secret"]
+            .as_str()
+            .expect("client_secret")
+            .to_owned(),
+    )
+}
+
+#[test]
+fn a_registered_client_with_a_fixed_redirect_port_replaces_dynamic_registration() {
+    let t = setup();
+    let port = free_port();
+    let redirect = format!("http://127.0.0.1:{port}/callback");
+    let (id, secret) = register_confidential_client(&t.example.auth_origin, &redirect);
+
+    // A wrong secret fails at the token exchange, with what to do.
+    let wrong = t
+        .browser
+        .apply(t.sb.cmd())
+        .args(["--consent", "accept", "--open", "system", "login", &t.name])
+        .args(["--client-id", &id, "--client-secret-stdin"])
+        .args(["--redirect-port", &port.to_string()])
+        .stdin("not-the-secret\n")
+        .run();
+    assert_eq!(wrong.code(), 1, "{wrong:?}");
+    assert!(
+        wrong.stderr.contains("the token exchange") && wrong.stderr.contains("What to do"),
+        "{wrong:?}"
+    );
+
+    let out = t
+        .browser
+        .apply(t.sb.cmd())
+        .args(["--consent", "accept", "--open", "system", "login", &t.name])
+        .args(["--client-id", &id, "--client-secret-stdin"])
+        .args(["--redirect-port", &port.to_string()])
+        .stdin(format!("{secret}\n"))
+        .run();
+    out.ok();
+    let opened = t.sign_ins();
+    assert_eq!(opened.len(), 2, "{:?}", t.browser.lines());
+    for url in &opened {
+        let q = query(url);
+        assert_eq!(
+            param(&q, "client_id"),
+            Some(id.as_str()),
+            "no dynamic registration"
+        );
+        assert_eq!(param(&q, "redirect_uri"), Some(redirect.as_str()));
+    }
+    // The client secret is in the keychain only; the audit trail names the
+    // client without its secret.
+    let (_, stored) = keychain_find(&format!("/server/{}/oauth/client", t.name)).expect("client");
+    assert!(stored.contains(&secret));
+    for (path, bytes) in read_all_files(&t.sb.data) {
+        assert!(
+            !contains_bytes(&bytes, secret.as_bytes()),
+            "the client secret leaked into {}",
+            path.display()
+        );
+    }
+    let audit = t.sb.audit();
+    assert!(audit
+        .iter()
+        .any(|e| e["kind"] == "oauth_client" && e["detail"]["client_id"] == id.as_str()));
+
+    let shown = t.sb.run(&["--json", "servers", "show", &t.name]);
+    let v = shown.ok().json();
+    assert_eq!(v["oauth"]["client_id"], id.as_str());
+    assert_eq!(v["oauth"]["client_secret_in_keychain"], true);
+    assert_eq!(v["oauth"]["redirect_port"], port);
+    assert!(!shown.stdout.contains(&secret));
+
+    // A new process connects with the stored tokens.
+    let tools = t.run("decline", &["--json", "tools", &t.name]);
+    tools.ok();
+    assert!(tools.stdout.contains("third-party-auth"));
+
+    // `logout --forget-client` removes tokens and the client.
+    t.run("decline", &["logout", "--forget-client", &t.name])
+        .ok();
+    assert!(keychain_find(&format!("/server/{}/oauth/client", t.name)).is_none());
+    assert!(t.credentials().is_none());
 }

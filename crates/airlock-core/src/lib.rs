@@ -367,6 +367,7 @@ impl Airlock {
             self.forget_secrets(&[
                 auth::store::credentials_ref(&instance, name),
                 auth::store::client_secret_ref(&instance, name),
+                auth::store::client_ref(&instance, name),
             ]);
         }
         let _ = self
@@ -448,8 +449,9 @@ impl Airlock {
         };
         let instance = self.store.instance_id()?;
         let store = auth::KeychainCredentialStore::new(self.keychain.clone(), &instance, server);
+        let identity = self.identity_for(&instance, server)?;
         let gate = self.sign_in_gate(server);
-        let result = auth::authorize(url, None, &self.oauth_identity, browser, &gate, store).await;
+        let result = auth::authorize(url, None, &identity, browser, &gate, store).await;
         self.sign_in_ended(server, &gate);
         if let Err(e) = result {
             self.set_status(
@@ -468,6 +470,61 @@ impl Airlock {
             .store
             .audit(Some(server), "oauth_login", &serde_json::json!({}));
         Ok(())
+    }
+
+    /// How Airlock identifies itself when signing in to `server`: the
+    /// client the user registered for it, if any, else the default
+    /// (metadata document or dynamic registration).
+    fn identity_for(&self, instance: &str, server: &str) -> CoreResult<auth::ClientIdentity> {
+        let mut identity = self.oauth_identity.clone();
+        if let Some(c) = auth::store::RegisteredClient::load(&self.keychain, instance, server)? {
+            identity.client_id = Some(c.client_id);
+            identity.client_secret = c.client_secret.map(SecretValue::new);
+            identity.redirect_port = c.redirect_port;
+        }
+        Ok(identity)
+    }
+
+    /// Set (or, with `None`, forget) the OAuth client registered with the
+    /// provider for `server`; the secret goes to the OS keychain. Takes
+    /// effect at the next sign-in.
+    pub fn set_oauth_client(
+        &self,
+        server: &str,
+        client: Option<&auth::store::RegisteredClient>,
+    ) -> CoreResult<()> {
+        let def = self.get_server(server)?;
+        if !matches!(def.transport, Transport::Http { .. }) {
+            return Err(CoreError::BadInput(format!(
+                "{server:?} is a stdio server; OAuth clients are for Streamable HTTP servers"
+            )));
+        }
+        let instance = self.store.instance_id()?;
+        match client {
+            Some(c) => c.save(&self.keychain, &instance, server)?,
+            None => self
+                .keychain
+                .delete(&auth::store::client_ref(&instance, server))?,
+        }
+        let _ = self.store.audit(
+            Some(server),
+            "oauth_client",
+            &serde_json::json!({
+                "client_id": client.map(|c| c.client_id.clone()),
+                "with_secret": client.is_some_and(|c| c.client_secret.is_some()),
+            }),
+        );
+        Ok(())
+    }
+
+    /// The OAuth client registered for `server`, if any.
+    pub fn oauth_client(&self, server: &str) -> CoreResult<Option<auth::store::RegisteredClient>> {
+        let instance = self.store.instance_id()?;
+        Ok(auth::store::RegisteredClient::load(
+            &self.keychain,
+            &instance,
+            server,
+        )?)
     }
 
     /// The window's "Sign in": run the authorization now with the shell's
@@ -561,6 +618,14 @@ impl Airlock {
         store.clear_blocking()?;
         self.keychain
             .delete(&auth::store::client_secret_ref(&instance, server))?;
+        if had {
+            self.set_status(
+                server,
+                ConnStatus::SignInRequired {
+                    reason: "signed out: sign in to use this server again".into(),
+                },
+            );
+        }
         let _ = self
             .store
             .audit(Some(server), "oauth_logout", &serde_json::json!({}));
@@ -627,10 +692,14 @@ impl Airlock {
         } else {
             None
         };
+        // A keychain that cannot be read here fails the sign-in later, with its step.
+        let identity = self
+            .identity_for(&instance, server)
+            .unwrap_or_else(|_| self.oauth_identity.clone());
         Some(mcp::OAuthContext {
             keychain: self.keychain.clone(),
             instance,
-            identity: self.oauth_identity.clone(),
+            identity,
             gate: self.sign_in_gate_lazy(server, browser.is_some()),
             browser,
         })

@@ -63,13 +63,21 @@ export async function addServer(app, server, { beforeSubmit } = {}) {
 export async function waitServerState(app, name, state = 'ready', timeout = 30000) {
   await goTo(app, 'servers');
   await app.waitExists(`server-row-${name}`, timeout);
-  return waitFor(`${name} to be ${state}`, async () => {
-    const s = await app.b.execute((n) => {
-      const el = document.querySelector(`[data-testid="status-${n}"]`);
-      return el ? { state: el.getAttribute('data-state'), text: el.textContent.trim() } : null;
-    }, name);
-    return s && s.state === state ? s : null;
-  }, { timeout });
+  let seen = null;
+  try {
+    return await waitFor(`${name} to be ${state}`, async () => {
+      const s = await app.b.execute((n) => {
+        const el = document.querySelector(`[data-testid="status-${n}"]`);
+        const reason = document.querySelector(`[data-testid="status-reason-${n}"]`);
+        return el ? { state: el.getAttribute('data-state'), text: el.textContent.trim(), reason: reason?.textContent.trim() ?? null } : null;
+      }, name);
+      seen = s;
+      return s && s.state === state ? s : null;
+    }, { timeout });
+  } catch (e) {
+    e.message += `; the row showed ${JSON.stringify(seen)}`;
+    throw e;
+  }
 }
 
 /** Open a server's page and select one of its tools. */

@@ -174,6 +174,11 @@ export function cancelSignIn(name: string): Promise<boolean> {
   return call("cancel_sign_in", { name });
 }
 
+/** Set (or with `clientId: null` forget) the OAuth client registered with the provider. */
+export function setOAuthClient(name: string, clientId: string | null, clientSecret: string | null, redirectPort: number | null): Promise<void> {
+  return call("set_oauth_client", { name, clientId, clientSecret, redirectPort });
+}
+
 /** Forget the server's OAuth tokens; whether any were stored. */
 export function signOut(name: string): Promise<boolean> {
   return call("sign_out", { name });

@@ -27,8 +27,10 @@ pub const DEFAULT_BROWSER_WAIT: Duration = Duration::from_secs(300);
 /// Opens a redirect endpoint for one authorization.
 #[async_trait::async_trait]
 pub trait Browser: Send + Sync {
-    /// Prepare a redirect target (e.g. bind the loopback listener).
-    async fn redirect(&self) -> Result<Box<dyn Redirect>, AuthFlowError>;
+    /// Prepare a redirect target (e.g. bind the loopback listener, on
+    /// `port` when a registered client needs a fixed redirect URI, else on
+    /// a random one).
+    async fn redirect(&self, port: Option<u16>) -> Result<Box<dyn Redirect>, AuthFlowError>;
 }
 
 /// One prepared redirect target.
@@ -112,13 +114,18 @@ impl LoopbackBrowser {
 
 #[async_trait::async_trait]
 impl Browser for LoopbackBrowser {
-    async fn redirect(&self) -> Result<Box<dyn Redirect>, AuthFlowError> {
-        let listener = TcpListener::bind(("127.0.0.1", 0)).await.map_err(|e| {
-            AuthFlowError::new(
-                AuthStep::Redirect,
-                format!("cannot listen on 127.0.0.1 for the browser's redirect: {e}"),
-            )
-        })?;
+    async fn redirect(&self, port: Option<u16>) -> Result<Box<dyn Redirect>, AuthFlowError> {
+        let listener = TcpListener::bind(("127.0.0.1", port.unwrap_or(0)))
+            .await
+            .map_err(|e| {
+                AuthFlowError::new(
+                    AuthStep::Redirect,
+                    match port {
+                        Some(p) => format!("cannot listen on 127.0.0.1:{p}, the redirect port of this server's registered client ({e}); close what uses it and try again"),
+                        None => format!("cannot listen on 127.0.0.1 for the browser's redirect: {e}"),
+                    },
+                )
+            })?;
         let port = listener
             .local_addr()
             .map_err(|e| AuthFlowError::new(AuthStep::Redirect, e.to_string()))?
@@ -269,7 +276,7 @@ impl Default for FollowRedirects {
 
 #[async_trait::async_trait]
 impl Browser for FollowRedirects {
-    async fn redirect(&self) -> Result<Box<dyn Redirect>, AuthFlowError> {
+    async fn redirect(&self, _port: Option<u16>) -> Result<Box<dyn Redirect>, AuthFlowError> {
         Ok(Box::new(FollowRedirect {
             uri: self.redirect_uri.clone(),
             max_hops: self.max_hops,
@@ -379,7 +386,7 @@ mod tests {
             opener: Arc::new(NoOpen),
             wait: Duration::from_secs(10),
         };
-        let redirect = browser.redirect().await.unwrap();
+        let redirect = browser.redirect(None).await.unwrap();
         let uri = redirect.uri();
         assert!(uri.starts_with("http://127.0.0.1:") && uri.ends_with(CALLBACK_PATH));
         let waiter = tokio::spawn(async move {
@@ -411,7 +418,7 @@ mod tests {
             opener: Arc::new(NoOpen),
             wait: Duration::from_secs(10),
         };
-        let redirect = browser.redirect().await.unwrap();
+        let redirect = browser.redirect(None).await.unwrap();
         let uri = redirect.uri();
         let waiter =
             tokio::spawn(async move { redirect.complete("https://as/authorize?state=s1").await });
@@ -428,7 +435,7 @@ mod tests {
             wait: Duration::from_millis(50),
         };
         let err = quick
-            .redirect()
+            .redirect(None)
             .await
             .unwrap()
             .complete("https://as/authorize?state=s1")

@@ -207,6 +207,9 @@ pub struct ClientIdentity {
     /// An HTTPS URL of Airlock's client metadata document (SEP-991), used
     /// when the authorization server advertises support for them.
     pub metadata_url: Option<String>,
+    /// The loopback port registered with the provider for `client_id`
+    /// (`http://127.0.0.1:<port>/callback`); `None`: a random port.
+    pub redirect_port: Option<u16>,
 }
 
 impl Default for ClientIdentity {
@@ -216,6 +219,7 @@ impl Default for ClientIdentity {
             client_id: None,
             client_secret: None,
             metadata_url: None,
+            redirect_port: None,
         }
     }
 }
@@ -358,6 +362,22 @@ pub async fn manager_with_store(
     Ok((manager, has_tokens))
 }
 
+/// After tokens were loaded from the keychain: when the user registered a
+/// confidential client for this server, give the manager its secret so a
+/// refresh authenticates (rmcp restores only the client id).
+pub fn configure_registered_client(
+    manager: &mut AuthorizationManager,
+    identity: &ClientIdentity,
+    server_url: &str,
+) {
+    if let (Some(id), Some(secret)) = (&identity.client_id, &identity.client_secret) {
+        let config = rmcp::transport::auth::OAuthClientConfig::new(id.clone(), server_url)
+            .with_client_secret(secret.expose());
+        // The stored tokens stay usable without it until they expire.
+        let _ = manager.configure_client(config);
+    }
+}
+
 /// Run the whole authorization for `server_url` after a 401 whose
 /// `WWW-Authenticate` is `challenge` (or proactively, with `None`). On
 /// success the tokens are in `store` and the returned manager holds them.
@@ -399,7 +419,7 @@ pub async fn authorize(
     };
     manager.set_metadata(metadata);
 
-    let redirect = browser.redirect().await?;
+    let redirect = browser.redirect(identity.redirect_port).await?;
     let mut request = AuthorizationRequest::new(redirect.uri())
         .with_client_name(identity.client_name.clone())
         .with_initial_scope_selection();
@@ -434,7 +454,7 @@ pub async fn step_up(
     browser: &dyn Browser,
     gate: &SignInGate,
 ) -> Result<AuthorizationManager, AuthFlowError> {
-    let redirect = browser.redirect().await?;
+    let redirect = browser.redirect(None).await?;
     let url = manager
         .request_scope_upgrade(required_scope)
         .await

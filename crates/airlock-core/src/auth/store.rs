@@ -24,6 +24,108 @@ pub fn client_secret_ref(instance: &str, server: &str) -> String {
     secret_ref(instance, server, OAUTH_KIND, "client_secret")
 }
 
+/// Keychain reference of a server's registered OAuth client (client id and,
+/// for confidential clients, secret), set by the user for providers without
+/// dynamic registration.
+pub fn client_ref(instance: &str, server: &str) -> String {
+    secret_ref(instance, server, OAUTH_KIND, "client")
+}
+
+/// Longest client id accepted, in bytes.
+pub const MAX_CLIENT_ID_BYTES: usize = 512;
+
+/// A client registered with the provider beforehand (per server).
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+pub struct RegisteredClient {
+    pub client_id: String,
+    #[serde(default)]
+    pub client_secret: Option<String>,
+    /// The loopback port of the redirect URI registered with the provider
+    /// (`http://127.0.0.1:<port>/callback`), for providers that want an
+    /// exact redirect URI; `None`: a random port at each sign-in.
+    #[serde(default)]
+    pub redirect_port: Option<u16>,
+}
+
+impl std::fmt::Debug for RegisteredClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegisteredClient")
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "[REDACTED]"),
+            )
+            .field("redirect_port", &self.redirect_port)
+            .finish()
+    }
+}
+
+impl RegisteredClient {
+    /// A client id as typed by the user: trimmed, non-empty, bounded, no
+    /// control characters or spaces.
+    pub fn new(
+        client_id: &str,
+        client_secret: Option<&str>,
+        redirect_port: Option<u16>,
+    ) -> Result<Self, String> {
+        if redirect_port == Some(0) {
+            return Err("the redirect port must be between 1 and 65535".into());
+        }
+        let id = client_id.trim();
+        if id.is_empty() {
+            return Err("the client id is empty".into());
+        }
+        if id.len() > MAX_CLIENT_ID_BYTES {
+            return Err(format!(
+                "the client id is longer than {MAX_CLIENT_ID_BYTES} bytes"
+            ));
+        }
+        if id.chars().any(|c| c.is_control() || c.is_whitespace()) {
+            return Err("the client id contains spaces or control characters".into());
+        }
+        let secret = client_secret.map(str::trim).filter(|s| !s.is_empty());
+        if secret.is_some_and(|s| s.len() > 4096 || s.chars().any(char::is_control)) {
+            return Err(
+                "the client secret is longer than 4096 bytes or contains control characters".into(),
+            );
+        }
+        Ok(Self {
+            client_id: id.to_owned(),
+            client_secret: secret.map(str::to_owned),
+            redirect_port,
+        })
+    }
+
+    /// Read a server's registered client (blocking keychain call).
+    pub fn load(
+        keychain: &Keychain,
+        instance: &str,
+        server: &str,
+    ) -> Result<Option<Self>, SecretError> {
+        match keychain.get(&client_ref(instance, server)) {
+            Ok(v) => serde_json::from_str(v.expose()).map(Some).map_err(|e| {
+                SecretError::Other(format!(
+                    "the stored OAuth client is unreadable ({e}); set it again"
+                ))
+            }),
+            Err(SecretError::Missing { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Store it (blocking keychain call).
+    pub fn save(
+        &self,
+        keychain: &Keychain,
+        instance: &str,
+        server: &str,
+    ) -> Result<(), SecretError> {
+        let json = serde_json::to_string(self)
+            .map_err(|e| SecretError::Other(format!("cannot encode the OAuth client: {e}")))?;
+        keychain.set(&client_ref(instance, server), &SecretValue::new(json))
+    }
+}
+
 /// rmcp's [`CredentialStore`] on the OS keychain.
 #[derive(Debug, Clone)]
 pub struct KeychainCredentialStore {
@@ -112,6 +214,35 @@ mod tests {
         assert_eq!(
             client_secret_ref("inst", "github"),
             "inst/server/github/oauth/client_secret"
+        );
+        assert_eq!(
+            client_ref("inst", "github"),
+            "inst/server/github/oauth/client"
+        );
+    }
+
+    #[test]
+    fn registered_clients_are_validated_and_never_print_their_secret() {
+        let c = RegisteredClient::new("  Iv1.abc  ", Some(" s3cret "), None).unwrap();
+        assert_eq!(c.client_id, "Iv1.abc");
+        assert_eq!(c.client_secret.as_deref(), Some("s3cret"));
+        assert!(!format!("{c:?}").contains("s3cret"));
+        assert!(RegisteredClient::new("", None, None).is_err());
+        assert!(RegisteredClient::new("a b", None, None).is_err());
+        assert!(RegisteredClient::new("a\u{7}", None, None).is_err());
+        assert!(RegisteredClient::new(&"x".repeat(513), None, None).is_err());
+        assert_eq!(
+            RegisteredClient::new("id", Some("  "), None)
+                .unwrap()
+                .client_secret,
+            None
+        );
+        assert!(RegisteredClient::new("id", None, Some(0)).is_err());
+        assert_eq!(
+            RegisteredClient::new("id", None, Some(8765))
+                .unwrap()
+                .redirect_port,
+            Some(8765)
         );
     }
 

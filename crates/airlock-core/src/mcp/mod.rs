@@ -634,7 +634,11 @@ pub async fn connect(
                 crate::auth::manager_with_store(url, store)
                     .await
                     .ok()
-                    .map(|(m, _)| m)
+                    .map(|(mut m, _)| {
+                        // A confidential client needs its secret to refresh.
+                        crate::auth::configure_registered_client(&mut m, &oauth.identity, url);
+                        m
+                    })
             } else {
                 None
             }
