@@ -1,40 +1,14 @@
 use std::{fs, path::Path};
 
-/// The app's commands; must match `commands::COMMANDS` (a unit test checks).
-const COMMANDS: &[&str] = &[
-    "app_info",
-    "get_settings",
-    "save_settings",
-    "list_servers",
-    "add_server",
-    "update_server",
-    "remove_server",
-    "parse_config",
-    "import_config",
-    "connect",
-    "disconnect",
-    "sign_in",
-    "cancel_sign_in",
-    "sign_out",
-    "set_oauth_client",
-    "server_logs",
-    "server_details",
-    "call_tool",
-    "history",
-    "elicitations",
-    "audit_events",
-    "pending",
-    "answer_consent",
-    "answer_late",
-    "answer_form",
-    "url_check",
-];
+// The app's commands (`COMMANDS`), shared with the app's tests.
+include!("src/command_names.rs");
 
 /// Where `tauri.conf.json` (`build.frontendDist`) expects the built UI.
 const UI_DIST: &str = "../ui/dist";
 
 fn main() {
     ensure_ui_dist();
+    println!("cargo:rerun-if-changed=src/command_names.rs");
 
     // Declaring the app's commands makes each one need an explicit `allow-*`
     // permission in a capability, instead of being callable by default.

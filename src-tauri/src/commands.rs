@@ -10,12 +10,10 @@ use airlock_core::elicitation::form::{FieldError, FormSchema};
 use airlock_core::elicitation::FormAnswer;
 use airlock_core::mcp::ConnStatus;
 use airlock_core::servers::{parse_config as parse, ImportPlan, ServerDef, ServerInput, Transport};
-use airlock_core::store::{
-    AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine, ToolCallOutcome,
-};
+use airlock_core::store::{AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine};
 use airlock_core::url_safety::{inspect, neutralize_for_display, Inspection, Policy};
 use airlock_core::{Airlock, CallOutcome, ConnectionReport, CoreError};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use tauri::{AppHandle, State};
 use ts_rs::TS;
 
@@ -295,31 +293,12 @@ pub async fn call_tool(
     Ok(state.core.call_tool(&server, &tool, args).await?)
 }
 
-#[derive(Debug, Clone, Default, Deserialize, TS)]
-pub struct HistoryFilter {
-    pub server: Option<String>,
-    pub search: Option<String>,
-    pub outcome: Option<ToolCallOutcome>,
-    pub since_ms: Option<i64>,
-    pub until_ms: Option<i64>,
-    pub limit: u32,
-    pub before_id: Option<i64>,
-}
-
 #[tauri::command]
-pub fn history(state: State<'_, AppState>, filter: HistoryFilter) -> ApiResult<HistoryPage> {
+pub fn history(state: State<'_, AppState>, filter: HistoryQuery) -> ApiResult<HistoryPage> {
     Ok(state
         .core
         .store()
-        .history(&HistoryQuery {
-            server: filter.server,
-            search: filter.search,
-            outcome: filter.outcome,
-            since_ms: filter.since_ms,
-            until_ms: filter.until_ms,
-            limit: filter.limit,
-            before_id: filter.before_id,
-        })
+        .history(&filter)
         .map_err(CoreError::from)?)
 }
 
@@ -424,36 +403,10 @@ pub fn url_check(state: State<'_, AppState>, url: String) -> Inspection {
     )
 }
 
-/// Every command name; `build.rs` and the capability must list the same.
+// Every command name, shared with `build.rs`; the capability and the
+// isolation hook must list the same (a unit test below checks).
 #[cfg(test)]
-pub const COMMANDS: &[&str] = &[
-    "app_info",
-    "get_settings",
-    "save_settings",
-    "list_servers",
-    "add_server",
-    "update_server",
-    "remove_server",
-    "parse_config",
-    "import_config",
-    "connect",
-    "disconnect",
-    "sign_in",
-    "cancel_sign_in",
-    "sign_out",
-    "set_oauth_client",
-    "server_logs",
-    "server_details",
-    "call_tool",
-    "history",
-    "elicitations",
-    "audit_events",
-    "pending",
-    "answer_consent",
-    "answer_late",
-    "answer_form",
-    "url_check",
-];
+include!("command_names.rs");
 
 #[cfg(test)]
 mod form_errors {
@@ -488,13 +441,16 @@ mod form_errors {
 #[cfg(test)]
 mod capability {
     #[test]
-    fn build_script_and_capability_allow_exactly_the_commands() {
+    fn handler_capability_and_hook_list_exactly_the_commands() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let build = std::fs::read_to_string(root.join("build.rs")).unwrap();
+        let main = std::fs::read_to_string(root.join("src/main.rs")).unwrap();
         let cap = std::fs::read_to_string(root.join("capabilities/default.json")).unwrap();
         let hook = std::fs::read_to_string(root.join("isolation/index.js")).unwrap();
         for c in super::COMMANDS {
-            assert!(build.contains(&format!("\"{c}\"")), "build.rs lacks {c}");
+            assert!(
+                main.contains(&format!("commands::{c},")),
+                "generate_handler! in main.rs lacks {c}"
+            );
             assert!(
                 hook.contains(&format!("\"{c}\"")),
                 "the isolation hook does not let {c} through"
@@ -503,6 +459,15 @@ mod capability {
             assert!(cap.contains(&perm), "capability lacks {perm}");
         }
         assert_eq!(cap.matches("\"allow-").count(), super::COMMANDS.len());
+        let handlers = main
+            .lines()
+            .filter(|l| l.trim_start().starts_with("commands::") && l.ends_with(','))
+            .count();
+        assert_eq!(
+            handlers,
+            super::COMMANDS.len(),
+            "generate_handler! lists more"
+        );
     }
 }
 
@@ -530,7 +495,7 @@ mod bindings {
         LogLine::export_all(&cfg).unwrap();
         Capabilities::export_all(&cfg).unwrap();
         CallOutcome::export_all(&cfg).unwrap();
-        HistoryFilter::export_all(&cfg).unwrap();
+        HistoryQuery::export_all(&cfg).unwrap();
         HistoryPage::export_all(&cfg).unwrap();
         ElicitationRecord::export_all(&cfg).unwrap();
         AuditEvent::export_all(&cfg).unwrap();
@@ -539,5 +504,18 @@ mod bindings {
         FormSchema::export_all(&cfg).unwrap();
         FieldError::export_all(&cfg).unwrap();
         airlock_core::events::CoreEvent::export_all(&cfg).unwrap();
+        // The core's secret-name rule, so the form pre-marks the same fields.
+        let list = |v: &[&str]| {
+            v.iter()
+                .map(|w| format!("\"{w}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let words = format!(
+            "// Generated from airlock_core::servers::{{SECRET_WORDS, SECRET_SUFFIXES}} by `cargo test -p airlock-desktop`. Do not edit.\n\nexport const SECRET_WORDS: readonly string[] = [{}];\n\nexport const SECRET_SUFFIXES: readonly string[] = [{}];\n",
+            list(airlock_core::servers::SECRET_WORDS),
+            list(airlock_core::servers::SECRET_SUFFIXES),
+        );
+        std::fs::write(dir.join("secretWords.ts"), words).unwrap();
     }
 }

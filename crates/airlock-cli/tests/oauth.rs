@@ -277,30 +277,25 @@ fn a_registered_client_with_a_fixed_redirect_port_replaces_dynamic_registration(
     let redirect = format!("http://127.0.0.1:{port}/callback");
     let (id, secret) = register_confidential_client(&t.example.auth_origin, &redirect);
 
+    let login = |secret_line: String| {
+        t.browser
+            .apply(t.sb.cmd())
+            .args(["--consent", "accept", "--open", "system", "login", &t.name])
+            .args(["--client-id", &id, "--client-secret-stdin"])
+            .args(["--redirect-port", &port.to_string()])
+            .stdin(secret_line)
+            .run()
+    };
+
     // A wrong secret fails at the token exchange, with what to do.
-    let wrong = t
-        .browser
-        .apply(t.sb.cmd())
-        .args(["--consent", "accept", "--open", "system", "login", &t.name])
-        .args(["--client-id", &id, "--client-secret-stdin"])
-        .args(["--redirect-port", &port.to_string()])
-        .stdin("not-the-secret\n")
-        .run();
+    let wrong = login("not-the-secret\n".into());
     assert_eq!(wrong.code(), 1, "{wrong:?}");
     assert!(
         wrong.stderr.contains("the token exchange") && wrong.stderr.contains("What to do"),
         "{wrong:?}"
     );
 
-    let out = t
-        .browser
-        .apply(t.sb.cmd())
-        .args(["--consent", "accept", "--open", "system", "login", &t.name])
-        .args(["--client-id", &id, "--client-secret-stdin"])
-        .args(["--redirect-port", &port.to_string()])
-        .stdin(format!("{secret}\n"))
-        .run();
-    out.ok();
+    login(format!("{secret}\n")).ok();
     let opened = t.sign_ins();
     assert_eq!(opened.len(), 2, "{:?}", t.browser.lines());
     for url in &opened {

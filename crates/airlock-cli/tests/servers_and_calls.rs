@@ -301,7 +301,10 @@ fn servers_add_list_show_edit_remove_round_trip() {
     assert_eq!(
         show.json(),
         json!({"name": "tool box", "transport": {"type": "http", "url": "https://tools.example/mcp",
-            "headers": {"X-Team": {"value": "blue"}}}}),
+            "headers": {"X-Team": {"value": "blue"}}},
+            // HTTP servers also say whether they are signed in (OAuth).
+            "oauth": {"signed_in": false, "client_id": null,
+                "client_secret_in_keychain": false, "redirect_port": null}}),
         "{show:?}"
     );
 

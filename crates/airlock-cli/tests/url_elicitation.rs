@@ -780,14 +780,10 @@ fn a_browser_that_cannot_open_is_reported() {
     );
 }
 
-/// Nobody answers the "are you done?" prompt and no completion comes: after
-/// --give-up-after the elicitation expires and the call fails, not retried.
-#[test]
-fn an_unanswered_late_elicitation_expires_at_the_deadline() {
-    let sb = Sandbox::new();
-    sb.add_everything("everything");
-    let out = sb
-        .cmd()
+/// A -32042 elicitation accepted at the terminal prompt, which then stays
+/// silent for `hold`; late after 1 s, given up after 2 s.
+fn accepted_then_silent(sb: &Sandbox, hold: Duration) -> Out {
+    sb.cmd()
         .args([
             "--consent",
             "ask",
@@ -804,10 +800,19 @@ fn an_unanswered_late_elicitation_expires_at_the_deadline() {
             &serde_json::json!({"url": "https://example.com/err", "errorPath": true}).to_string(),
         ])
         .stdin("y\n")
-        // Keep the terminal silent past the deadline (see the ignored test below
-        // for why it is not held much longer).
-        .hold_stdin(Duration::from_secs(3))
-        .run();
+        .hold_stdin(hold)
+        .run()
+}
+
+/// Nobody answers the "are you done?" prompt and no completion comes: after
+/// --give-up-after the elicitation expires and the call fails, not retried.
+#[test]
+fn an_unanswered_late_elicitation_expires_at_the_deadline() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    // Keep the terminal silent past the deadline (see the test below for
+    // why it is not held much longer).
+    let out = accepted_then_silent(&sb, Duration::from_secs(3));
     out.expect_code(1);
     assert!(out.stderr.contains("no completion within 2 s"), "{out:?}");
     assert!(out.elapsed >= Duration::from_secs(2), "{out:?}");
@@ -826,26 +831,7 @@ fn an_unanswered_late_elicitation_expires_at_the_deadline() {
 fn giving_up_exits_without_waiting_for_the_terminal() {
     let sb = Sandbox::new();
     sb.add_everything("everything");
-    let out = sb
-        .cmd()
-        .args([
-            "--consent",
-            "ask",
-            "--open",
-            "none",
-            "--late-after",
-            "1",
-            "--give-up-after",
-            "2",
-            "call",
-            "everything",
-            TRIGGER,
-            "--args",
-            &serde_json::json!({"url": "https://example.com/err", "errorPath": true}).to_string(),
-        ])
-        .stdin("y\n")
-        .hold_stdin(Duration::from_secs(12))
-        .run();
+    let out = accepted_then_silent(&sb, Duration::from_secs(12));
     out.expect_code(1);
     assert!(out.stderr.contains("no completion within 2 s"), "{out:?}");
     assert_eq!(newest(&sb)["state"], "expired");

@@ -1,5 +1,6 @@
 // Pure helpers for display: times, statuses, warnings, server definitions.
 import type { BlockReason, ConnStatus, ServerDef, StoredValue, Warning } from "./api";
+import { SECRET_SUFFIXES, SECRET_WORDS } from "./bindings/secretWords";
 
 /** Keep the start and the end of a long string, with "…" in the middle. */
 export function elideMiddle(text: string, max: number): string {
@@ -165,33 +166,13 @@ export function blockText(reason: BlockReason): string {
   }
 }
 
-/** Names that usually carry a secret (mirrors `looks_secret` in airlock-core). */
-const SECRET_WORDS = new Set([
-  "TOKEN",
-  "SECRET",
-  "KEY",
-  "APIKEY",
-  "PASSWORD",
-  "PASSWD",
-  "PASS",
-  "PAT",
-  "CREDENTIAL",
-  "CREDENTIALS",
-  "AUTH",
-  "AUTHORIZATION",
-  "COOKIE",
-  "PRIVATE",
-  "SESSION",
-  "BEARER",
-]);
+/** Names that usually carry a secret: `looks_secret` of airlock-core, on its own word lists. */
+const SECRET_WORD_SET = new Set(SECRET_WORDS);
 
 export function looksSecret(name: string): boolean {
   const upper = name.toUpperCase();
   return (
-    upper.split(/[^A-Z0-9]/).some((w) => SECRET_WORDS.has(w)) ||
-    upper.endsWith("TOKEN") ||
-    upper.endsWith("APIKEY") ||
-    upper.endsWith("SECRET")
+    upper.split(/[^A-Z0-9]/).some((w) => SECRET_WORD_SET.has(w)) || SECRET_SUFFIXES.some((s) => upper.endsWith(s))
   );
 }
 

@@ -716,53 +716,74 @@ pub fn start_bad_html() -> HttpPeer {
 
 /// server-everything over streamable HTTP on a free port (`PORT`), once it accepts.
 pub fn start_everything_http() -> HttpPeer {
-    for _attempt in 0..3 {
-        let port = free_port();
+    let (guard, ports, log) = start_on_free_ports("server-everything http", 1, |p| {
         let mut c = Command::new("node");
         c.arg(everything_js())
             .arg("streamableHttp")
-            .env("PORT", port.to_string())
+            .env("PORT", p[0].to_string());
+        c
+    });
+    HttpPeer {
+        guard,
+        url: format!("http://127.0.0.1:{}/mcp", ports[0]),
+        log,
+    }
+}
+
+/// Start a server on `n` free ports picked here (`cmd` puts them in its
+/// command line or environment), with its stdout and stderr collected;
+/// returns once every port accepts. A port taken by someone else in
+/// between makes the server exit: then other ports are tried (3 attempts).
+fn start_on_free_ports(
+    name: &str,
+    n: usize,
+    mut cmd: impl FnMut(&[u16]) -> Command,
+) -> (ChildGuard, Vec<u16>, Arc<Mutex<String>>) {
+    for _attempt in 0..3 {
+        let ports: Vec<u16> = (0..n).map(|_| free_port()).collect();
+        let child = cmd(&ports)
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        let child = c
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .spawn()
-            .expect("start node server-everything streamableHttp");
-        let mut guard = ChildGuard::new(child, "server-everything http");
-        let stderr = guard.child.stderr.take().expect("stderr");
+            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
+        let mut guard = ChildGuard::new(child, name);
         let log = Arc::new(Mutex::new(String::new()));
-        {
+        let pipes: [Option<Box<dyn Read + Send>>; 2] = [
+            guard.child.stdout.take().map(|p| Box::new(p) as _),
+            guard.child.stderr.take().map(|p| Box::new(p) as _),
+        ];
+        for pipe in pipes.into_iter().flatten() {
             let log = log.clone();
             thread::spawn(move || {
-                for line in BufReader::new(stderr).lines() {
+                for line in BufReader::new(pipe).lines() {
                     let Ok(line) = line else { break };
                     log.lock().unwrap().push_str(&format!("{line}\n"));
                 }
             });
         }
         let start = Instant::now();
-        let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+        let up = |port: &u16| {
+            let addr: SocketAddr = ([127, 0, 0, 1], *port).into();
+            TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok()
+        };
         loop {
-            if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
-                return HttpPeer {
-                    guard,
-                    url: format!("http://127.0.0.1:{port}/mcp"),
-                    log,
-                };
+            if ports.iter().all(up) {
+                return (guard, ports, log);
             }
             if let Ok(Some(_)) = guard.child.try_wait() {
-                break; // port taken in between: try another
+                break; // a port was taken in between: try others
             }
             if start.elapsed() > Duration::from_secs(30) {
                 panic!(
-                    "server-everything did not listen on {port}; stderr:\n{}",
+                    "{name} did not listen on {ports:?}; output:\n{}",
                     log.lock().unwrap()
                 );
             }
             thread::sleep(Duration::from_millis(25));
         }
     }
-    panic!("server-everything could not start on a free port (3 attempts)");
+    panic!("{name} could not start on free ports (3 attempts)");
 }
 
 // ----- a TCP listener that counts (and records) connections -----
@@ -949,67 +970,17 @@ pub fn start_oauth_example() -> OAuthExample {
     let js = must_exist(peers_dir().join(
         "node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/elicitationUrlExample.js",
     ));
-    for _attempt in 0..3 {
-        let (mcp, auth) = (free_port(), free_port());
-        let child = Command::new("node")
-            .arg(&js)
-            .env("MCP_PORT", mcp.to_string())
-            .env("MCP_AUTH_PORT", auth.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start node elicitationUrlExample");
-        let mut guard = ChildGuard::new(child, "elicitationUrlExample");
-        let log = Arc::new(Mutex::new(String::new()));
-        for pipe in [
-            guard
-                .child
-                .stdout
-                .take()
-                .map(|p| Box::new(p) as Box<dyn Read + Send>),
-            guard
-                .child
-                .stderr
-                .take()
-                .map(|p| Box::new(p) as Box<dyn Read + Send>),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            let log = log.clone();
-            thread::spawn(move || {
-                for line in BufReader::new(pipe).lines() {
-                    let Ok(line) = line else { break };
-                    log.lock().unwrap().push_str(&format!("{line}\n"));
-                }
-            });
-        }
-        let start = Instant::now();
-        let up = |port: u16| {
-            let addr: SocketAddr = ([127, 0, 0, 1], port).into();
-            TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok()
-        };
-        loop {
-            if up(mcp) && up(auth) {
-                return OAuthExample {
-                    guard,
-                    mcp_url: format!("http://localhost:{mcp}/mcp"),
-                    auth_origin: format!("http://localhost:{auth}"),
-                    log,
-                };
-            }
-            if let Ok(Some(_)) = guard.child.try_wait() {
-                break; // a port was taken in between: try others
-            }
-            if start.elapsed() > Duration::from_secs(30) {
-                panic!(
-                    "elicitationUrlExample did not listen on {mcp}/{auth}; output:\n{}",
-                    log.lock().unwrap()
-                );
-            }
-            thread::sleep(Duration::from_millis(25));
-        }
+    let (guard, ports, log) = start_on_free_ports("elicitationUrlExample", 2, |p| {
+        let mut c = Command::new("node");
+        c.arg(&js)
+            .env("MCP_PORT", p[0].to_string())
+            .env("MCP_AUTH_PORT", p[1].to_string());
+        c
+    });
+    OAuthExample {
+        guard,
+        mcp_url: format!("http://localhost:{}/mcp", ports[0]),
+        auth_origin: format!("http://localhost:{}", ports[1]),
+        log,
     }
-    panic!("elicitationUrlExample could not start on free ports (3 attempts)");
 }

@@ -161,33 +161,38 @@ pub struct ServerDef {
     pub transport: Transport<StoredValue>,
 }
 
+/// Words of a header or env var name (split at anything not a letter or
+/// digit) that mark it as carrying a secret. The window gets the same list
+/// (`ui/src/lib/bindings/secretWords.ts`, written by the bindings test).
+pub const SECRET_WORDS: &[&str] = &[
+    "TOKEN",
+    "SECRET",
+    "KEY",
+    "APIKEY",
+    "PASSWORD",
+    "PASSWD",
+    "PASS",
+    "PAT",
+    "CREDENTIAL",
+    "CREDENTIALS",
+    "AUTH",
+    "AUTHORIZATION",
+    "COOKIE",
+    "PRIVATE",
+    "SESSION",
+    "BEARER",
+];
+
+/// Name endings that mark a secret even inside a word (`GHTOKEN`).
+pub const SECRET_SUFFIXES: &[&str] = &["TOKEN", "APIKEY", "SECRET"];
+
 /// Does a header or env var name usually carry a secret?
 pub fn looks_secret(name: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "TOKEN",
-        "SECRET",
-        "KEY",
-        "APIKEY",
-        "PASSWORD",
-        "PASSWD",
-        "PASS",
-        "PAT",
-        "CREDENTIAL",
-        "CREDENTIALS",
-        "AUTH",
-        "AUTHORIZATION",
-        "COOKIE",
-        "PRIVATE",
-        "SESSION",
-        "BEARER",
-    ];
     let upper = name.to_ascii_uppercase();
     upper
         .split(|c: char| !c.is_ascii_alphanumeric())
-        .any(|word| WORDS.contains(&word))
-        || upper.ends_with("TOKEN")
-        || upper.ends_with("APIKEY")
-        || upper.ends_with("SECRET")
+        .any(|word| SECRET_WORDS.contains(&word))
+        || SECRET_SUFFIXES.iter().any(|s| upper.ends_with(s))
 }
 
 pub fn validate_name(name: &str) -> Result<(), DefinitionError> {

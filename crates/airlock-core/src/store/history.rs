@@ -49,7 +49,9 @@ pub struct ToolCallRecord {
     pub duration_ms: i64,
 }
 
-#[derive(Debug, Clone, Default)]
+/// A page of the tool-call history to fetch (the window sends it as is).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "HistoryFilter"))]
 pub struct HistoryQuery {
     pub server: Option<String>,
     /// Case-insensitive substring searched in tool name, arguments, result and error.
