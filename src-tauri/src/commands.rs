@@ -12,7 +12,7 @@ use airlock_core::mcp::ConnStatus;
 use airlock_core::servers::{parse_config as parse, ImportPlan, ServerDef, ServerInput, Transport};
 use airlock_core::store::{AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine};
 use airlock_core::url_safety::{inspect, neutralize_for_display, Inspection, Policy};
-use airlock_core::{Airlock, CallOutcome, ConnectionReport, CoreError};
+use airlock_core::{Airlock, CallOutcome, ConnectionReport, CoreError, OAuthSummary};
 use serde::Serialize;
 use tauri::{AppHandle, State};
 use ts_rs::TS;
@@ -116,48 +116,24 @@ pub fn save_settings(state: State<'_, AppState>, settings: Settings) -> ApiResul
 pub struct ServerView {
     pub def: ServerDef,
     pub status: ConnStatus,
-    /// OAuth tokens of this (HTTP) server are in the OS keychain.
-    pub signed_in: bool,
-    /// The OAuth client registered with the provider for this server, if
-    /// the user set one (its secret never leaves the keychain).
-    pub oauth_client: Option<OAuthClientView>,
+    /// OAuth state of an HTTP server (tokens stored, client registered by
+    /// hand); `null` for stdio servers.
+    pub oauth: Option<OAuthSummary>,
 }
 
-/// What the window shows of a registered OAuth client.
-#[derive(Debug, Clone, Serialize, TS)]
-pub struct OAuthClientView {
-    pub client_id: String,
-    pub has_secret: bool,
-    pub redirect_port: Option<u16>,
-}
-
+/// Async, so it runs off the main thread: the first look at an HTTP server
+/// reads its OAuth state from the keychain.
 #[tauri::command]
-pub fn list_servers(state: State<'_, AppState>) -> ApiResult<Vec<ServerView>> {
+pub async fn list_servers(state: State<'_, AppState>) -> ApiResult<Vec<ServerView>> {
     Ok(state
         .core
         .list_servers()?
         .into_iter()
-        .map(|def| {
-            let http = matches!(def.transport, Transport::Http { .. });
-            ServerView {
-                status: state.core.status(&def.name),
-                signed_in: http && state.core.has_oauth_tokens(&def.name),
-                oauth_client: if http {
-                    state
-                        .core
-                        .oauth_client(&def.name)
-                        .ok()
-                        .flatten()
-                        .map(|c| OAuthClientView {
-                            has_secret: c.client_secret.is_some(),
-                            client_id: c.client_id,
-                            redirect_port: c.redirect_port,
-                        })
-                } else {
-                    None
-                },
-                def,
-            }
+        .map(|def| ServerView {
+            status: state.core.status(&def.name),
+            oauth: matches!(def.transport, Transport::Http { .. })
+                .then(|| state.core.oauth_summary(&def.name)),
+            def,
         })
         .collect())
 }
@@ -488,7 +464,7 @@ mod bindings {
         ApiError::export_all(&cfg).unwrap();
         Settings::export_all(&cfg).unwrap();
         ServerView::export_all(&cfg).unwrap();
-        OAuthClientView::export_all(&cfg).unwrap();
+        OAuthSummary::export_all(&cfg).unwrap();
         ServerInput::export_all(&cfg).unwrap();
         ImportPlan::export_all(&cfg).unwrap();
         ConnectionReport::export_all(&cfg).unwrap();

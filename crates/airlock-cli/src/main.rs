@@ -750,12 +750,12 @@ fn servers(core: &Arc<Airlock>, cmd: ServersCmd, json: bool) -> Result<u8, Failu
             // For HTTP servers: whether OAuth tokens are stored, and the
             // client registered by hand (never its secret).
             let oauth = matches!(def.transport, Transport::Http { .. }).then(|| {
-                let client = core.oauth_client(&name).ok().flatten();
+                let o = core.oauth_summary(&name);
                 serde_json::json!({
-                    "signed_in": core.has_oauth_tokens(&name),
-                    "client_id": client.as_ref().map(|c| c.client_id.clone()),
-                    "client_secret_in_keychain": client.as_ref().is_some_and(|c| c.client_secret.is_some()),
-                    "redirect_port": client.as_ref().and_then(|c| c.redirect_port),
+                    "signed_in": o.signed_in,
+                    "client_id": o.client_id,
+                    "client_secret_in_keychain": o.client_has_secret,
+                    "redirect_port": o.redirect_port,
                 })
             });
             if json {

@@ -136,6 +136,20 @@ impl AirlockOptions {
     }
 }
 
+/// A server's OAuth state as the keychain holds it (never a secret).
+#[derive(Debug, Clone, Default, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct OAuthSummary {
+    /// OAuth tokens are stored.
+    pub signed_in: bool,
+    /// The client registered with the provider by hand, if set.
+    pub client_id: Option<String>,
+    /// That client has a secret (in the keychain).
+    pub client_has_secret: bool,
+    /// That client's fixed loopback redirect port.
+    pub redirect_port: Option<u16>,
+}
+
 /// Status and session info of a server, for `connect` and the UI.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -164,6 +178,10 @@ pub struct Airlock {
     managed: Mutex<HashMap<String, Managed>>,
     /// Sign-ins in progress, by server: cancel them with `cancel_sign_in`.
     sign_ins: Mutex<HashMap<String, (u64, tokio_util::sync::CancellationToken)>>,
+    /// What the keychain says about each server's OAuth state, read once
+    /// and dropped whenever Airlock changes it (keychain reads are slow and
+    /// the window asks on every refresh).
+    oauth_summaries: Mutex<HashMap<String, OAuthSummary>>,
     next_sign_in: std::sync::atomic::AtomicU64,
 }
 
@@ -189,6 +207,7 @@ impl Airlock {
             data_dir: opts.data_dir,
             managed: Mutex::new(HashMap::new()),
             sign_ins: Mutex::new(HashMap::new()),
+            oauth_summaries: Mutex::new(HashMap::new()),
             next_sign_in: std::sync::atomic::AtomicU64::new(1),
         }))
     }
@@ -370,6 +389,7 @@ impl Airlock {
                 auth::store::client_ref(&instance, name),
             ]);
         }
+        self.oauth_changed(name);
         let _ = self
             .store
             .audit(Some(name), "server_removed", &serde_json::json!({}));
@@ -453,6 +473,7 @@ impl Airlock {
         let gate = self.sign_in_gate(server);
         let result = auth::authorize(url, None, &identity, browser, &gate, store).await;
         self.sign_in_ended(server, &gate);
+        self.oauth_changed(server);
         if let Err(e) = result {
             self.set_status(
                 server,
@@ -506,6 +527,7 @@ impl Airlock {
                 .keychain
                 .delete(&auth::store::client_ref(&instance, server))?,
         }
+        self.oauth_changed(server);
         let _ = self.store.audit(
             Some(server),
             "oauth_client",
@@ -515,16 +537,6 @@ impl Airlock {
             }),
         );
         Ok(())
-    }
-
-    /// The OAuth client registered for `server`, if any.
-    pub fn oauth_client(&self, server: &str) -> CoreResult<Option<auth::store::RegisteredClient>> {
-        let instance = self.store.instance_id()?;
-        Ok(auth::store::RegisteredClient::load(
-            &self.keychain,
-            &instance,
-            server,
-        )?)
     }
 
     /// The window's "Sign in": run the authorization now with the shell's
@@ -596,15 +608,53 @@ impl Airlock {
         }
     }
 
-    /// Whether OAuth tokens of `server` are in the keychain (a blocking
-    /// keychain read; `false` when the keychain cannot be read).
+    /// Whether OAuth tokens of `server` are in the keychain (`false` when
+    /// the keychain cannot be read).
     pub fn has_oauth_tokens(&self, server: &str) -> bool {
+        self.oauth_summary(server).signed_in
+    }
+
+    /// The OAuth state of `server` as the keychain holds it: cached after
+    /// the first (blocking) read, refreshed after every sign-in, sign-out,
+    /// client change and connect.
+    pub fn oauth_summary(&self, server: &str) -> OAuthSummary {
+        if let Some(s) = self
+            .oauth_summaries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(server)
+        {
+            return s.clone();
+        }
         let Ok(instance) = self.store.instance_id() else {
-            return false;
+            return OAuthSummary::default();
         };
-        auth::KeychainCredentialStore::new(self.keychain.clone(), &instance, server)
-            .load_blocking()
-            .is_ok_and(|c| c.is_some())
+        let signed_in =
+            auth::KeychainCredentialStore::new(self.keychain.clone(), &instance, server)
+                .load_blocking()
+                .is_ok_and(|c| c.is_some());
+        let client = auth::store::RegisteredClient::load(&self.keychain, &instance, server)
+            .ok()
+            .flatten();
+        let summary = OAuthSummary {
+            signed_in,
+            client_has_secret: client.as_ref().is_some_and(|c| c.client_secret.is_some()),
+            redirect_port: client.as_ref().and_then(|c| c.redirect_port),
+            client_id: client.map(|c| c.client_id),
+        };
+        self.oauth_summaries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(server.to_owned(), summary.clone());
+        summary
+    }
+
+    /// Airlock changed (or may have changed) the server's OAuth state.
+    fn oauth_changed(&self, server: &str) {
+        self.oauth_summaries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(server);
     }
 
     /// `airlock logout <server>`: forget the server's OAuth tokens and client
@@ -616,6 +666,7 @@ impl Airlock {
         let had = store.load_blocking()?.is_some();
         self.disconnect(server);
         store.clear_blocking()?;
+        self.oauth_changed(server);
         self.keychain
             .delete(&auth::store::client_secret_ref(&instance, server))?;
         if had {
@@ -673,6 +724,7 @@ impl Airlock {
         )
         .await;
         self.sign_in_ended(server, &oauth.gate);
+        self.oauth_changed(server);
         result.map_err(|e| connect_err(ConnectError::Authorization(e)))?;
         self.disconnect(server);
         Ok(())
@@ -732,6 +784,11 @@ impl Airlock {
         let connected = mcp::connect(&def.name, &transport, &ctx).await;
         if let Some(oauth) = &ctx.oauth {
             self.sign_in_ended(&def.name, &oauth.gate);
+        }
+        // A connect may have signed in (a 401), or rmcp may have dropped
+        // tokens it could not refresh.
+        if matches!(def.transport, Transport::Http { .. }) {
+            self.oauth_changed(&def.name);
         }
         match connected {
             Ok(session) => {

@@ -2,7 +2,7 @@
 // does (sidebar, forms, buttons), through the UI's data-testid hooks.
 import assert from 'node:assert/strict';
 
-import { sleep, waitFor } from './harness.mjs';
+import { sh, sleep, waitFor } from './harness.mjs';
 
 export const PAGES = ['servers', 'elicitations', 'history', 'settings'];
 
@@ -75,7 +75,13 @@ export async function waitServerState(app, name, state = 'ready', timeout = 3000
       return s && s.state === state ? s : null;
     }, { timeout });
   } catch (e) {
-    e.message += `; the row showed ${JSON.stringify(seen)}`;
+    // What else was on screen (a dialog or prompt in the way?) and what the server log says.
+    const windows = (sh('xdotool', ['search', '--onlyvisible', '--name', '.']) || '').split('\n').filter(Boolean)
+      .map((w) => sh('xdotool', ['getwindowname', w])).filter(Boolean);
+    let log = '';
+    try { log = app.cli('logs', name).split('\n').slice(-8).join(' | '); } catch { /* the CLI failed too */ }
+    try { await app.shot(`timed-out-waiting-for-${name}-${state}`); } catch { /* no screenshot */ }
+    e.message += `; the row showed ${JSON.stringify(seen)}; windows: ${JSON.stringify(windows)}; log: ${log}`;
     throw e;
   }
 }

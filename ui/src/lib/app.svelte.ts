@@ -2,7 +2,7 @@
 // elicitations, the current page, and counters that pages watch to refetch
 // when the core reports a change.
 import * as api from "./api";
-import type { AppInfo, CoreEvent, PendingView, ServerView } from "./api";
+import type { AppInfo, ConnStatus, CoreEvent, PendingView, ServerView } from "./api";
 
 export type Page = "servers" | "elicitations" | "history" | "settings";
 
@@ -35,6 +35,12 @@ class AppState {
   formCount = $derived(this.pending.filter((p) => p.kind === "form").length);
 
   #started = false;
+  /** Refreshes of the server list, newest last: an older answer never overwrites a newer one. */
+  #listRequests = 0;
+  #listApplied = 0;
+  /** Counts status events; with the last status event of each server. */
+  #statusEvents = 0;
+  #liveStatus = new Map<string, { status: ConnStatus; event: number }>();
   #toastTimer: ReturnType<typeof setTimeout> | undefined;
 
   get page(): Page {
@@ -71,8 +77,18 @@ class AppState {
   }
 
   async refreshServers(): Promise<void> {
+    const request = ++this.#listRequests;
+    const eventsBefore = this.#statusEvents;
     try {
-      this.servers = await api.listServers();
+      const list = await api.listServers();
+      if (request < this.#listApplied) return;
+      this.#listApplied = request;
+      // A status event that came while the list was read is newer than the list.
+      for (const v of list) {
+        const live = this.#liveStatus.get(v.def.name);
+        if (live && live.event > eventsBefore) v.status = live.status;
+      }
+      this.servers = list;
       this.serversError = null;
     } catch (e) {
       this.serversError = api.errorText(e);
@@ -96,6 +112,7 @@ class AppState {
   #onEvent(e: CoreEvent): void {
     switch (e.kind) {
       case "status": {
+        this.#liveStatus.set(e.server, { status: e.status, event: ++this.#statusEvents });
         const s = this.servers.find((v) => v.def.name === e.server);
         if (s) s.status = e.status;
         else void this.refreshServers();
