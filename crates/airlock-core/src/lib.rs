@@ -752,18 +752,14 @@ impl Airlock {
             keychain: self.keychain.clone(),
             instance,
             identity,
-            gate: self.sign_in_gate_lazy(server, browser.is_some()),
+            // Registered (cancellable) only when a sign-in may happen.
+            gate: if browser.is_some() {
+                self.sign_in_gate(server)
+            } else {
+                auth::SignInGate::new(self.broker.clone(), server)
+            },
             browser,
         })
-    }
-
-    /// A gate registered only when a sign-in may happen.
-    fn sign_in_gate_lazy(self: &Arc<Self>, server: &str, register: bool) -> auth::SignInGate {
-        if register {
-            self.sign_in_gate(server)
-        } else {
-            auth::SignInGate::new(self.broker.clone(), server)
-        }
     }
 
     async fn open_session(
@@ -779,15 +775,17 @@ impl Airlock {
             events: self.events.clone(),
             redactor: Arc::new(redactor),
             connect_timeout: self.connect_timeout,
-            oauth: self.oauth_context(&def.name, interactive),
+            // OAuth is for Streamable HTTP: stdio connects read no keychain for it.
+            oauth: match def.transport {
+                Transport::Http { .. } => self.oauth_context(&def.name, interactive),
+                Transport::Stdio { .. } => None,
+            },
         };
         let connected = mcp::connect(&def.name, &transport, &ctx).await;
         if let Some(oauth) = &ctx.oauth {
             self.sign_in_ended(&def.name, &oauth.gate);
-        }
-        // A connect may have signed in (a 401), or rmcp may have dropped
-        // tokens it could not refresh.
-        if matches!(def.transport, Transport::Http { .. }) {
+            // It may have signed in (a 401), or rmcp may have dropped tokens
+            // it could not refresh.
             self.oauth_changed(&def.name);
         }
         match connected {

@@ -343,8 +343,10 @@ impl Drop for Asking<'_> {
 pub struct UrlOutcome {
     pub record_id: Option<i64>,
     pub decision: ConsentDecision,
-    /// What the user was shown (absent when blocked before asking).
+    /// What the user was shown (absent when refused before asking).
     pub request: Option<UrlConsentRequest>,
+    /// Why the user was not asked (blocked URL, rate limit, no record), in words.
+    pub refused: Option<String>,
 }
 
 /// A consented sign-in in progress: its record ends `completed`, `failed`
@@ -562,53 +564,27 @@ impl Broker {
                 "cancelled",
             )
             .await;
-        let record_id = outcome.record_id;
-        match (outcome.decision, outcome.request) {
-            (ConsentDecision::Accept, Some(request)) => Ok(SignInRecord {
+        let refusal = |detail: String| AuthFlowError::new(AuthStep::UserAuthorization, detail);
+        let Some(request) = outcome.request else {
+            return Err(refusal(outcome.refused.unwrap_or_default()));
+        };
+        match outcome.decision {
+            ConsentDecision::Accept => Ok(SignInRecord {
                 broker: self.clone(),
                 server: server.to_owned(),
-                record_id: record_id.unwrap_or_default(),
+                record_id: request.record_id,
                 url: request.inspection.url.clone().unwrap_or_default(),
                 domain: request
                     .inspection
                     .registrable_domain
-                    .clone()
-                    .or(request.inspection.display_host.clone())
+                    .or(request.inspection.display_host)
                     .unwrap_or_default(),
                 finished: false,
             }),
-            (ConsentDecision::Accept, None) => Err(AuthFlowError::new(
-                AuthStep::UserAuthorization,
-                "could not record the sign-in request",
-            )),
-            (decision, None) => {
-                let state = record_id
-                    .and_then(|id| self.store.elicitation(id).ok().flatten())
-                    .map(|r| r.state)
-                    .unwrap_or_default();
-                let _ = decision;
-                Err(AuthFlowError::new(
-                    AuthStep::UserAuthorization,
-                    if state == "rate_limited" {
-                        "too many sign-in requests are waiting; answer or cancel the open ones"
-                            .to_owned()
-                    } else {
-                        let reason = inspect(authorization_url, &self.settings.policy)
-                            .block_reason
-                            .map(|r| r.describe().to_owned())
-                            .unwrap_or_else(|| "it cannot be shown safely".to_owned());
-                        format!("Airlock blocked the authorization page: {reason}")
-                    },
-                ))
+            ConsentDecision::Decline => {
+                Err(refusal("you declined to open the sign-in page".into()))
             }
-            (ConsentDecision::Decline, Some(_)) => Err(AuthFlowError::new(
-                AuthStep::UserAuthorization,
-                "you declined to open the sign-in page",
-            )),
-            (ConsentDecision::Cancel, Some(_)) => Err(AuthFlowError::new(
-                AuthStep::UserAuthorization,
-                "you cancelled the sign-in",
-            )),
+            ConsentDecision::Cancel => Err(refusal("you cancelled the sign-in".into())),
         }
     }
 
@@ -652,11 +628,12 @@ impl Broker {
             "requested",
         ) {
             Ok(id) => id,
-            Err(_) => {
+            Err(e) => {
                 return UrlOutcome {
                     record_id: None,
                     decision: ConsentDecision::Decline,
                     request: None,
+                    refused: Some(format!("the request could not be recorded ({e})")),
                 }
             }
         };
@@ -678,6 +655,7 @@ impl Broker {
                 record_id: Some(record_id),
                 decision: ConsentDecision::Decline,
                 request: None,
+                refused: Some(format!("Airlock blocked the page: {}", reason.describe())),
             };
         }
         if let Err(why) = self.admit(server) {
@@ -691,6 +669,7 @@ impl Broker {
                 record_id: Some(record_id),
                 decision: ConsentDecision::Decline,
                 request: None,
+                refused: Some(format!("{why}; answer or cancel the open ones")),
             };
         }
         let request = UrlConsentRequest {
@@ -722,6 +701,7 @@ impl Broker {
             record_id: Some(record_id),
             decision,
             request: Some(request),
+            refused: None,
         }
     }
 
