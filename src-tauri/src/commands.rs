@@ -105,6 +105,8 @@ pub fn get_settings(state: State<'_, AppState>) -> Settings {
 #[tauri::command]
 pub fn save_settings(state: State<'_, AppState>, settings: Settings) -> ApiResult<Settings> {
     settings.save(&state.data_dir).map_err(bad)?;
+    // Deadlines, limits and the URL policy apply to the next request.
+    state.core.set_broker_settings(settings.broker())?;
     if let Ok(mut s) = state.settings.write() {
         *s = settings.clone();
     }

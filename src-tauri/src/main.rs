@@ -10,6 +10,7 @@ mod tray;
 use std::sync::{Arc, RwLock};
 
 use airlock_core::auth::LoopbackBrowser;
+use airlock_core::elicitation::ElicitationState;
 use airlock_core::elicitation::{Opener, SystemBrowser};
 use airlock_core::events::CoreEvent;
 use airlock_core::servers::{ServerInput, Transport};
@@ -116,7 +117,7 @@ fn start_core(app: &AppHandle) -> Result<AppState, String> {
         let _ = core.store().prune_history(cutoff);
     }
     configure_demo_once(&core, &data_dir);
-    forward_events(app.clone(), core.clone());
+    forward_events(app.clone(), &core);
     // Connect every configured server in the background.
     let names: Vec<String> = core
         .list_servers()
@@ -170,26 +171,24 @@ fn configure_demo_once(core: &Arc<Airlock>, data_dir: &std::path::Path) {
 }
 
 /// Forward core events to the window; show blocked URLs to the user.
-fn forward_events(app: AppHandle, core: Arc<Airlock>) {
+fn forward_events(app: AppHandle, core: &Airlock) {
     let mut rx = core.subscribe();
     tauri::async_runtime::spawn(async move {
         loop {
             match rx.recv().await {
                 Ok(ev) => {
-                    if let CoreEvent::Elicitation {
-                        server,
-                        record_id,
-                        state,
-                    } = &ev
-                    {
-                        if state == "blocked" {
-                            if let Ok(Some(r)) = core.store().elicitation(*record_id) {
-                                let i = airlock_core::url_safety::inspect(
-                                    r.url.as_deref().unwrap_or_default(),
-                                    &airlock_core::url_safety::Policy::default(),
-                                );
-                                consent::show_blocked(&app, server, &r.message, &i);
-                            }
+                    // A blocked URL never reaches consent; the user still
+                    // learns why, from what the broker inspected.
+                    if let CoreEvent::Elicitation(e) = &ev {
+                        if let (ElicitationState::Blocked, Some(inspection)) =
+                            (e.record.state, &e.inspection)
+                        {
+                            consent::show_blocked(
+                                &app,
+                                &e.record.server,
+                                &e.record.message,
+                                inspection,
+                            );
                         }
                     }
                     let _ = app.emit(CORE_EVENT, &ev);

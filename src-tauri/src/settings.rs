@@ -1,10 +1,11 @@
 //! Desktop settings, kept as a small JSON file in the data dir (written
-//! atomically). Deadlines and rate limits take effect on the next start.
+//! atomically). Deadlines, limits and the URL policy take effect at once.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use airlock_core::elicitation::BrokerSettings;
+use airlock_core::limits;
 use airlock_core::url_safety::Policy;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -32,17 +33,20 @@ pub struct Settings {
     pub allow_http_loopback: bool,
 }
 
+fn default_u32(b: limits::Bound) -> u32 {
+    u32::try_from(b.default).unwrap_or(u32::MAX)
+}
+
 impl Default for Settings {
     fn default() -> Self {
         Self {
-            late_after_secs: 120,
-            give_up_after_secs: 600,
-            max_pending_per_server: airlock_core::elicitation::DEFAULT_MAX_PENDING_PER_SERVER
-                as u32,
-            max_per_minute: airlock_core::elicitation::DEFAULT_MAX_PER_MINUTE as u32,
+            late_after_secs: default_u32(limits::LATE_AFTER_SECS),
+            give_up_after_secs: default_u32(limits::GIVE_UP_AFTER_SECS),
+            max_pending_per_server: default_u32(limits::MAX_PENDING_PER_SERVER),
+            max_per_minute: default_u32(limits::MAX_PER_MINUTE),
             notifications: true,
             keep_running_in_tray: true,
-            history_retention_days: 90,
+            history_retention_days: default_u32(limits::HISTORY_RETENTION_DAYS),
             allow_http_loopback: true,
         }
     }
@@ -61,24 +65,10 @@ impl Settings {
             .unwrap_or_default()
     }
 
+    /// The same bounds as the CLI's flags ([`airlock_core::limits`]).
     pub fn validate(&self) -> Result<(), String> {
-        if !(5..=3600).contains(&self.late_after_secs) {
-            return Err("late after must be between 5 and 3600 seconds".into());
-        }
-        if self.give_up_after_secs < self.late_after_secs || self.give_up_after_secs > 86_400 {
-            return Err(
-                "give up after must be at least the late deadline and at most a day".into(),
-            );
-        }
-        if !(1..=20).contains(&self.max_pending_per_server) {
-            return Err("waiting elicitations per server must be between 1 and 20".into());
-        }
-        if !(1..=120).contains(&self.max_per_minute) {
-            return Err("elicitations per minute must be between 1 and 120".into());
-        }
-        if self.history_retention_days > 3650 {
-            return Err("history retention is at most 3650 days".into());
-        }
+        self.broker().validate()?;
+        limits::HISTORY_RETENTION_DAYS.check(u64::from(self.history_retention_days))?;
         Ok(())
     }
 
@@ -119,7 +109,7 @@ mod tests {
         };
         s.save(&dir).unwrap();
         assert_eq!(Settings::load(&dir), s);
-        s.late_after_secs = 1;
+        s.late_after_secs = 0;
         assert!(s.save(&dir).is_err());
         assert_eq!(
             Settings::load(&dir).late_after_secs,

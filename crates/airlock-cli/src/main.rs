@@ -22,12 +22,13 @@ use std::time::Duration;
 use airlock_core::auth::store::RegisteredClient;
 use airlock_core::auth::LoopbackBrowser;
 use airlock_core::elicitation::{
-    BrokerSettings, Consent, ConsentDecision, FixedConsent, Opener, PrintOpener, SystemBrowser,
+    BrokerSettings, Consent, ConsentDecision, FixedConsent, Mode, Opener, PrintOpener,
+    SystemBrowser,
 };
 use airlock_core::servers::{parse_config, InputValue, ServerInput, Transport};
 use airlock_core::store::{HistoryQuery, ToolCallOutcome};
 use airlock_core::url_safety::{inspect, Policy};
-use airlock_core::{Airlock, AirlockOptions, CoreError};
+use airlock_core::{limits, Airlock, AirlockOptions, CoreError};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use output::{plain, print_json};
@@ -48,13 +49,13 @@ struct Cli {
     #[arg(long, global = true, value_enum, default_value_t = OpenMode::System)]
     open: OpenMode,
     /// Seconds the MCP handshake may take
-    #[arg(long, global = true, default_value_t = 30)]
+    #[arg(long, global = true, default_value_t = limits::CONNECT_TIMEOUT_SECS.default)]
     connect_timeout: u64,
     /// Seconds after which an accepted elicitation without completion is late
-    #[arg(long, global = true, default_value_t = 120)]
+    #[arg(long, global = true, default_value_t = limits::LATE_AFTER_SECS.default)]
     late_after: u64,
     /// Seconds after which Airlock stops waiting for a completion
-    #[arg(long, global = true, default_value_t = 600)]
+    #[arg(long, global = true, default_value_t = limits::GIVE_UP_AFTER_SECS.default)]
     give_up_after: u64,
     #[command(subcommand)]
     command: Command,
@@ -395,12 +396,19 @@ fn open_core(cli: &Cli) -> Result<Arc<Airlock>, Failure> {
     // A server that answers 401 is signed in to on the spot: the sign-in
     // page is shown like a URL elicitation and opens only after consent.
     opts.oauth_browser = Some(Arc::new(LoopbackBrowser::new(opener)));
-    opts.connect_timeout = Duration::from_secs(cli.connect_timeout.max(1));
+    // The same bounds as the desktop's settings (airlock_core::limits).
+    let connect_timeout = limits::CONNECT_TIMEOUT_SECS
+        .check(cli.connect_timeout)
+        .map_err(|e| usage(format!("--connect-timeout: {e}")))?;
+    opts.connect_timeout = Duration::from_secs(connect_timeout);
     opts.broker = BrokerSettings {
         late_after: Duration::from_secs(cli.late_after),
-        give_up_after: Duration::from_secs(cli.give_up_after.max(cli.late_after)),
+        give_up_after: Duration::from_secs(cli.give_up_after),
         ..BrokerSettings::default()
     };
+    opts.broker
+        .validate()
+        .map_err(|e| usage(format!("--late-after / --give-up-after: {e}")))?;
     Ok(Airlock::open(opts)?)
 }
 
@@ -413,24 +421,19 @@ fn opener_for(cli: &Cli) -> Arc<dyn Opener> {
     }
 }
 
-/// In `--json` mode, print each elicitation transition as a JSON line.
+/// In `--json` mode, print each elicitation transition as a JSON line: the
+/// record as it is after the transition, and why it ended so (if it did).
 fn stream_elicitation_events(core: &Arc<Airlock>) {
     let mut rx = core.subscribe();
-    let store = core.store().clone();
     tokio::spawn(async move {
         while let Ok(ev) = rx.recv().await {
-            if let airlock_core::events::CoreEvent::Elicitation {
-                record_id, state, ..
-            } = &ev
-            {
-                // The line describes this transition: the stored row may have moved on.
-                let record = store.elicitation(*record_id).ok().flatten().map(|mut r| {
-                    r.state = state.clone();
-                    r
-                });
-                print_json(
-                    &serde_json::json!({"event": "elicitation", "state": state, "elicitation": record}),
-                );
+            if let airlock_core::events::CoreEvent::Elicitation(e) = &ev {
+                print_json(&serde_json::json!({
+                    "event": "elicitation",
+                    "state": e.record.state,
+                    "reason": e.reason,
+                    "elicitation": e.record,
+                }));
             }
         }
     });
@@ -672,7 +675,7 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
                         plain(
                             r.registrable_domain
                                 .as_deref()
-                                .unwrap_or(if r.mode == "form" { "(form)" } else { "-" })
+                                .unwrap_or(if r.mode == Mode::Form { "(form)" } else { "-" })
                         ),
                         plain(r.url.as_deref().unwrap_or(""))
                     );

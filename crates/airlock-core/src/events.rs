@@ -1,8 +1,12 @@
-//! Events the core emits on one broadcast channel; shells subscribe.
+//! Events the core emits on one broadcast channel; shells subscribe. Each
+//! event carries what a shell needs to show it, so no shell re-reads the
+//! database or re-inspects a URL.
 
+use airlock_url_safety::Inspection;
 use serde::Serialize;
 
-use crate::mcp::ConnStatus;
+use crate::status::ConnStatus;
+use crate::store::ElicitationRecord;
 
 /// Capacity of the event channel; a slow subscriber loses the oldest events
 /// (it sees `Lagged`) instead of growing memory.
@@ -22,9 +26,18 @@ pub enum CoreEvent {
         level: String,
         text: String,
     },
-    Elicitation {
-        server: String,
-        record_id: i64,
-        state: String,
-    },
+    /// An elicitation (or sign-in) record moved to a new state.
+    Elicitation(Box<ElicitationEvent>),
+}
+
+/// One transition of an elicitation record.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ElicitationEvent {
+    /// The record as it is after this transition (`record.state` is the new state).
+    pub record: ElicitationRecord,
+    /// What the URL really points at, as the user was (or would have been) shown it.
+    pub inspection: Option<Inspection>,
+    /// Why the record ended this way (refusal, failure), in words.
+    pub reason: Option<String>,
 }

@@ -5,10 +5,13 @@
 pub mod auth;
 pub mod elicitation;
 pub mod events;
+pub mod lifecycle;
+pub mod limits;
 pub mod mcp;
 pub mod paths;
 pub mod secrets;
 pub mod servers;
+pub mod status;
 pub mod store;
 mod tools;
 
@@ -34,12 +37,7 @@ use store::{Store, StoreError};
 
 pub use tools::{CallOutcome, ToolCallError};
 
-/// Largest reconnect back-off.
-pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
-/// First reconnect back-off; doubled on each failure up to `MAX_BACKOFF`.
-pub const FIRST_BACKOFF: Duration = Duration::from_millis(500);
-/// Reconnect attempts after a drop before the status becomes `failed`.
-pub const MAX_RECONNECT_ATTEMPTS: u32 = 10;
+pub use limits::{FIRST_BACKOFF, MAX_BACKOFF, MAX_RECONNECT_ATTEMPTS};
 
 #[derive(Debug, thiserror::Error)]
 pub enum CoreError {
@@ -223,6 +221,19 @@ impl Airlock {
     }
     pub fn subscribe(&self) -> broadcast::Receiver<CoreEvent> {
         self.events.subscribe()
+    }
+
+    /// The broker's deadlines, limits and URL policy now in force.
+    pub fn broker_settings(&self) -> BrokerSettings {
+        self.broker.settings()
+    }
+
+    /// Change the broker's deadlines, limits and URL policy at once
+    /// (validated against [`limits`]).
+    pub fn set_broker_settings(&self, settings: BrokerSettings) -> CoreResult<()> {
+        self.broker
+            .set_settings(settings)
+            .map_err(CoreError::BadInput)
     }
 
     // ----- server definitions -----
@@ -916,7 +927,7 @@ impl Airlock {
     ) {
         loop {
             session.closed().await;
-            self.broker.connection_lost(&name, session.connection);
+            self.broker.connection_lost(session.connection);
             if self.current_generation(&name) != Some(generation) {
                 let _ = self
                     .store

@@ -13,7 +13,7 @@ use rmcp::model::{
 use rmcp::service::ServiceError;
 use serde::Serialize;
 
-use crate::elicitation::{ConsentDecision, ContinueDecision, Origin, UrlConsentRequest};
+use crate::elicitation::{Origin, Refusal, RequiredElicitation};
 use crate::mcp::Session;
 use crate::store::{now_ms, ToolCallOutcome};
 use crate::{Airlock, CoreError, CoreResult};
@@ -78,14 +78,15 @@ fn protocol(server: &str, message: impl Into<String>) -> CoreError {
     }
 }
 
-/// One URL elicitation listed in a -32042 error's `data.elicitations`.
-struct Required {
-    url: String,
-    message: String,
-    elicitation_id: String,
-}
-
-fn parse_required(data: Option<&serde_json::Value>) -> Vec<Required> {
+/// The URL elicitations listed in a -32042 error's `data.elicitations`
+/// (at most [`MAX_ELICITATIONS_PER_ROUND`]; entries without a `url` skipped).
+fn parse_required(data: Option<&serde_json::Value>) -> Vec<RequiredElicitation> {
+    let text = |item: &serde_json::Value, key: &str| {
+        item.get(key)
+            .and_then(|m| m.as_str())
+            .unwrap_or_default()
+            .to_owned()
+    };
     data.and_then(|d| d.get("elicitations"))
         .and_then(|e| e.as_array())
         .map(|items| {
@@ -93,19 +94,10 @@ fn parse_required(data: Option<&serde_json::Value>) -> Vec<Required> {
                 .iter()
                 .take(MAX_ELICITATIONS_PER_ROUND)
                 .filter_map(|item| {
-                    let url = item.get("url")?.as_str()?.to_owned();
-                    Some(Required {
-                        url,
-                        message: item
-                            .get("message")
-                            .and_then(|m| m.as_str())
-                            .unwrap_or_default()
-                            .to_owned(),
-                        elicitation_id: item
-                            .get("elicitationId")
-                            .and_then(|m| m.as_str())
-                            .unwrap_or_default()
-                            .to_owned(),
+                    Some(RequiredElicitation {
+                        url: item.get("url")?.as_str()?.to_owned(),
+                        message: text(item, "message"),
+                        elicitation_id: text(item, "elicitationId"),
                     })
                 })
                 .collect()
@@ -256,7 +248,18 @@ impl Airlock {
         let mut input_rounds = 0usize;
         let mut offered: HashSet<String> = HashSet::new();
         loop {
-            match session.peer.call_tool_once(params.clone()).await {
+            // A Cancel on a late elicitation this call's server asked for
+            // stops the call (rmcp sends notifications/cancelled on drop).
+            let guard = self.broker.call_started(session.connection);
+            let response = tokio::select! {
+                r = session.peer.call_tool_once(params.clone()) => r,
+                () = guard.cancelled() => return Err(protocol(
+                    server,
+                    "cancelled while waiting for the browser step; the tool call was stopped",
+                )),
+            };
+            drop(guard);
+            match response {
                 Ok(CallToolResponse::Complete(r)) => return Ok((r, session.redactor.clone())),
                 Ok(CallToolResponse::InputRequired(ir)) => {
                     input_rounds += 1;
@@ -293,8 +296,31 @@ impl Airlock {
                             "the server sent -32042 without any URL elicitation in `data.elicitations`",
                         ));
                     }
-                    self.satisfy_required(server, &session, list, &mut offered)
-                        .await?;
+                    if list.iter().any(|i| i.elicitation_id.trim().is_empty()) {
+                        return Err(protocol(
+                            server,
+                            "a -32042 elicitation has no `elicitationId`",
+                        ));
+                    }
+                    self.broker
+                        .fulfil_required(server, session.connection, list, &mut offered)
+                        .await
+                        .map_err(|r| {
+                            protocol(
+                                server,
+                                match r {
+                                    Refusal::LoopDetected { .. } | Refusal::Expired { .. } => {
+                                        format!("{r}; the call was not retried")
+                                    }
+                                    Refusal::Cancelled => {
+                                        "cancelled while waiting for the browser step; the call was not retried".to_owned()
+                                    }
+                                    _ => format!(
+                                        "the tool needs a URL elicitation that was {r}; the call was not retried"
+                                    ),
+                                },
+                            )
+                        })?;
                 }
                 Err(e) => {
                     // Step-up: a 403 `insufficient_scope` from an OAuth server;
@@ -315,111 +341,6 @@ impl Airlock {
         }
     }
 
-    /// 2025-11-25 error path: consent to each listed elicitation in order, then
-    /// wait for all completions (or the user's Continue) before the retry.
-    async fn satisfy_required(
-        &self,
-        server: &str,
-        session: &Arc<Session>,
-        list: Vec<Required>,
-        offered: &mut HashSet<String>,
-    ) -> CoreResult<()> {
-        let mut waiting: Vec<(String, UrlConsentRequest)> = Vec::new();
-        for item in list {
-            if !offered.insert(item.url.clone()) {
-                return Err(protocol(
-                    server,
-                    format!(
-                        "the server asked again for the same URL after a retry ({}); stopped to avoid a loop",
-                        crate::url_safety::neutralize_for_display(&item.url, 300)
-                    ),
-                ));
-            }
-            if item.elicitation_id.trim().is_empty() {
-                return Err(protocol(
-                    server,
-                    "a -32042 elicitation has no `elicitationId`",
-                ));
-            }
-            let outcome = self
-                .broker
-                .handle_url(
-                    server,
-                    session.connection,
-                    &item.message,
-                    &item.url,
-                    Some(&item.elicitation_id),
-                    Origin::RequiredError,
-                )
-                .await;
-            match (outcome.decision, outcome.request) {
-                (ConsentDecision::Accept, Some(req)) => waiting.push((item.elicitation_id, req)),
-                (decision, _) => {
-                    return Err(protocol(
-                        server,
-                        format!(
-                        "the tool needs a URL elicitation that was {}; the call was not retried",
-                        match decision {
-                            ConsentDecision::Cancel => "cancelled",
-                            _ => "declined or blocked",
-                        }
-                    ),
-                    ))
-                }
-            }
-        }
-        for (id, req) in waiting {
-            self.await_completion(server, session, &id, &req).await?;
-        }
-        Ok(())
-    }
-
-    /// Wait for one accepted elicitation: the completion notification, or
-    /// after the late deadline the user's Continue / Cancel; never forever.
-    async fn await_completion(
-        &self,
-        server: &str,
-        session: &Arc<Session>,
-        elicitation_id: &str,
-        req: &UrlConsentRequest,
-    ) -> CoreResult<()> {
-        let settings = self.broker.settings().clone();
-        let ids = [elicitation_id.to_owned()];
-        let remaining = self
-            .broker
-            .wait_completed(session.connection, &ids, settings.late_after)
-            .await;
-        if remaining.is_empty() {
-            return Ok(());
-        }
-        self.broker.mark(server, req.record_id, "late");
-        let rest = settings.give_up_after.saturating_sub(settings.late_after);
-        tokio::select! {
-            remaining = self.broker.wait_completed(session.connection, &ids, rest) => {
-                if remaining.is_empty() {
-                    Ok(())
-                } else {
-                    self.broker.forget(session.connection, elicitation_id);
-                    self.broker.mark(server, req.record_id, "expired");
-                    Err(protocol(server, format!("no completion within {} s; the call was not retried", settings.give_up_after.as_secs())))
-                }
-            }
-            decision = self.broker.consent().continue_or_cancel(req) => {
-                self.broker.forget(session.connection, elicitation_id);
-                match decision {
-                    ContinueDecision::Continue => {
-                        self.broker.mark(server, req.record_id, "continued");
-                        Ok(())
-                    }
-                    ContinueDecision::Cancel => {
-                        self.broker.mark(server, req.record_id, "cancelled");
-                        Err(protocol(server, "cancelled while waiting for the browser step"))
-                    }
-                }
-            }
-        }
-    }
-
     /// 2026-07-28: answer each input request of an `InputRequiredResult`.
     async fn fulfil_inputs(
         &self,
@@ -432,38 +353,20 @@ impl Airlock {
             let value = match request {
                 InputRequest::Elicitation(e) => match e.params {
                     ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
-                        let outcome = self
+                        let action = self
                             .broker
-                            .handle_url(
-                                server,
-                                session.connection,
-                                &message,
-                                &url,
-                                None,
-                                Origin::InputRequired,
-                            )
-                            .await;
-                        let action = match (outcome.decision, &outcome.request) {
-                            (ConsentDecision::Accept, Some(req)) => {
-                                // No completion signal exists here: the user says when to retry.
-                                match self.broker.consent().continue_or_cancel(req).await {
-                                    ContinueDecision::Continue => {
-                                        self.broker.mark(server, req.record_id, "continued");
-                                        "accept"
-                                    }
-                                    ContinueDecision::Cancel => {
-                                        self.broker.mark(server, req.record_id, "cancelled");
-                                        return Err(protocol(
-                                            server,
-                                            "cancelled while waiting for the browser step",
-                                        ));
-                                    }
+                            .fulfil_input_url(server, session.connection, &message, &url)
+                            .await
+                            .map_err(|r| match r {
+                                Refusal::Cancelled => {
+                                    protocol(server, "cancelled while waiting for the browser step")
                                 }
-                            }
-                            (ConsentDecision::Cancel, _) => "cancel",
-                            _ => "decline",
-                        };
-                        serde_json::json!({ "action": action })
+                                other => protocol(
+                                    server,
+                                    format!("{other}; the request was not retried"),
+                                ),
+                            })?;
+                        serde_json::json!({ "action": action.as_str() })
                     }
                     ElicitRequestParams::FormElicitationParams {
                         message,
@@ -477,7 +380,6 @@ impl Airlock {
                             .broker
                             .handle_form(
                                 server,
-                                session.connection,
                                 &message,
                                 &schema_json,
                                 order.as_deref(),

@@ -109,7 +109,7 @@ async fn a_flood_is_rate_limited_and_the_prompt_queue_stays_short() {
     consent.release.notify_waiters();
     let mut accepted = 0;
     for h in waiting {
-        if h.await.unwrap().decision == ConsentDecision::Accept {
+        if h.await.unwrap().decision() == ConsentDecision::Accept {
             accepted += 1;
         }
     }
@@ -123,7 +123,7 @@ async fn a_flood_is_rate_limited_and_the_prompt_queue_stays_short() {
     println!("RSS growth over a flood of 10,000 URL elicitations: {grown_mb} MB");
     assert!(grown_mb < 64, "memory grew by {grown_mb} MB");
     let rows = store.elicitations(Some("flood"), 1000).unwrap();
-    assert!(rows.iter().any(|r| r.state == "rate_limited"));
+    assert!(rows.iter().any(|r| r.state.as_str() == "rate_limited"));
     let audit = store.audit_events(Some("flood"), 1000).unwrap();
     assert!(audit.iter().any(|e| e.detail["state"] == "rate_limited"));
 }
@@ -147,7 +147,7 @@ async fn per_minute_limit_and_blocked_urls_never_reach_consent() {
             Origin::Request,
         )
         .await;
-    assert_eq!(blocked.decision, ConsentDecision::Decline);
+    assert_eq!(blocked.decision(), ConsentDecision::Decline);
     assert!(opener.0.lock().unwrap().is_empty());
     let mut decisions = Vec::new();
     for i in 0..airlock_core::elicitation::DEFAULT_MAX_PER_MINUTE + 1 {
@@ -161,7 +161,7 @@ async fn per_minute_limit_and_blocked_urls_never_reach_consent() {
                 Origin::Request,
             )
             .await;
-        decisions.push(o.decision);
+        decisions.push(o.decision());
     }
     // The blocked one does not count: it never got a slot.
     assert!(
@@ -174,7 +174,7 @@ async fn per_minute_limit_and_blocked_urls_never_reach_consent() {
         .elicitations(Some("s"), 100)
         .unwrap()
         .into_iter()
-        .map(|r| r.state)
+        .map(|r| r.state.to_string())
         .collect();
     assert!(states.contains(&"blocked".to_string()));
     assert!(states.contains(&"rate_limited".to_string()));
@@ -214,7 +214,7 @@ async fn completion_counts_only_from_the_connection_that_asked() {
         .into_iter()
         .find(|r| r.id == id)
         .unwrap();
-    assert_eq!(row.state, "completed");
+    assert_eq!(row.state.as_str(), "completed");
     let ignored = store
         .audit_events(Some("s"), 100)
         .unwrap()
@@ -247,7 +247,7 @@ async fn server_text_is_stored_bounded_and_neutralised() {
     assert!(row.message.chars().count() <= airlock_core::elicitation::MAX_MESSAGE_CHARS);
     assert!(!row.message.contains('\u{1b}'));
     assert!(!row.message.contains('\u{202e}'));
-    assert_eq!(row.state, "declined");
+    assert_eq!(row.state.as_str(), "declined");
 }
 
 /// A request dropped while the user is being asked (the server disconnected)
@@ -288,7 +288,7 @@ async fn a_question_dropped_mid_consent_frees_its_slot() {
         .elicitations(Some("s"), 100)
         .unwrap()
         .into_iter()
-        .map(|r| r.state)
+        .map(|r| r.state.to_string())
         .collect();
     assert!(states.iter().all(|s| s == "connection_lost"), "{states:?}");
 }

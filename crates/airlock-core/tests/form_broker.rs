@@ -105,7 +105,6 @@ async fn an_accepted_form_is_validated_recorded_and_audited_without_values() {
     let out = b
         .handle_form(
             "srv",
-            1,
             "Who are you?\u{1b}[31m",
             &schema(),
             Some(&["token".into(), "name".into()]),
@@ -157,7 +156,7 @@ async fn an_answer_that_does_not_fit_is_never_sent() {
     });
     let (b, store, _dir) = broker(consent);
     let out = b
-        .handle_form("srv", 1, "m", &schema(), None, Origin::InputRequired)
+        .handle_form("srv", "m", &schema(), None, Origin::InputRequired)
         .await
         .unwrap();
     assert_eq!(out.answer, FormAnswer::Decline);
@@ -181,12 +180,12 @@ async fn decline_cancel_and_invalid_schema_states() {
             seen: Mutex::new(Vec::new()),
         }));
         let out = b
-            .handle_form("srv", 1, "m", &schema(), None, Origin::Request)
+            .handle_form("srv", "m", &schema(), None, Origin::Request)
             .await
             .unwrap();
         assert_eq!(out.result_json(), json!({"action": json_action}));
         let rec = store.elicitation(out.record_id.unwrap()).unwrap().unwrap();
-        assert_eq!(rec.state, state);
+        assert_eq!(rec.state.as_str(), state);
     }
 
     let consent = Arc::new(Scripted {
@@ -197,7 +196,6 @@ async fn decline_cancel_and_invalid_schema_states() {
     let err = b
         .handle_form(
             "srv",
-            1,
             "m",
             &json!({"type": "object", "properties": {"o": {"type": "object"}}}),
             None,
@@ -208,7 +206,7 @@ async fn decline_cancel_and_invalid_schema_states() {
     assert!(err.to_string().contains("nested object"), "{err}");
     assert!(consent.seen.lock().unwrap().is_empty(), "nobody was asked");
     let rows = store.elicitations(None, 10).unwrap();
-    assert_eq!(rows[0].state, "invalid_schema");
+    assert_eq!(rows[0].state.as_str(), "invalid_schema");
     let st = states(&store, rows[0].id);
     assert!(st[1].1["reason"]
         .as_str()
@@ -220,7 +218,7 @@ async fn decline_cancel_and_invalid_schema_states() {
 async fn fixed_consent_answers_with_valid_defaults_and_old_ports_decline() {
     let (b, _store, _dir) = broker(Arc::new(FixedConsent(ConsentDecision::Accept)));
     let out = b
-        .handle_form("srv", 1, "m", &schema(), None, Origin::Request)
+        .handle_form("srv", "m", &schema(), None, Origin::Request)
         .await
         .unwrap();
     assert_eq!(
@@ -230,7 +228,7 @@ async fn fixed_consent_answers_with_valid_defaults_and_old_ports_decline() {
     // A required field without a default: the defaults do not fill the form.
     let needs_more = json!({"properties": {"x": {"type": "string"}}, "required": ["x"]});
     let out = b
-        .handle_form("srv", 1, "m", &needs_more, None, Origin::Request)
+        .handle_form("srv", "m", &needs_more, None, Origin::Request)
         .await
         .unwrap();
     assert_eq!(out.answer, FormAnswer::Decline);
@@ -241,7 +239,7 @@ async fn fixed_consent_answers_with_valid_defaults_and_old_ports_decline() {
     ] {
         let (b, _store, _dir) = broker(Arc::new(FixedConsent(d)));
         let out = b
-            .handle_form("srv", 1, "m", &schema(), None, Origin::Request)
+            .handle_form("srv", "m", &schema(), None, Origin::Request)
             .await
             .unwrap();
         assert_eq!(out.answer, expected);
@@ -249,7 +247,7 @@ async fn fixed_consent_answers_with_valid_defaults_and_old_ports_decline() {
 
     let (b, _store, _dir) = broker(Arc::new(UrlOnly));
     let out = b
-        .handle_form("srv", 1, "m", &schema(), None, Origin::Request)
+        .handle_form("srv", "m", &schema(), None, Origin::Request)
         .await
         .unwrap();
     assert_eq!(

@@ -31,7 +31,7 @@ use rmcp::transport::auth::{
 use tokio_util::sync::CancellationToken;
 use url::Url;
 
-use crate::elicitation::Broker;
+use crate::elicitation::{Broker, Refusal};
 
 use crate::secrets::SecretValue;
 pub use browser::{Browser, FollowRedirects, LoopbackBrowser, Redirect};
@@ -156,7 +156,8 @@ impl SignInGate {
             let record = self
                 .broker
                 .approve_sign_in(&self.server, authorization_url)
-                .await?;
+                .await
+                .map_err(refused)?;
             if let Some(f) = &self.on_waiting {
                 f(record.domain());
             }
@@ -164,7 +165,7 @@ impl SignInGate {
             match redirect.complete(record.url()).await {
                 Ok(callback) => Ok((callback, record)),
                 Err(e) => {
-                    record.finish(Err(&e));
+                    record.failed(e.step.name(), &e.detail);
                     Err(e)
                 }
             }
@@ -190,8 +191,21 @@ async fn exchange(
         .await
         .map(|_| ())
         .map_err(|e| AuthFlowError::from_rmcp(AuthStep::TokenExchange, e));
-    record.finish(result.as_ref().map(|_| ()));
+    match &result {
+        Ok(()) => record.succeeded(),
+        Err(e) => record.failed(e.step.name(), &e.detail),
+    }
     result
+}
+
+/// The user (or the broker's limits) did not let the sign-in page open.
+fn refused(refusal: Refusal) -> AuthFlowError {
+    let detail = match refusal {
+        Refusal::Declined => "you declined to open the sign-in page".to_owned(),
+        Refusal::Cancelled => "you cancelled the sign-in".to_owned(),
+        other => format!("Airlock did not open the sign-in page: {other}"),
+    };
+    AuthFlowError::new(AuthStep::UserAuthorization, detail)
 }
 
 /// How Airlock identifies itself to an authorization server, in priority

@@ -30,46 +30,18 @@ use crate::elicitation::{Broker, ConsentDecision, FormAnswer, Origin};
 use crate::events::CoreEvent;
 use crate::secrets::Redactor;
 use crate::servers::Transport;
+pub use crate::status::ConnStatus;
 use crate::store::Store;
 
 pub use stderr::STDERR_TAIL_LINES;
 
 /// How long the handshake (initialize or discovery) may take.
-pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+pub const DEFAULT_CONNECT_TIMEOUT: Duration =
+    Duration::from_secs(crate::limits::CONNECT_TIMEOUT_SECS.default);
 /// The method of the 2025-11-25 completion notification.
 pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
 
 static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
-
-/// Live status of a server connection.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum ConnStatus {
-    Disconnected,
-    Connecting,
-    Ready {
-        protocol_version: String,
-    },
-    Failed {
-        reason: String,
-    },
-    Reconnecting {
-        attempt: u32,
-        retry_in_ms: u64,
-        reason: String,
-    },
-    /// The server needs MCP authorization (OAuth) and has no usable
-    /// tokens, or the last sign-in did not finish (`reason` says why).
-    SignInRequired {
-        reason: String,
-    },
-    /// The user accepted the sign-in page; Airlock waits for the browser's
-    /// redirect back from `domain`.
-    SigningIn {
-        domain: String,
-    },
-}
 
 /// What the server told us about itself.
 #[derive(Debug, Clone, Serialize)]
@@ -280,17 +252,11 @@ impl ClientHandler for AirlockClient {
                 let id = (!elicitation_id.is_empty()).then_some(elicitation_id.as_str());
                 let outcome = until_cancelled(
                     &context.ct,
-                    self.broker.handle_url(
-                        &self.server,
-                        self.connection,
-                        &message,
-                        &url,
-                        id,
-                        Origin::Request,
-                    ),
+                    self.broker
+                        .request_url(&self.server, self.connection, &message, &url, id),
                 )
                 .await?;
-                Ok(ElicitResult::new(match outcome.decision {
+                Ok(ElicitResult::new(match outcome.decision() {
                     ConsentDecision::Accept => ElicitationAction::Accept,
                     ConsentDecision::Decline => ElicitationAction::Decline,
                     ConsentDecision::Cancel => ElicitationAction::Cancel,
@@ -308,7 +274,6 @@ impl ClientHandler for AirlockClient {
                     &context.ct,
                     self.broker.handle_form(
                         &self.server,
-                        self.connection,
                         &message,
                         &schema_json,
                         order.as_deref(),
@@ -397,14 +362,8 @@ impl ClientHandler for AirlockClient {
             .unwrap_or(serde_json::Value::Null);
         match until_cancelled(
             &context.ct,
-            self.broker.handle_form(
-                &self.server,
-                self.connection,
-                message,
-                &schema,
-                None,
-                Origin::Request,
-            ),
+            self.broker
+                .handle_form(&self.server, message, &schema, None, Origin::Request),
         )
         .await?
         {

@@ -4,7 +4,10 @@
 use rusqlite::{params, params_from_iter, types::Value};
 use serde::{Deserialize, Serialize};
 
+use airlock_url_safety::Verdict;
+
 use super::{Store, StoreResult, MAX_PAGE};
+use crate::lifecycle::{ElicitationState, Mode, Origin};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -91,22 +94,54 @@ pub struct AuditEvent {
     pub detail: serde_json::Value,
 }
 
+/// One elicitation (or sign-in) as history keeps it.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ElicitationRecord {
     pub id: i64,
     pub server: String,
     pub elicitation_id: Option<String>,
-    pub mode: String,
-    pub origin: String,
+    pub mode: Mode,
+    pub origin: Origin,
     pub message: String,
     pub url: Option<String>,
     pub registrable_domain: Option<String>,
-    pub verdict: Option<String>,
+    pub verdict: Option<Verdict>,
     pub warnings: Vec<String>,
-    pub state: String,
+    pub state: ElicitationState,
     pub created_at: i64,
     pub updated_at: i64,
+}
+
+/// What a new elicitation record holds (all server text already bounded
+/// and neutralised by the broker).
+#[derive(Debug, Clone)]
+pub struct NewElicitation<'a> {
+    pub server: &'a str,
+    pub elicitation_id: Option<&'a str>,
+    pub mode: Mode,
+    pub origin: Origin,
+    pub message: &'a str,
+    pub url: Option<&'a str>,
+    pub registrable_domain: Option<&'a str>,
+    pub verdict: Option<Verdict>,
+    pub warnings: Vec<String>,
+}
+
+fn verdict_of(code: &str) -> Option<Verdict> {
+    [Verdict::Ok, Verdict::Warn, Verdict::Block]
+        .into_iter()
+        .find(|v| v.code() == code)
+}
+
+/// A stored word that is not one of ours: the database was edited by hand
+/// or by a newer Airlock.
+fn bad_word(column: usize, word: &str) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(
+        column,
+        rusqlite::types::Type::Text,
+        format!("unknown value {word:?}").into(),
+    )
 }
 
 /// Escape LIKE wildcards so a search for `50%` means the text `50%`.
@@ -244,20 +279,8 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub fn insert_elicitation(
-        &self,
-        server: &str,
-        elicitation_id: Option<&str>,
-        mode: &str,
-        origin: &str,
-        message: &str,
-        url: Option<&str>,
-        registrable_domain: Option<&str>,
-        verdict: Option<&str>,
-        warnings: &[String],
-        state: &str,
-    ) -> StoreResult<i64> {
+    /// Record a new elicitation in state `requested`; returns the row as stored.
+    pub fn insert_elicitation(&self, new: &NewElicitation<'_>) -> StoreResult<ElicitationRecord> {
         let now = super::now_ms();
         let conn = self.lock();
         conn.execute(
@@ -265,26 +288,46 @@ impl Store {
                verdict, warnings_json, state, created_at, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)",
             params![
-                server,
-                elicitation_id,
-                mode,
-                origin,
-                message,
-                url,
-                registrable_domain,
-                verdict,
-                serde_json::to_string(warnings).unwrap_or_else(|_| "[]".into()),
-                state,
+                new.server,
+                new.elicitation_id,
+                new.mode.as_str(),
+                new.origin.as_str(),
+                new.message,
+                new.url,
+                new.registrable_domain,
+                new.verdict.map(|v| v.code()),
+                serde_json::to_string(&new.warnings).unwrap_or_else(|_| "[]".into()),
+                ElicitationState::Requested.as_str(),
                 now
             ],
         )?;
-        Ok(conn.last_insert_rowid())
+        Ok(ElicitationRecord {
+            id: conn.last_insert_rowid(),
+            server: new.server.to_owned(),
+            elicitation_id: new.elicitation_id.map(str::to_owned),
+            mode: new.mode,
+            origin: new.origin,
+            message: new.message.to_owned(),
+            url: new.url.map(str::to_owned),
+            registrable_domain: new.registrable_domain.map(str::to_owned),
+            verdict: new.verdict,
+            warnings: new.warnings.clone(),
+            state: ElicitationState::Requested,
+            created_at: now,
+            updated_at: now,
+        })
     }
 
-    pub fn set_elicitation_state(&self, id: i64, state: &str) -> StoreResult<()> {
+    /// Move a record to `state` (the broker checked that the move is legal).
+    pub fn set_elicitation_state(
+        &self,
+        id: i64,
+        state: ElicitationState,
+        at_ms: i64,
+    ) -> StoreResult<()> {
         self.lock().execute(
             "UPDATE elicitations SET state = ?2, updated_at = ?3 WHERE id = ?1",
-            params![id, state, super::now_ms()],
+            params![id, state.as_str(), at_ms],
         )?;
         Ok(())
     }
@@ -318,18 +361,22 @@ impl Store {
         ))?;
         let rows = stmt.query_map(params![param, limit.clamp(1, MAX_PAGE)], |r| {
             let warnings: String = r.get(9)?;
+            let mode: String = r.get(3)?;
+            let origin: String = r.get(4)?;
+            let verdict: Option<String> = r.get(8)?;
+            let state: String = r.get(10)?;
             Ok(ElicitationRecord {
                 id: r.get(0)?,
                 server: r.get(1)?,
                 elicitation_id: r.get(2)?,
-                mode: r.get(3)?,
-                origin: r.get(4)?,
+                mode: Mode::parse(&mode).ok_or_else(|| bad_word(3, &mode))?,
+                origin: Origin::parse(&origin).ok_or_else(|| bad_word(4, &origin))?,
                 message: r.get(5)?,
                 url: r.get(6)?,
                 registrable_domain: r.get(7)?,
-                verdict: r.get(8)?,
+                verdict: verdict.as_deref().and_then(verdict_of),
                 warnings: serde_json::from_str(&warnings).unwrap_or_default(),
-                state: r.get(10)?,
+                state: ElicitationState::parse(&state).ok_or_else(|| bad_word(10, &state))?,
                 created_at: r.get(11)?,
                 updated_at: r.get(12)?,
             })

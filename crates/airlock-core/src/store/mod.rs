@@ -13,8 +13,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 
 pub use history::{
-    AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine, ToolCallOutcome,
-    ToolCallRecord,
+    AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine, NewElicitation,
+    ToolCallOutcome, ToolCallRecord,
 };
 pub use migrate::{create_at_version, LATEST_VERSION, MIGRATIONS};
 

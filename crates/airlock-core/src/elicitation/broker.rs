@@ -1,0 +1,352 @@
+//! The broker's own state: its settings, the open records and the only
+//! function that moves one ([`Broker::advance`]), rate limits, and the
+//! in-flight tool calls a late Cancel may stop.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use airlock_url_safety::{neutralize_for_display, Inspection, Policy};
+use tokio::sync::{broadcast, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::outcome::RateLimit;
+use super::ports::{Consent, Opener};
+use crate::events::{CoreEvent, ElicitationEvent};
+use crate::lifecycle::ElicitationState;
+use crate::limits;
+use crate::store::{now_ms, ElicitationRecord, NewElicitation, Store};
+
+/// Longest server message kept, in characters (the rest is cut, marked).
+pub const MAX_MESSAGE_CHARS: usize = 4096;
+/// Longest elicitation id accepted from a server, in bytes.
+pub const MAX_ELICITATION_ID_BYTES: usize = 256;
+/// Accepted elicitations still tracked for completion, per broker; the
+/// oldest expires when one more arrives.
+pub const MAX_TRACKED: usize = 256;
+/// Records open at once (asking, waiting), all servers together.
+pub const MAX_OPEN_RECORDS: usize = 1024;
+/// URL elicitations of one server waiting for consent at once (default).
+pub const DEFAULT_MAX_PENDING_PER_SERVER: usize = limits::MAX_PENDING_PER_SERVER.default as usize;
+/// URL elicitations one server may start per minute (default).
+pub const DEFAULT_MAX_PER_MINUTE: usize = limits::MAX_PER_MINUTE.default as usize;
+
+/// What the broker may be told to change while it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BrokerSettings {
+    pub policy: Policy,
+    pub max_pending_per_server: usize,
+    pub max_per_minute: usize,
+    pub late_after: Duration,
+    pub give_up_after: Duration,
+}
+
+impl Default for BrokerSettings {
+    fn default() -> Self {
+        Self {
+            policy: Policy::default(),
+            max_pending_per_server: DEFAULT_MAX_PENDING_PER_SERVER,
+            max_per_minute: DEFAULT_MAX_PER_MINUTE,
+            late_after: limits::LATE_AFTER_SECS.default_duration(),
+            give_up_after: limits::GIVE_UP_AFTER_SECS.default_duration(),
+        }
+    }
+}
+
+impl BrokerSettings {
+    /// Every value inside the bounds of [`crate::limits`].
+    pub fn validate(&self) -> Result<(), String> {
+        limits::check_deadlines(self.late_after.as_secs(), self.give_up_after.as_secs())?;
+        limits::MAX_PENDING_PER_SERVER.check(self.max_pending_per_server as u64)?;
+        limits::MAX_PER_MINUTE.check(self.max_per_minute as u64)?;
+        Ok(())
+    }
+}
+
+#[derive(Default)]
+struct ServerCounters {
+    pending: usize,
+    recent: VecDeque<Instant>,
+}
+
+/// An open record: its row as stored and what the user was shown.
+struct Open {
+    record: ElicitationRecord,
+    inspection: Option<Inspection>,
+}
+
+/// How the wait for a completion notification ended, other than by the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ending {
+    Completed,
+    ConnectionLost,
+    /// Pushed out by newer waits (`MAX_TRACKED`).
+    Evicted,
+}
+
+/// An accepted 2025-11-25 elicitation waiting for its completion notification.
+pub(super) struct Tracked {
+    pub record_id: i64,
+    pub connection: u64,
+    pub elicitation_id: String,
+    pub done: oneshot::Sender<Ending>,
+}
+
+pub struct Broker {
+    pub(super) store: Arc<Store>,
+    pub(super) consent: Arc<dyn Consent>,
+    pub(super) opener: Arc<dyn Opener>,
+    events: broadcast::Sender<CoreEvent>,
+    settings: RwLock<BrokerSettings>,
+    counters: Mutex<HashMap<String, ServerCounters>>,
+    open: Mutex<HashMap<i64, Open>>,
+    pub(super) tracked: Mutex<VecDeque<Tracked>>,
+    /// Tool calls in flight, per connection: a Cancel on a late request-path
+    /// elicitation stops the calls of the connection that asked.
+    calls: Mutex<HashMap<u64, Vec<(u64, CancellationToken)>>>,
+    next_call: AtomicU64,
+}
+
+/// A tool call in flight; cancelled when the user cancels a late
+/// elicitation its server asked for. Unregisters itself when dropped.
+pub struct CallGuard {
+    broker: Arc<Broker>,
+    connection: u64,
+    id: u64,
+    token: CancellationToken,
+}
+
+impl CallGuard {
+    /// Resolves when the user cancelled the call.
+    pub async fn cancelled(&self) {
+        self.token.cancelled().await
+    }
+}
+
+impl Drop for CallGuard {
+    fn drop(&mut self) {
+        let mut calls = self.broker.calls.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(list) = calls.get_mut(&self.connection) {
+            list.retain(|(id, _)| *id != self.id);
+            if list.is_empty() {
+                calls.remove(&self.connection);
+            }
+        }
+    }
+}
+
+pub(super) fn bounded_id(id: &str) -> String {
+    neutralize_for_display(id, MAX_ELICITATION_ID_BYTES)
+}
+
+pub(super) fn bounded_message(message: &str) -> String {
+    neutralize_for_display(message, MAX_MESSAGE_CHARS)
+}
+
+impl Broker {
+    pub fn new(
+        store: Arc<Store>,
+        consent: Arc<dyn Consent>,
+        opener: Arc<dyn Opener>,
+        events: broadcast::Sender<CoreEvent>,
+        settings: BrokerSettings,
+    ) -> Self {
+        Self {
+            store,
+            consent,
+            opener,
+            events,
+            settings: RwLock::new(settings),
+            counters: Mutex::new(HashMap::new()),
+            open: Mutex::new(HashMap::new()),
+            tracked: Mutex::new(VecDeque::new()),
+            calls: Mutex::new(HashMap::new()),
+            next_call: AtomicU64::new(1),
+        }
+    }
+
+    /// The settings now in force.
+    pub fn settings(&self) -> BrokerSettings {
+        self.settings
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Change deadlines, limits and the URL policy; takes effect for the
+    /// next decision (waits already running keep their deadlines).
+    pub fn set_settings(&self, settings: BrokerSettings) -> Result<(), String> {
+        settings.validate()?;
+        *self.settings.write().unwrap_or_else(|e| e.into_inner()) = settings;
+        Ok(())
+    }
+
+    // ----- records and their moves -----
+
+    /// Record a new request (state `requested`) and announce it.
+    pub(super) fn create(
+        &self,
+        new: &NewElicitation<'_>,
+        inspection: Option<Inspection>,
+        extra: serde_json::Value,
+    ) -> Result<i64, String> {
+        if self.open.lock().unwrap_or_else(|e| e.into_inner()).len() >= MAX_OPEN_RECORDS {
+            return Err(RateLimit::Open.describe().to_owned());
+        }
+        let record = self
+            .store
+            .insert_elicitation(new)
+            .map_err(|e| e.to_string())?;
+        let id = record.id;
+        let mut detail = serde_json::json!({
+            "record_id": id,
+            "state": ElicitationState::Requested,
+            "mode": record.mode,
+            "origin": record.origin,
+        });
+        if let (serde_json::Value::Object(d), serde_json::Value::Object(x)) = (&mut detail, extra) {
+            d.extend(x);
+        }
+        let _ = self.store.audit(Some(new.server), "elicitation", &detail);
+        let event = ElicitationEvent {
+            record: record.clone(),
+            inspection: inspection.clone(),
+            reason: None,
+        };
+        self.open
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, Open { record, inspection });
+        let _ = self.events.send(CoreEvent::Elicitation(Box::new(event)));
+        Ok(id)
+    }
+
+    /// Move a record to `next`: the one place a state is written. `reason`
+    /// goes to the event (words for shells); `detail` to the audit trail. A
+    /// move the table does not allow (a race lost, say a completion after Continue)
+    /// changes nothing and is audited. Returns whether the record moved.
+    pub(super) fn advance(
+        &self,
+        record_id: i64,
+        next: ElicitationState,
+        reason: Option<String>,
+        detail: serde_json::Value,
+    ) -> bool {
+        let now = now_ms();
+        let moved = {
+            let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+            match open.get_mut(&record_id) {
+                Some(o) if o.record.state.can_move_to(next) => {
+                    o.record.state = next;
+                    o.record.updated_at = now;
+                    let snapshot = ElicitationEvent {
+                        record: o.record.clone(),
+                        inspection: o.inspection.clone(),
+                        reason: reason.clone(),
+                    };
+                    if next.is_final(o.record.mode) {
+                        open.remove(&record_id);
+                    }
+                    Ok(snapshot)
+                }
+                Some(o) => Err((Some(o.record.server.clone()), Some(o.record.state))),
+                None => Err((None, None)),
+            }
+        };
+        match moved {
+            Ok(event) => {
+                // History and audit are best effort: a full disk must not wedge the protocol.
+                let _ = self.store.set_elicitation_state(record_id, next, now);
+                let mut d = detail;
+                if let serde_json::Value::Object(m) = &mut d {
+                    m.insert("record_id".into(), record_id.into());
+                    m.insert("state".into(), next.as_str().into());
+                }
+                let _ = self
+                    .store
+                    .audit(Some(&event.record.server), "elicitation", &d);
+                let _ = self.events.send(CoreEvent::Elicitation(Box::new(event)));
+                true
+            }
+            Err((server, from)) => {
+                let _ = self.store.audit(
+                    server.as_deref(),
+                    "elicitation_move_refused",
+                    &serde_json::json!({"record_id": record_id, "from": from, "to": next}),
+                );
+                false
+            }
+        }
+    }
+
+    /// The state of an open record (`None` once it ended).
+    pub fn open_state(&self, record_id: i64) -> Option<ElicitationState> {
+        self.open
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&record_id)
+            .map(|o| o.record.state)
+    }
+
+    // ----- rate limits -----
+
+    /// `Ok(())` reserves a pending slot; release it with `release`.
+    pub(super) fn admit(&self, server: &str) -> Result<(), RateLimit> {
+        let settings = self.settings();
+        let mut counters = self.counters.lock().unwrap_or_else(|e| e.into_inner());
+        let c = counters.entry(server.to_owned()).or_default();
+        let now = Instant::now();
+        while c
+            .recent
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > Duration::from_secs(60))
+        {
+            c.recent.pop_front();
+        }
+        if c.pending >= settings.max_pending_per_server {
+            return Err(RateLimit::Pending);
+        }
+        if c.recent.len() >= settings.max_per_minute {
+            return Err(RateLimit::PerMinute);
+        }
+        c.pending += 1;
+        c.recent.push_back(now);
+        Ok(())
+    }
+
+    pub(super) fn release(&self, server: &str) {
+        let mut counters = self.counters.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = counters.get_mut(server) {
+            c.pending = c.pending.saturating_sub(1);
+        }
+    }
+
+    // ----- tool calls in flight -----
+
+    /// Register a tool call on `connection`; keep the guard while it runs.
+    pub fn call_started(self: &Arc<Self>, connection: u64) -> CallGuard {
+        let id = self.next_call.fetch_add(1, Ordering::Relaxed);
+        let token = CancellationToken::new();
+        self.calls
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(connection)
+            .or_default()
+            .push((id, token.clone()));
+        CallGuard {
+            broker: self.clone(),
+            connection,
+            id,
+            token,
+        }
+    }
+
+    /// Cancel every tool call in flight on `connection`.
+    pub(super) fn cancel_calls(&self, connection: u64) {
+        let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        for (_, token) in calls.get(&connection).into_iter().flatten() {
+            token.cancel();
+        }
+    }
+}

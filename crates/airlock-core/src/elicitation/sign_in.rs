@@ -1,0 +1,108 @@
+//! MCP authorization (OAuth) sign-in pages go through the same record,
+//! inspection, rate limit and consent as URL elicitations. The sign-in flow
+//! (in `auth`) opens the page itself and tells the record how it ended.
+
+use std::sync::Arc;
+
+use airlock_url_safety::neutralize_for_display;
+
+use super::broker::{Broker, MAX_MESSAGE_CHARS};
+use super::outcome::Refusal;
+use crate::lifecycle::{ElicitationState as S, Origin};
+
+/// A consented sign-in in progress: its record ends `completed`, `failed`
+/// or, when dropped unfinished (the user cancelled it), `cancelled`.
+pub struct SignInRecord {
+    broker: Arc<Broker>,
+    record_id: i64,
+    url: String,
+    domain: String,
+    finished: bool,
+}
+
+impl SignInRecord {
+    pub fn record_id(&self) -> i64 {
+        self.record_id
+    }
+    /// The authorization URL as inspected (normalised).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+    /// The registrable domain (or host) of the authorization page.
+    pub fn domain(&self) -> &str {
+        &self.domain
+    }
+    /// The page is being shown to the user.
+    pub fn opened(&self) {
+        self.broker
+            .advance(self.record_id, S::Opened, None, serde_json::json!({}));
+    }
+    /// Tokens are stored: the sign-in is done.
+    pub fn succeeded(mut self) {
+        self.finished = true;
+        self.broker
+            .advance(self.record_id, S::Completed, None, serde_json::json!({}));
+    }
+    /// The flow failed at `step` (named in words) for `detail`.
+    pub fn failed(mut self, step: &str, detail: &str) {
+        self.finished = true;
+        let detail = neutralize_for_display(detail, MAX_MESSAGE_CHARS);
+        self.broker.advance(
+            self.record_id,
+            S::Failed,
+            Some(format!("{step}: {detail}")),
+            serde_json::json!({"step": step, "error": detail}),
+        );
+    }
+}
+
+impl Drop for SignInRecord {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.broker.advance(
+                self.record_id,
+                S::Cancelled,
+                Some("the sign-in was cancelled".into()),
+                serde_json::json!({"while": "waiting for the browser"}),
+            );
+        }
+    }
+}
+
+impl Broker {
+    /// Ask to open an MCP authorization (OAuth) page of `server`: the same
+    /// record, inspection, rate limit and consent as a URL elicitation, but
+    /// nothing is opened here (the sign-in flow opens it and waits for the
+    /// redirect). `Ok` carries the record to finish once the flow ends.
+    pub async fn approve_sign_in(
+        self: &Arc<Self>,
+        server: &str,
+        authorization_url: &str,
+    ) -> Result<SignInRecord, Refusal> {
+        let message = format!(
+            "Sign in to {server}: the server requires you to sign in (MCP authorization, OAuth) at its authorization server. Check that you expect to sign in at this domain. Airlock never sees your password; the tokens it gets back are kept in the OS keychain."
+        );
+        let (_, result) = self
+            .ask(
+                server,
+                &message,
+                authorization_url,
+                None,
+                Origin::SignIn,
+                S::Cancelled,
+            )
+            .await;
+        let request = result?;
+        Ok(SignInRecord {
+            broker: self.clone(),
+            record_id: request.record_id,
+            url: request.inspection.url.clone().unwrap_or_default(),
+            domain: request
+                .inspection
+                .registrable_domain
+                .or(request.inspection.display_host)
+                .unwrap_or_default(),
+            finished: false,
+        })
+    }
+}
