@@ -227,11 +227,7 @@ pub fn server_logs(
     name: String,
     limit: u32,
 ) -> ApiResult<Vec<LogLine>> {
-    Ok(state
-        .core
-        .store()
-        .logs(&name, limit)
-        .map_err(CoreError::from)?)
+    Ok(state.core.logs(&name, limit)?)
 }
 
 /// Tools, prompts and resources of a server, as the server sent them.
@@ -273,11 +269,7 @@ pub async fn call_tool(
 
 #[tauri::command]
 pub fn history(state: State<'_, AppState>, filter: HistoryQuery) -> ApiResult<HistoryPage> {
-    Ok(state
-        .core
-        .store()
-        .history(&filter)
-        .map_err(CoreError::from)?)
+    Ok(state.core.history(&filter)?)
 }
 
 #[tauri::command]
@@ -286,11 +278,7 @@ pub fn elicitations(
     server: Option<String>,
     limit: u32,
 ) -> ApiResult<Vec<ElicitationRecord>> {
-    Ok(state
-        .core
-        .store()
-        .elicitations(server.as_deref(), limit)
-        .map_err(CoreError::from)?)
+    Ok(state.core.elicitations(server.as_deref(), limit)?)
 }
 
 #[tauri::command]
@@ -299,11 +287,7 @@ pub fn audit_events(
     server: Option<String>,
     limit: u32,
 ) -> ApiResult<Vec<AuditEvent>> {
-    Ok(state
-        .core
-        .store()
-        .audit_events(server.as_deref(), limit)
-        .map_err(CoreError::from)?)
+    Ok(state.core.audit_events(server.as_deref(), limit)?)
 }
 
 #[tauri::command]

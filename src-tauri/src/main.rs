@@ -111,11 +111,7 @@ fn start_core(app: &AppHandle) -> Result<AppState, String> {
     // system browser, with a loopback listener for the redirect back.
     opts.oauth_browser = Some(Arc::new(LoopbackBrowser::new(opener)));
     let core = Airlock::open(opts).map_err(|e| e.to_string())?;
-    if settings.history_retention_days > 0 {
-        let cutoff =
-            airlock_core::store::now_ms() - i64::from(settings.history_retention_days) * 86_400_000;
-        let _ = core.store().prune_history(cutoff);
-    }
+    let _ = core.prune_history(settings.history_retention_days);
     configure_demo_once(&core, &data_dir);
     forward_events(app.clone(), &core);
     // Connect every configured server in the background.

@@ -78,6 +78,21 @@ fn protocol(server: &str, message: impl Into<String>) -> CoreError {
     }
 }
 
+/// Why a call that needed a URL elicitation was not retried, in words.
+fn not_retried(refusal: &Refusal) -> String {
+    match refusal {
+        Refusal::LoopDetected { .. } | Refusal::Expired { .. } => {
+            format!("{refusal}; the call was not retried")
+        }
+        Refusal::Cancelled => {
+            "cancelled while waiting for the browser step; the call was not retried".to_owned()
+        }
+        _ => {
+            format!("the tool needs a URL elicitation that was {refusal}; the call was not retried")
+        }
+    }
+}
+
 /// The URL elicitations listed in a -32042 error's `data.elicitations`
 /// (at most [`MAX_ELICITATIONS_PER_ROUND`]; entries without a `url` skipped).
 fn parse_required(data: Option<&serde_json::Value>) -> Vec<RequiredElicitation> {
@@ -289,38 +304,8 @@ impl Airlock {
                             format!("the server still required a URL elicitation after {MAX_REQUIRED_ROUNDS} rounds; stopped"),
                         ));
                     }
-                    let list = parse_required(e.data.as_ref());
-                    if list.is_empty() {
-                        return Err(protocol(
-                            server,
-                            "the server sent -32042 without any URL elicitation in `data.elicitations`",
-                        ));
-                    }
-                    if list.iter().any(|i| i.elicitation_id.trim().is_empty()) {
-                        return Err(protocol(
-                            server,
-                            "a -32042 elicitation has no `elicitationId`",
-                        ));
-                    }
-                    self.broker
-                        .fulfil_required(server, session.connection, list, &mut offered)
-                        .await
-                        .map_err(|r| {
-                            protocol(
-                                server,
-                                match r {
-                                    Refusal::LoopDetected { .. } | Refusal::Expired { .. } => {
-                                        format!("{r}; the call was not retried")
-                                    }
-                                    Refusal::Cancelled => {
-                                        "cancelled while waiting for the browser step; the call was not retried".to_owned()
-                                    }
-                                    _ => format!(
-                                        "the tool needs a URL elicitation that was {r}; the call was not retried"
-                                    ),
-                                },
-                            )
-                        })?;
+                    self.required_round(server, &session, e.data.as_ref(), &mut offered)
+                        .await?;
                 }
                 Err(e) => {
                     // Step-up: a 403 `insufficient_scope` from an OAuth server;
@@ -339,6 +324,34 @@ impl Airlock {
                 }
             }
         }
+    }
+
+    /// 2025-11-25 error path: the broker takes the listed elicitations
+    /// through consent and waits for them; `Ok` means retry the call.
+    async fn required_round(
+        &self,
+        server: &str,
+        session: &Session,
+        data: Option<&serde_json::Value>,
+        offered: &mut HashSet<String>,
+    ) -> CoreResult<()> {
+        let list = parse_required(data);
+        if list.is_empty() {
+            return Err(protocol(
+                server,
+                "the server sent -32042 without any URL elicitation in `data.elicitations`",
+            ));
+        }
+        if list.iter().any(|i| i.elicitation_id.trim().is_empty()) {
+            return Err(protocol(
+                server,
+                "a -32042 elicitation has no `elicitationId`",
+            ));
+        }
+        self.broker
+            .fulfil_required(server, session.connection, list, offered)
+            .await
+            .map_err(|r| protocol(server, not_retried(&r)))
     }
 
     /// 2026-07-28: answer each input request of an `InputRequiredResult`.

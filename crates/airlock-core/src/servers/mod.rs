@@ -3,6 +3,7 @@
 //! per-value secret flag).
 
 mod import;
+mod registry;
 
 use std::collections::BTreeMap;
 

@@ -1,0 +1,348 @@
+//! Connections and their supervision: connect (interactive or in the
+//! background), keep the session, reconnect with capped back-off after a
+//! drop, disconnect; the status every shell shows.
+
+use std::sync::Arc;
+
+use crate::events::CoreEvent;
+use crate::limits::{FIRST_BACKOFF, MAX_BACKOFF, MAX_RECONNECT_ATTEMPTS};
+use crate::mcp::{self, ConnectContext, ConnectError, Session};
+use crate::secrets::Redactor;
+use crate::servers::{ServerDef, Transport};
+use crate::status::ConnStatus;
+use crate::{Airlock, ConnectionReport, CoreError, CoreResult};
+
+pub(crate) struct Managed {
+    pub(crate) session: Option<Arc<Session>>,
+    pub(crate) status: ConnStatus,
+    /// Bumped on every connect/disconnect so a stale supervisor stops.
+    pub(crate) generation: u64,
+}
+
+impl Airlock {
+    pub(crate) fn set_status(&self, server: &str, status: ConnStatus) {
+        if let Some(m) = self
+            .managed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_mut(server)
+        {
+            m.status = status.clone();
+        }
+        let _ = self.events.send(CoreEvent::Status {
+            server: server.to_owned(),
+            status,
+        });
+    }
+
+    pub fn status(&self, server: &str) -> ConnStatus {
+        self.managed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(server)
+            .map(|m| m.status.clone())
+            .unwrap_or(ConnStatus::Disconnected)
+    }
+
+    pub(crate) fn log(&self, server: &str, level: &str, text: &str) {
+        mcp::log_line(
+            &self.store,
+            &self.events,
+            &Redactor::default(),
+            server,
+            "airlock",
+            level,
+            text,
+        );
+    }
+
+    async fn open_session(
+        self: &Arc<Self>,
+        def: &ServerDef,
+        interactive: bool,
+    ) -> CoreResult<(Arc<Session>, i64)> {
+        let (transport, redactor) = self.resolve(def)?;
+        let conn_row = self.store.connection_started(&def.name)?;
+        let ctx = ConnectContext {
+            store: self.store.clone(),
+            broker: self.broker.clone(),
+            events: self.events.clone(),
+            redactor: Arc::new(redactor),
+            connect_timeout: self.connect_timeout,
+            // OAuth is for Streamable HTTP: stdio connects read no keychain for it.
+            oauth: match def.transport {
+                Transport::Http { .. } => self.oauth_context(&def.name, interactive),
+                Transport::Stdio { .. } => None,
+            },
+        };
+        let connected = mcp::connect(&def.name, &transport, &ctx).await;
+        if let Some(oauth) = &ctx.oauth {
+            self.sign_in_ended(&def.name, &oauth.gate);
+            // It may have signed in (a 401), or rmcp may have dropped tokens
+            // it could not refresh.
+            self.oauth_changed(&def.name);
+        }
+        match connected {
+            Ok(session) => {
+                let info_json = serde_json::to_string(&session.info).ok();
+                let _ = self.store.connection_updated(
+                    conn_row,
+                    "ready",
+                    Some(&session.info.protocol_version),
+                    info_json.as_deref(),
+                    None,
+                );
+                self.log(
+                    &def.name,
+                    "info",
+                    &format!("connected (protocol {})", session.info.protocol_version),
+                );
+                Ok((Arc::new(session), conn_row))
+            }
+            Err(source) => {
+                let reason = source.to_string();
+                let _ =
+                    self.store
+                        .connection_updated(conn_row, "failed", None, None, Some(&reason));
+                self.log(&def.name, "error", &format!("connection failed: {reason}"));
+                Err(CoreError::Connect {
+                    server: def.name.clone(),
+                    source,
+                })
+            }
+        }
+    }
+
+    /// Connect and keep the connection: if it drops, reconnect with capped
+    /// exponential back-off. Returns once the first attempt succeeded or failed.
+    /// A server that asks for authorization gets a sign-in (consent first).
+    pub async fn connect(self: &Arc<Self>, name: &str) -> CoreResult<ConnectionReport> {
+        self.connect_with(name, true).await
+    }
+
+    /// [`Airlock::connect`] for connects nobody asked for just now (at
+    /// start-up): a server that needs a sign-in ends `sign_in_required`
+    /// instead of raising a sign-in prompt.
+    pub async fn connect_in_background(
+        self: &Arc<Self>,
+        name: &str,
+    ) -> CoreResult<ConnectionReport> {
+        self.connect_with(name, false).await
+    }
+
+    async fn connect_with(
+        self: &Arc<Self>,
+        name: &str,
+        interactive: bool,
+    ) -> CoreResult<ConnectionReport> {
+        let def = self.get_server(name)?;
+        let generation = {
+            let mut managed = self.managed.lock().unwrap_or_else(|e| e.into_inner());
+            let m = managed.entry(name.to_owned()).or_insert(Managed {
+                session: None,
+                status: ConnStatus::Disconnected,
+                generation: 0,
+            });
+            if let (Some(s), ConnStatus::Ready { .. }) = (&m.session, &m.status) {
+                if !s.is_closed() {
+                    return Ok(ConnectionReport {
+                        server: name.to_owned(),
+                        status: m.status.clone(),
+                        info: Some(s.info.clone()),
+                    });
+                }
+            }
+            m.generation += 1;
+            m.generation
+        };
+        self.set_status(name, ConnStatus::Connecting);
+        match self.open_session(&def, interactive).await {
+            Ok((session, conn_row)) => {
+                let status = ConnStatus::Ready {
+                    protocol_version: session.info.protocol_version.clone(),
+                };
+                let info = session.info.clone();
+                self.install(name, generation, session.clone(), status.clone());
+                let me = self.clone();
+                let name = name.to_owned();
+                tokio::spawn(
+                    async move { me.supervise(name, generation, session, conn_row).await },
+                );
+                Ok(ConnectionReport {
+                    server: def.name,
+                    status,
+                    info: Some(info),
+                })
+            }
+            Err(e) => {
+                self.set_status(name, failed_status(&e));
+                Err(e)
+            }
+        }
+    }
+
+    fn install(&self, name: &str, generation: u64, session: Arc<Session>, status: ConnStatus) {
+        {
+            let mut managed = self.managed.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(m) = managed.get_mut(name) {
+                if m.generation == generation {
+                    m.session = Some(session);
+                }
+            }
+        }
+        self.set_status(name, status);
+    }
+
+    fn current_generation(&self, name: &str) -> Option<u64> {
+        self.managed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .map(|m| m.generation)
+    }
+
+    async fn supervise(
+        self: Arc<Self>,
+        name: String,
+        generation: u64,
+        mut session: Arc<Session>,
+        mut conn_row: i64,
+    ) {
+        loop {
+            session.closed().await;
+            self.broker.connection_lost(session.connection);
+            if self.current_generation(&name) != Some(generation) {
+                let _ = self
+                    .store
+                    .connection_updated(conn_row, "disconnected", None, None, None);
+                return;
+            }
+            let reason = format!("connection lost{}", {
+                let tail = session.stderr_tail();
+                if tail.is_empty() {
+                    String::new()
+                } else {
+                    format!("; last stderr: {}", tail.join(" | "))
+                }
+            });
+            let _ = self
+                .store
+                .connection_updated(conn_row, "failed", None, None, Some(&reason));
+            self.log(&name, "warning", &reason);
+            let mut attempt = 0u32;
+            let mut backoff = FIRST_BACKOFF;
+            let mut last_reason = reason;
+            loop {
+                attempt += 1;
+                if attempt > MAX_RECONNECT_ATTEMPTS {
+                    self.set_status(
+                        &name,
+                        ConnStatus::Failed {
+                            reason: format!("gave up after {MAX_RECONNECT_ATTEMPTS} reconnect attempts: {last_reason}"),
+                        },
+                    );
+                    return;
+                }
+                self.set_status(
+                    &name,
+                    ConnStatus::Reconnecting {
+                        attempt,
+                        retry_in_ms: u64::try_from(backoff.as_millis()).unwrap_or(u64::MAX),
+                        reason: last_reason.clone(),
+                    },
+                );
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+                if self.current_generation(&name) != Some(generation) {
+                    return;
+                }
+                let def = match self.get_server(&name) {
+                    Ok(d) => d,
+                    Err(_) => return,
+                };
+                match self.open_session(&def, false).await {
+                    Ok((s, row)) => {
+                        let status = ConnStatus::Ready {
+                            protocol_version: s.info.protocol_version.clone(),
+                        };
+                        self.install(&name, generation, s.clone(), status);
+                        session = s;
+                        conn_row = row;
+                        break;
+                    }
+                    // Reconnects never start a sign-in on their own: the
+                    // user signs in again from the window or the CLI.
+                    Err(e) if needs_sign_in(&e) => {
+                        self.set_status(&name, failed_status(&e));
+                        return;
+                    }
+                    Err(e) => last_reason = e.to_string(),
+                }
+            }
+        }
+    }
+
+    pub fn disconnect(&self, name: &str) {
+        let session = {
+            let mut managed = self.managed.lock().unwrap_or_else(|e| e.into_inner());
+            managed.get_mut(name).and_then(|m| {
+                m.generation += 1;
+                m.session.take()
+            })
+        };
+        if let Some(s) = session {
+            s.close();
+            self.log(name, "info", "disconnected");
+        }
+        if self.current_generation(name).is_some() {
+            self.set_status(name, ConnStatus::Disconnected);
+        }
+    }
+
+    /// The live session of a server, connecting first if needed.
+    pub async fn session(self: &Arc<Self>, name: &str) -> CoreResult<Arc<Session>> {
+        let existing = self
+            .managed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .and_then(|m| m.session.clone())
+            .filter(|s| !s.is_closed());
+        if let Some(s) = existing {
+            return Ok(s);
+        }
+        self.connect(name).await?;
+        self.managed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .and_then(|m| m.session.clone())
+            .ok_or_else(|| CoreError::NotConnected {
+                server: name.to_owned(),
+            })
+    }
+}
+
+/// Did a connect fail because the server wants a (new) sign-in?
+fn needs_sign_in(e: &CoreError) -> bool {
+    matches!(
+        e,
+        CoreError::Connect {
+            source: ConnectError::AuthorizationRequired { .. } | ConnectError::Authorization(_),
+            ..
+        }
+    )
+}
+
+/// The status after a failed connect.
+fn failed_status(e: &CoreError) -> ConnStatus {
+    if needs_sign_in(e) {
+        ConnStatus::SignInRequired {
+            reason: e.to_string(),
+        }
+    } else {
+        ConnStatus::Failed {
+            reason: e.to_string(),
+        }
+    }
+}

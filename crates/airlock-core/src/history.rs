@@ -1,0 +1,47 @@
+//! What the shells read back: tool-call history, elicitations, the audit
+//! trail and server logs, and retention. Shells go through these, not the
+//! store.
+
+use crate::store::{AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine};
+use crate::{Airlock, CoreResult};
+
+impl Airlock {
+    /// One page of tool calls, newest first (keyset pagination, filters).
+    pub fn history(&self, query: &HistoryQuery) -> CoreResult<HistoryPage> {
+        Ok(self.store.history(query)?)
+    }
+
+    /// The newest elicitations (and sign-ins), optionally of one server.
+    pub fn elicitations(
+        &self,
+        server: Option<&str>,
+        limit: u32,
+    ) -> CoreResult<Vec<ElicitationRecord>> {
+        Ok(self.store.elicitations(server, limit)?)
+    }
+
+    /// One elicitation record.
+    pub fn elicitation(&self, id: i64) -> CoreResult<Option<ElicitationRecord>> {
+        Ok(self.store.elicitation(id)?)
+    }
+
+    /// The newest audit events, optionally of one server.
+    pub fn audit_events(&self, server: Option<&str>, limit: u32) -> CoreResult<Vec<AuditEvent>> {
+        Ok(self.store.audit_events(server, limit)?)
+    }
+
+    /// The newest log lines of a server.
+    pub fn logs(&self, server: &str, limit: u32) -> CoreResult<Vec<LogLine>> {
+        Ok(self.store.logs(server, limit)?)
+    }
+
+    /// Forget history older than `days` days (0 keeps everything). Returns
+    /// the rows removed.
+    pub fn prune_history(&self, days: u32) -> CoreResult<usize> {
+        if days == 0 {
+            return Ok(0);
+        }
+        let cutoff = crate::store::now_ms() - i64::from(days) * 86_400_000;
+        Ok(self.store.prune_history(cutoff)?)
+    }
+}

@@ -1,0 +1,386 @@
+//! Opening a session: start the transport (a child process or Streamable
+//! HTTP, with stored OAuth tokens), the handshake (2026-07-28 discovery with
+//! a 2025-11-25 fallback), a sign-in on a 401, and the live session.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{ProtocolVersion, ServerResult};
+use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::transport::auth::AuthorizationManager;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransportConfig, StreamableHttpError,
+};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::RoleClient;
+
+use super::errors::{auth_challenge, error_chain, tail_suffix};
+use super::SessionInfo;
+use super::{stderr, AirlockClient, ConnectContext, ConnectError, OAuthContext, Session};
+use crate::servers::Transport;
+
+static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
+
+type Running = RunningService<RoleClient, AirlockClient>;
+/// One handshake attempt: timed out, failed, or a running service.
+type Attempt = Result<Result<Running, ClientInitializeError>, tokio::time::error::Elapsed>;
+
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    }
+}
+
+/// Did the discovery probe get a success that is neither a discover nor an
+/// initialize result (a legacy server answering unknown methods with `{}`)?
+fn discover_misanswered(e: &ClientInitializeError) -> bool {
+    matches!(
+        e,
+        ClientInitializeError::ExpectedInitResult(Some(r))
+            if !matches!(r, ServerResult::DiscoverResult(_) | ServerResult::InitializeResult(_))
+    )
+}
+
+/// What one connect attempt needs besides the transport.
+struct Attempting<'a> {
+    server: &'a str,
+    client: AirlockClient,
+    ctx: &'a ConnectContext,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl Attempting<'_> {
+    fn tail(&self) -> String {
+        tail_suffix(
+            &self
+                .stderr_tail
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    /// Start the transport and run the handshake once.
+    async fn attempt(
+        &self,
+        transport: &Transport<String>,
+        mode: &ClientLifecycleMode,
+        auth: Option<AuthorizationManager>,
+    ) -> Result<Attempt, ConnectError> {
+        let timeout = self.ctx.connect_timeout;
+        let client = self.client.clone();
+        Ok(match transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let child = self.spawn_stdio(command, args, env, cwd.as_deref())?;
+                tokio::time::timeout(timeout, client.serve_with_lifecycle(child, mode.clone()))
+                    .await
+            }
+            Transport::Http { url, headers } => {
+                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                config.custom_headers = http_headers(headers)?;
+                match auth {
+                    Some(manager) => {
+                        let t = StreamableHttpClientTransport::with_client(
+                            rmcp::transport::auth::AuthClient::new(reqwest::Client::new(), manager),
+                            config,
+                        );
+                        tokio::time::timeout(timeout, client.serve_with_lifecycle(t, mode.clone()))
+                            .await
+                    }
+                    None => {
+                        let t = StreamableHttpClientTransport::from_config(config);
+                        tokio::time::timeout(timeout, client.serve_with_lifecycle(t, mode.clone()))
+                            .await
+                    }
+                }
+            }
+        })
+    }
+
+    fn spawn_stdio(
+        &self,
+        command: &str,
+        args: &[String],
+        env: &std::collections::BTreeMap<String, String>,
+        cwd: Option<&str>,
+    ) -> Result<TokioChildProcess, ConnectError> {
+        let mut cmd = tokio::process::Command::new(command);
+        cmd.args(args).envs(env.iter()).kill_on_drop(true);
+        stop_with_parent(&mut cmd);
+        if let Some(cwd) = cwd {
+            cmd.current_dir(cwd);
+        }
+        let (child, stderr_pipe) = TokioChildProcess::builder(cmd)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => ConnectError::CommandNotFound {
+                    command: command.to_owned(),
+                },
+                _ => ConnectError::Spawn {
+                    command: command.to_owned(),
+                    detail: e.to_string(),
+                },
+            })?;
+        if let Some(pipe) = stderr_pipe {
+            stderr::spawn_reader(
+                pipe,
+                self.server.to_owned(),
+                self.ctx.store.clone(),
+                self.ctx.events.clone(),
+                self.ctx.redactor.clone(),
+                self.stderr_tail.clone(),
+            );
+        }
+        Ok(child)
+    }
+
+    /// A failed handshake as a readable reason, with the server's last stderr lines.
+    async fn failure(&self, attempt: Attempt) -> Result<Running, ConnectError> {
+        match attempt {
+            Ok(Ok(running)) => Ok(running),
+            Err(_) => Err(ConnectError::Timeout {
+                secs: self.ctx.connect_timeout.as_secs(),
+                tail: self.tail(),
+            }),
+            Ok(Err(e)) => {
+                // Give the stderr reader a moment to catch the server's last words.
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                Err(ConnectError::Handshake {
+                    detail: handshake_detail(&e),
+                    tail: self.tail(),
+                })
+            }
+        }
+    }
+}
+
+/// The configured headers, checked against HTTP's rules.
+fn http_headers(
+    headers: &std::collections::BTreeMap<String, String>,
+) -> Result<
+    std::collections::HashMap<reqwest::header::HeaderName, reqwest::header::HeaderValue>,
+    ConnectError,
+> {
+    let mut custom = std::collections::HashMap::new();
+    for (k, v) in headers {
+        let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
+            .map_err(|e| ConnectError::Config(format!("header {k:?}: {e}")))?;
+        let value = reqwest::header::HeaderValue::from_str(v).map_err(|_| {
+            ConnectError::Config(format!(
+                "header {k:?} has a value that is not valid in HTTP"
+            ))
+        })?;
+        custom.insert(name, value);
+    }
+    Ok(custom)
+}
+
+/// The transport's own error carries the reason (refused, DNS, TLS, content type).
+fn handshake_detail(e: &ClientInitializeError) -> String {
+    match e {
+        ClientInitializeError::TransportError { error, context } => {
+            // The HTTP client's own error is not exposed as a `source`: unwrap it.
+            let inner: &(dyn std::error::Error + 'static) = match error
+                .error
+                .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+            {
+                Some(StreamableHttpError::Client(client)) => client,
+                _ => error.error.as_ref(),
+            };
+            format!("{} ({context})", error_chain(inner))
+        }
+        other => error_chain(other),
+    }
+}
+
+/// Stored tokens of an HTTP server, when the keychain has some.
+async fn stored_authorization(
+    server: &str,
+    transport: &Transport<String>,
+    oauth: Option<&OAuthContext>,
+) -> Option<AuthorizationManager> {
+    let (Transport::Http { url, .. }, Some(oauth)) = (transport, oauth) else {
+        return None;
+    };
+    let store =
+        crate::auth::KeychainCredentialStore::new(oauth.keychain.clone(), &oauth.instance, server);
+    let probe = store.clone();
+    let stored = tokio::task::spawn_blocking(move || probe.load_blocking()).await;
+    // No keychain or nothing stored: connect without a token.
+    if !matches!(stored, Ok(Ok(Some(_)))) {
+        return None;
+    }
+    let (mut manager, _) = crate::auth::manager_with_store(url, store).await.ok()?;
+    // A confidential client needs its secret to refresh.
+    crate::auth::configure_registered_client(&mut manager, &oauth.identity, url);
+    Some(manager)
+}
+
+/// Sign in after a 401 (consent first), when the shell can run a login.
+async fn sign_in_for(
+    server: &str,
+    url: &str,
+    challenge: &str,
+    oauth: &OAuthContext,
+) -> Result<AuthorizationManager, ConnectError> {
+    let Some(browser) = oauth.browser.as_ref() else {
+        return Err(ConnectError::AuthorizationRequired {
+            server: server.to_owned(),
+        });
+    };
+    let store =
+        crate::auth::KeychainCredentialStore::new(oauth.keychain.clone(), &oauth.instance, server);
+    crate::auth::authorize(
+        url,
+        Some(challenge),
+        &oauth.identity,
+        browser.as_ref(),
+        &oauth.gate,
+        store,
+    )
+    .await
+    .map_err(ConnectError::Authorization)
+}
+
+/// Open a session with a resolved server (secrets already fetched).
+pub async fn connect(
+    server: &str,
+    transport: &Transport<String>,
+    ctx: &ConnectContext,
+) -> Result<Session, ConnectError> {
+    let connection = NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed);
+    let attempting = Attempting {
+        server,
+        client: AirlockClient {
+            server: server.to_owned(),
+            connection,
+            broker: ctx.broker.clone(),
+            store: ctx.store.clone(),
+            events: ctx.events.clone(),
+            redactor: ctx.redactor.clone(),
+        },
+        ctx,
+        stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
+    };
+    let mut mode = lifecycle();
+    let mut auth = stored_authorization(server, transport, ctx.oauth.as_ref()).await;
+    let mut signed_in = false;
+    let handshake = loop {
+        let attempt = attempting.attempt(transport, &mode, auth.take()).await?;
+        match &attempt {
+            // Some 2025-11-25 servers answer every unknown method,
+            // `server/discover` included, with an empty success instead of
+            // an error: they are legacy too. Ask once more with `initialize`.
+            Ok(Err(e))
+                if matches!(mode, ClientLifecycleMode::Auto { .. }) && discover_misanswered(e) =>
+            {
+                mode = ClientLifecycleMode::Initialize;
+            }
+            // A 401: sign in once (consent first), then try again with the tokens.
+            Ok(Err(e)) if !signed_in => {
+                let (Some(challenge), Transport::Http { url, .. }, Some(oauth)) =
+                    (auth_challenge(e), transport, ctx.oauth.as_ref())
+                else {
+                    break attempt;
+                };
+                signed_in = true;
+                auth = Some(sign_in_for(server, url, &challenge, oauth).await?);
+            }
+            _ => break attempt,
+        }
+    };
+    let running = attempting.failure(handshake).await?;
+    Ok(into_session(
+        server,
+        connection,
+        running,
+        ctx,
+        attempting.stderr_tail,
+    ))
+}
+
+/// What the server said about itself in the handshake.
+fn session_info(running: &Running) -> SessionInfo {
+    running
+        .peer()
+        .peer_info()
+        .map(|i| SessionInfo {
+            protocol_version: i.protocol_version.to_string(),
+            server_name: i.server_info.as_ref().map(|s| s.name.clone()),
+            server_version: i.server_info.as_ref().map(|s| s.version.clone()),
+            capabilities: serde_json::to_value(&i.capabilities).unwrap_or_default(),
+            instructions: i.instructions.clone(),
+        })
+        .unwrap_or(SessionInfo {
+            protocol_version: "unknown".into(),
+            server_name: None,
+            server_version: None,
+            capabilities: serde_json::Value::Null,
+            instructions: None,
+        })
+}
+
+/// Keep the running service; mark the session closed when it ends.
+fn into_session(
+    server: &str,
+    connection: u64,
+    running: Running,
+    ctx: &ConnectContext,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+) -> Session {
+    let info = session_info(&running);
+    let peer = running.peer().clone();
+    let cancel = Mutex::new(Some(running.cancellation_token()));
+    let closed = Arc::new(tokio::sync::Notify::new());
+    let closed_flag = Arc::new(AtomicBool::new(false));
+    {
+        let closed = closed.clone();
+        let closed_flag = closed_flag.clone();
+        tokio::spawn(async move {
+            let _ = running.waiting().await;
+            closed_flag.store(true, Ordering::SeqCst);
+            closed.notify_waiters();
+        });
+    }
+    Session {
+        server: server.to_owned(),
+        connection,
+        peer,
+        info,
+        redactor: ctx.redactor.clone(),
+        cancel,
+        closed,
+        closed_flag,
+        stderr_tail,
+    }
+}
+
+/// A stdio server must not outlive Airlock, even when Airlock is killed or
+/// exits without running destructors (`kill_on_drop` only covers drops).
+#[cfg(target_os = "linux")]
+fn stop_with_parent(cmd: &mut tokio::process::Command) {
+    // SAFETY: the closure runs in the forked child before exec and only calls
+    // prctl, which is async-signal-safe; it touches no memory of the parent.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn stop_with_parent(_cmd: &mut tokio::process::Command) {}
