@@ -56,6 +56,63 @@ impl Airlock {
         );
     }
 
+    /// Attach a session over an already connected byte stream (an in-process
+    /// peer in tests) under `name`; no definition is stored and no supervisor
+    /// reconnects it.
+    #[cfg(feature = "test-support")]
+    pub async fn connect_in_process<T>(
+        self: &Arc<Self>,
+        name: &str,
+        io: T,
+        mode: rmcp::service::ClientLifecycleMode,
+    ) -> CoreResult<ConnectionReport>
+    where
+        T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
+    {
+        let ctx = ConnectContext {
+            store: self.store.clone(),
+            broker: self.broker.clone(),
+            events: self.events.clone(),
+            redactor: Arc::new(Redactor::default()),
+            connect_timeout: self.connect_timeout,
+            oauth: None,
+        };
+        let session = mcp::connect_io(name, io, mode, &ctx)
+            .await
+            .map_err(|source| CoreError::Connect {
+                server: name.to_owned(),
+                source,
+            })?;
+        let status = ConnStatus::Ready {
+            protocol_version: session.info.protocol_version.clone(),
+        };
+        let info = session.info.clone();
+        let session = Arc::new(session);
+        // No supervisor: the broker still learns when the peer goes away.
+        let (watched, broker) = (session.clone(), self.broker.clone());
+        tokio::spawn(async move {
+            watched.closed().await;
+            broker.connection_lost(watched.connection);
+        });
+        self.managed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(
+                name.to_owned(),
+                Managed {
+                    session: Some(session),
+                    status: status.clone(),
+                    generation: 1,
+                },
+            );
+        self.set_status(name, status.clone());
+        Ok(ConnectionReport {
+            server: name.to_owned(),
+            status,
+            info: Some(info),
+        })
+    }
+
     async fn open_session(
         self: &Arc<Self>,
         def: &ServerDef,

@@ -17,6 +17,8 @@ pub mod secrets;
 pub mod servers;
 pub mod status;
 pub mod store;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 mod tools;
 
 pub use airlock_url_safety as url_safety;

@@ -1,36 +1,11 @@
 //! The elicitation broker: rate limits, blocking, consent, opening, completion
 //! matching, persisted states. Real SQLite; the consent port is a scripted one.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use airlock_core::elicitation::{
-    BoxFuture, Broker, BrokerSettings, Consent, ConsentDecision, ContinueDecision, Opener, Origin,
-    UrlConsentRequest,
-};
+use airlock_core::elicitation::{Broker, BrokerSettings, Consent, ConsentDecision, Origin};
 use airlock_core::store::Store;
-
-/// Consent that waits until released (a human who has not answered yet).
-struct SlowConsent {
-    asked: AtomicUsize,
-    release: tokio::sync::Notify,
-}
-
-impl Consent for SlowConsent {
-    fn ask_url<'a>(&'a self, _r: &'a UrlConsentRequest) -> BoxFuture<'a, ConsentDecision> {
-        Box::pin(async move {
-            self.asked.fetch_add(1, Ordering::SeqCst);
-            self.release.notified().await;
-            ConsentDecision::Accept
-        })
-    }
-    fn continue_or_cancel<'a>(
-        &'a self,
-        _r: &'a UrlConsentRequest,
-    ) -> BoxFuture<'a, ContinueDecision> {
-        Box::pin(async { ContinueDecision::Continue })
-    }
-}
+use airlock_core::test_support::{open_broker, RecordingOpener, ScriptedConsent};
 
 /// Resident set of this process in kB (Linux).
 fn rss_kb() -> u64 {
@@ -44,38 +19,22 @@ fn rss_kb() -> u64 {
         .unwrap_or(0)
 }
 
-struct RecordingOpener(Mutex<Vec<String>>);
-impl Opener for RecordingOpener {
-    fn open(&self, url: &str) -> Result<(), String> {
-        self.0.lock().unwrap().push(url.to_owned());
-        Ok(())
-    }
-}
-
 fn broker(
     consent: Arc<dyn Consent>,
     opener: Arc<RecordingOpener>,
 ) -> (Arc<Broker>, Arc<Store>, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(Store::open_in(dir.path()).unwrap());
-    let (tx, _) = tokio::sync::broadcast::channel(16);
-    let b = Arc::new(Broker::new(
-        store.clone(),
-        consent,
-        opener,
-        tx,
-        BrokerSettings::default(),
-    ));
-    (b, store, dir)
+    open_broker(consent, opener, BrokerSettings::default())
+}
+
+/// Accepts, but only once released (a person who has not answered yet).
+fn slow_consent() -> Arc<ScriptedConsent> {
+    ScriptedConsent::accepting().hold()
 }
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_flood_is_rate_limited_and_the_prompt_queue_stays_short() {
-    let consent = Arc::new(SlowConsent {
-        asked: AtomicUsize::new(0),
-        release: tokio::sync::Notify::new(),
-    });
-    let opener = Arc::new(RecordingOpener(Mutex::new(Vec::new())));
+    let consent = slow_consent();
+    let opener = RecordingOpener::new();
     let (b, store, _dir) = broker(consent.clone(), opener.clone());
     let rss_before = rss_kb();
     let mut waiting = Vec::new();
@@ -102,11 +61,11 @@ async fn a_flood_is_rate_limited_and_the_prompt_queue_stays_short() {
         tokio::task::yield_now().await;
     }
     assert_eq!(
-        consent.asked.load(Ordering::SeqCst),
+        consent.url_questions(),
         airlock_core::elicitation::DEFAULT_MAX_PENDING_PER_SERVER,
         "only the allowed number of prompts may be open at once"
     );
-    consent.release.notify_waiters();
+    consent.release();
     let mut accepted = 0;
     for h in waiting {
         if h.await.unwrap().decision() == ConsentDecision::Accept {
@@ -117,7 +76,7 @@ async fn a_flood_is_rate_limited_and_the_prompt_queue_stays_short() {
         accepted,
         airlock_core::elicitation::DEFAULT_MAX_PENDING_PER_SERVER
     );
-    assert_eq!(opener.0.lock().unwrap().len(), accepted);
+    assert_eq!(opener.urls().len(), accepted);
     // Memory stays flat: refused requests hold nothing once answered.
     let grown_mb = rss_kb().saturating_sub(rss_before) / 1024;
     println!("RSS growth over a flood of 10,000 URL elicitations: {grown_mb} MB");
@@ -130,7 +89,7 @@ async fn a_flood_is_rate_limited_and_the_prompt_queue_stays_short() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn per_minute_limit_and_blocked_urls_never_reach_consent() {
-    let opener = Arc::new(RecordingOpener(Mutex::new(Vec::new())));
+    let opener = RecordingOpener::new();
     let (b, store, _dir) = broker(
         Arc::new(airlock_core::elicitation::FixedConsent(
             ConsentDecision::Accept,
@@ -148,7 +107,7 @@ async fn per_minute_limit_and_blocked_urls_never_reach_consent() {
         )
         .await;
     assert_eq!(blocked.decision(), ConsentDecision::Decline);
-    assert!(opener.0.lock().unwrap().is_empty());
+    assert!(opener.urls().is_empty());
     let mut decisions = Vec::new();
     for i in 0..airlock_core::elicitation::DEFAULT_MAX_PER_MINUTE + 1 {
         let o = b
@@ -183,7 +142,7 @@ async fn per_minute_limit_and_blocked_urls_never_reach_consent() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn completion_counts_only_from_the_connection_that_asked() {
-    let opener = Arc::new(RecordingOpener(Mutex::new(Vec::new())));
+    let opener = RecordingOpener::new();
     let (b, store, _dir) = broker(
         Arc::new(airlock_core::elicitation::FixedConsent(
             ConsentDecision::Accept,
@@ -226,7 +185,7 @@ async fn completion_counts_only_from_the_connection_that_asked() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn server_text_is_stored_bounded_and_neutralised() {
-    let opener = Arc::new(RecordingOpener(Mutex::new(Vec::new())));
+    let opener = RecordingOpener::new();
     let (b, store, _dir) = broker(
         Arc::new(airlock_core::elicitation::FixedConsent(
             ConsentDecision::Decline,
@@ -254,11 +213,8 @@ async fn server_text_is_stored_bounded_and_neutralised() {
 /// frees its slot and is recorded as connection_lost, not left "requested".
 #[tokio::test(flavor = "current_thread")]
 async fn a_question_dropped_mid_consent_frees_its_slot() {
-    let consent = Arc::new(SlowConsent {
-        asked: AtomicUsize::new(0),
-        release: tokio::sync::Notify::new(),
-    });
-    let opener = Arc::new(RecordingOpener(Mutex::new(Vec::new())));
+    let consent = slow_consent();
+    let opener = RecordingOpener::new();
     let (b, store, _dir) = broker(consent.clone(), opener);
     for i in 0..airlock_core::elicitation::DEFAULT_MAX_PENDING_PER_SERVER * 2 {
         let b2 = b.clone();
@@ -280,7 +236,7 @@ async fn a_question_dropped_mid_consent_frees_its_slot() {
         let _ = h.await;
     }
     assert_eq!(
-        consent.asked.load(Ordering::SeqCst),
+        consent.url_questions(),
         airlock_core::elicitation::DEFAULT_MAX_PENDING_PER_SERVER * 2,
         "every question got a slot: dropped ones gave theirs back"
     );

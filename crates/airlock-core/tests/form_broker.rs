@@ -2,36 +2,20 @@
 //! consent port answers, and the default `ask_form` of ports without forms.
 //! Real SQLite; scripted consent ports.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use airlock_core::elicitation::{
     BoxFuture, Broker, BrokerSettings, Consent, ConsentDecision, ContinueDecision, FixedConsent,
-    FormAnswer, FormConsentRequest, Opener, Origin, UrlConsentRequest,
+    FormAnswer, Origin, UrlConsentRequest,
 };
 use airlock_core::store::Store;
+use airlock_core::test_support::{open_broker, RecordingOpener, ScriptedConsent};
 use serde_json::{json, Map, Value};
 
-/// Answers every form with a fixed answer and remembers what it was shown.
-struct Scripted {
-    answer: FormAnswer,
-    seen: Mutex<Vec<FormConsentRequest>>,
-}
-
-impl Consent for Scripted {
-    fn ask_url<'a>(&'a self, _r: &'a UrlConsentRequest) -> BoxFuture<'a, ConsentDecision> {
-        Box::pin(async { ConsentDecision::Decline })
-    }
-    fn continue_or_cancel<'a>(
-        &'a self,
-        _r: &'a UrlConsentRequest,
-    ) -> BoxFuture<'a, ContinueDecision> {
-        Box::pin(async { ContinueDecision::Cancel })
-    }
-    fn ask_form<'a>(&'a self, r: &'a FormConsentRequest) -> BoxFuture<'a, FormAnswer> {
-        self.seen.lock().unwrap().push(r.clone());
-        let a = self.answer.clone();
-        Box::pin(async move { a })
-    }
+/// Answers every form with `answer` and remembers what it was shown.
+fn scripted(answer: FormAnswer) -> Arc<ScriptedConsent> {
+    ScriptedConsent::new(ConsentDecision::Decline, ContinueDecision::Cancel)
+        .then_forms(vec![answer])
 }
 
 /// A port written before forms existed: only the URL methods.
@@ -49,25 +33,9 @@ impl Consent for UrlOnly {
     }
 }
 
-struct NoOpener;
-impl Opener for NoOpener {
-    fn open(&self, _url: &str) -> Result<(), String> {
-        panic!("a form never opens anything")
-    }
-}
-
-fn broker(consent: Arc<dyn Consent>) -> (Broker, Arc<Store>, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(Store::open_in(dir.path()).unwrap());
-    let (tx, _) = tokio::sync::broadcast::channel(64);
-    let b = Broker::new(
-        store.clone(),
-        consent,
-        Arc::new(NoOpener),
-        tx,
-        BrokerSettings::default(),
-    );
-    (b, store, dir)
+/// Forms never open anything: the opener records, and tests check it stayed empty.
+fn broker(consent: Arc<dyn Consent>) -> (Arc<Broker>, Arc<Store>, tempfile::TempDir) {
+    open_broker(consent, RecordingOpener::new(), BrokerSettings::default())
 }
 
 fn schema() -> Value {
@@ -97,10 +65,9 @@ fn states(store: &Store, record: i64) -> Vec<(String, Value)> {
 
 #[tokio::test(flavor = "current_thread")]
 async fn an_accepted_form_is_validated_recorded_and_audited_without_values() {
-    let consent = Arc::new(Scripted {
-        answer: FormAnswer::Accept(obj(json!({"name": "Grace", "token": "s3cr3t-canary"}))),
-        seen: Mutex::new(Vec::new()),
-    });
+    let consent = scripted(FormAnswer::Accept(obj(
+        json!({"name": "Grace", "token": "s3cr3t-canary"}),
+    )));
     let (b, store, _dir) = broker(consent.clone());
     let out = b
         .handle_form(
@@ -120,7 +87,7 @@ async fn an_accepted_form_is_validated_recorded_and_audited_without_values() {
         out.result_json(),
         json!({"action": "accept", "content": {"name": "Grace", "token": "s3cr3t-canary"}})
     );
-    let seen = consent.seen.lock().unwrap();
+    let seen = consent.asked_forms.lock().unwrap();
     let shown = &seen[0];
     assert_eq!(shown.server, "srv");
     assert!(!shown.message.contains('\u{1b}'), "message neutralised");
@@ -150,10 +117,9 @@ async fn an_accepted_form_is_validated_recorded_and_audited_without_values() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn an_answer_that_does_not_fit_is_never_sent() {
-    let consent = Arc::new(Scripted {
-        answer: FormAnswer::Accept(obj(json!({"name": "A", "age": "36", "extra": 1}))),
-        seen: Mutex::new(Vec::new()),
-    });
+    let consent = scripted(FormAnswer::Accept(obj(
+        json!({"name": "A", "age": "36", "extra": 1}),
+    )));
     let (b, store, _dir) = broker(consent);
     let out = b
         .handle_form("srv", "m", &schema(), None, Origin::InputRequired)
@@ -175,10 +141,7 @@ async fn decline_cancel_and_invalid_schema_states() {
         (FormAnswer::Decline, "declined", "decline"),
         (FormAnswer::Cancel, "cancelled", "cancel"),
     ] {
-        let (b, store, _dir) = broker(Arc::new(Scripted {
-            answer,
-            seen: Mutex::new(Vec::new()),
-        }));
+        let (b, store, _dir) = broker(scripted(answer));
         let out = b
             .handle_form("srv", "m", &schema(), None, Origin::Request)
             .await
@@ -188,10 +151,7 @@ async fn decline_cancel_and_invalid_schema_states() {
         assert_eq!(rec.state.as_str(), state);
     }
 
-    let consent = Arc::new(Scripted {
-        answer: FormAnswer::Decline,
-        seen: Mutex::new(Vec::new()),
-    });
+    let consent = scripted(FormAnswer::Decline);
     let (b, store, _dir) = broker(consent.clone());
     let err = b
         .handle_form(
@@ -204,7 +164,10 @@ async fn decline_cancel_and_invalid_schema_states() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("nested object"), "{err}");
-    assert!(consent.seen.lock().unwrap().is_empty(), "nobody was asked");
+    assert!(
+        consent.asked_forms.lock().unwrap().is_empty(),
+        "nobody was asked"
+    );
     let rows = store.elicitations(None, 10).unwrap();
     assert_eq!(rows[0].state.as_str(), "invalid_schema");
     let st = states(&store, rows[0].id);

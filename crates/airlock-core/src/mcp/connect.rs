@@ -310,6 +310,46 @@ pub async fn connect(
     ))
 }
 
+/// Open a session over an already connected byte stream (an in-process
+/// peer in tests), with the given handshake.
+#[cfg(feature = "test-support")]
+pub async fn connect_io<T>(
+    server: &str,
+    io: T,
+    mode: ClientLifecycleMode,
+    ctx: &ConnectContext,
+) -> Result<Session, ConnectError>
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
+{
+    let connection = NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed);
+    let client = AirlockClient {
+        server: server.to_owned(),
+        connection,
+        broker: ctx.broker.clone(),
+        store: ctx.store.clone(),
+        events: ctx.events.clone(),
+        redactor: ctx.redactor.clone(),
+    };
+    let running = tokio::time::timeout(ctx.connect_timeout, client.serve_with_lifecycle(io, mode))
+        .await
+        .map_err(|_| ConnectError::Timeout {
+            secs: ctx.connect_timeout.as_secs(),
+            tail: String::new(),
+        })?
+        .map_err(|e| ConnectError::Handshake {
+            detail: handshake_detail(&e),
+            tail: String::new(),
+        })?;
+    Ok(into_session(
+        server,
+        connection,
+        running,
+        ctx,
+        Arc::new(Mutex::new(VecDeque::new())),
+    ))
+}
+
 /// What the server said about itself in the handshake.
 fn session_info(running: &Running) -> SessionInfo {
     running

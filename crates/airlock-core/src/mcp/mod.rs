@@ -22,6 +22,8 @@ pub use crate::status::ConnStatus;
 use crate::store::Store;
 
 pub use connect::connect;
+#[cfg(feature = "test-support")]
+pub use connect::connect_io;
 pub use errors::{error_chain, insufficient_scope_challenge};
 pub(crate) use handler::log_line;
 pub use handler::{client_info, AirlockClient};

@@ -43,16 +43,67 @@ impl fmt::Debug for SecretValue {
     }
 }
 
-/// The OS keychain, filed under one service name.
+/// Where secret values live. The OS keychain in every shell; tests that do
+/// not exercise the keychain itself may use `test_support::InMemoryKeychain`.
+pub trait SecretStore: Send + Sync + fmt::Debug {
+    fn set(&self, reference: &str, value: &SecretValue) -> Result<(), SecretError>;
+    fn get(&self, reference: &str) -> Result<SecretValue, SecretError>;
+    /// Delete a secret; a secret that is already gone is not an error.
+    fn delete(&self, reference: &str) -> Result<(), SecretError>;
+}
+
+/// The secret store Airlock uses, cheap to clone; values are bounded here,
+/// whatever the store behind it.
 #[derive(Debug, Clone)]
 pub struct Keychain {
-    service: String,
+    store: std::sync::Arc<dyn SecretStore>,
 }
 
 impl Default for Keychain {
     fn default() -> Self {
         Self::new(KEYCHAIN_SERVICE)
     }
+}
+
+impl Keychain {
+    /// The OS keychain, filed under `service`.
+    pub fn new(service: impl Into<String>) -> Self {
+        Self::with_store(OsKeychain {
+            service: service.into(),
+        })
+    }
+
+    /// Another secret store (tests).
+    pub fn with_store(store: impl SecretStore + 'static) -> Self {
+        Self {
+            store: std::sync::Arc::new(store),
+        }
+    }
+
+    pub fn set(&self, reference: &str, value: &SecretValue) -> Result<(), SecretError> {
+        if value.0.len() > MAX_SECRET_BYTES {
+            return Err(SecretError::TooLong {
+                len: value.0.len(),
+                max: MAX_SECRET_BYTES,
+            });
+        }
+        self.store.set(reference, value)
+    }
+
+    pub fn get(&self, reference: &str) -> Result<SecretValue, SecretError> {
+        self.store.get(reference)
+    }
+
+    /// Delete a secret; a secret that is already gone is not an error.
+    pub fn delete(&self, reference: &str) -> Result<(), SecretError> {
+        self.store.delete(reference)
+    }
+}
+
+/// The OS keychain (keyring 3), filed under one service name.
+#[derive(Debug, Clone)]
+pub struct OsKeychain {
+    service: String,
 }
 
 fn map_err(e: keyring::Error, reference: &str) -> SecretError {
@@ -70,38 +121,27 @@ fn map_err(e: keyring::Error, reference: &str) -> SecretError {
     }
 }
 
-impl Keychain {
-    pub fn new(service: impl Into<String>) -> Self {
-        Self {
-            service: service.into(),
-        }
-    }
-
+impl OsKeychain {
     fn entry(&self, reference: &str) -> Result<keyring::Entry, SecretError> {
         keyring::Entry::new(&self.service, reference).map_err(|e| map_err(e, reference))
     }
+}
 
-    pub fn set(&self, reference: &str, value: &SecretValue) -> Result<(), SecretError> {
-        if value.0.len() > MAX_SECRET_BYTES {
-            return Err(SecretError::TooLong {
-                len: value.0.len(),
-                max: MAX_SECRET_BYTES,
-            });
-        }
+impl SecretStore for OsKeychain {
+    fn set(&self, reference: &str, value: &SecretValue) -> Result<(), SecretError> {
         self.entry(reference)?
             .set_password(value.expose())
             .map_err(|e| map_err(e, reference))
     }
 
-    pub fn get(&self, reference: &str) -> Result<SecretValue, SecretError> {
+    fn get(&self, reference: &str) -> Result<SecretValue, SecretError> {
         self.entry(reference)?
             .get_password()
             .map(SecretValue)
             .map_err(|e| map_err(e, reference))
     }
 
-    /// Delete a secret; a secret that is already gone is not an error.
-    pub fn delete(&self, reference: &str) -> Result<(), SecretError> {
+    fn delete(&self, reference: &str) -> Result<(), SecretError> {
         match self.entry(reference)?.delete_credential() {
             Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
             Err(e) => Err(map_err(e, reference)),
