@@ -11,11 +11,12 @@ use airlock_core::elicitation::{
     UrlConsentRequest,
 };
 use airlock_core::url_safety::{elide_middle, neutralize_for_display, Inspection};
-use tauri::{AppHandle, Emitter, Manager};
+use tauri::{AppHandle, Manager};
 use tauri_plugin_dialog::{
     DialogExt, MessageDialogButtons, MessageDialogKind, MessageDialogResult,
 };
 
+use crate::api::{EmitDeclared, INBOX_EVENT};
 use crate::inbox::{Answer, Inbox, PendingKind, PendingView};
 use crate::settings::Settings;
 
@@ -58,9 +59,6 @@ pub fn hard_wrap(text: &str, width: usize) -> String {
     }
     out
 }
-
-/// Event the window listens to for inbox changes.
-pub const INBOX_EVENT: &str = "airlock://inbox";
 
 pub fn dialog_title(server: &str, record_id: i64, sign_in: bool) -> String {
     // Unique per request, so the dialog can be found and closed when the
@@ -235,7 +233,7 @@ pub fn bring_forward(app: &AppHandle) {
 
 /// Tell the window and the tray that the inbox changed.
 pub fn inbox_changed(app: &AppHandle, inbox: &Inbox) {
-    let _ = app.emit(INBOX_EVENT, inbox.len());
+    let _ = app.emit(INBOX_EVENT, &inbox.len());
     crate::tray::set_pending(app, inbox.len());
 }
 
