@@ -5,6 +5,7 @@ mod api;
 mod commands;
 mod consent;
 mod inbox;
+mod presenter;
 mod settings;
 mod tray;
 
