@@ -39,13 +39,16 @@ bash scripts/conformance.sh 2>&1 | tee -a "$log"
 section "desktop end-to-end (tests/e2e: the real app under Xvfb via WebDriver)"
 bash scripts/e2e.sh 2>&1 | tee -a "$log"
 
-section "TypeScript bindings match the Rust types"
-# `cargo test -p airlock-desktop` regenerates ui/src/lib/bindings; a diff means
-# someone changed a Rust type without committing the new bindings.
-if [[ -d .git ]] && { ! git diff --quiet -- ui/src/lib/bindings \
-  || [[ -n "$(git ls-files --others --exclude-standard ui/src/lib/bindings)" ]]; }; then
-  git status --short ui/src/lib/bindings
-  echo "ui/src/lib/bindings is out of date: run cargo test -p airlock-desktop and commit the result" >&2
+section "generated files match the Rust types and the API declaration"
+# `cargo test -p airlock-desktop` regenerates ui/src/lib/bindings, and the
+# desktop build writes the capability and the isolation hook's allow-list from
+# src-tauri/src/api_declaration.rs; a diff means someone changed a Rust type or
+# the declaration without committing what it generates.
+generated=(ui/src/lib/bindings src-tauri/capabilities src-tauri/isolation)
+if [[ -e .git ]] && { ! git diff --quiet -- "${generated[@]}" \
+  || [[ -n "$(git ls-files --others --exclude-standard "${generated[@]}")" ]]; }; then
+  git status --short "${generated[@]}"
+  echo "generated files are out of date: run cargo test -p airlock-desktop and commit the result" >&2
   exit 1
 fi
 

@@ -1,5 +1,8 @@
-//! The commands the UI may invoke: each a thin wrapper over `airlock-core`.
-//! Types cross to TypeScript through ts-rs (see `bindings` below).
+//! What each command the UI may invoke does: a thin function over
+//! `airlock-core` per command declared in `api_declaration.rs`, taking a
+//! `Ctx` and the declared arguments (`api.rs` generates the Tauri command
+//! that calls it). Types cross to TypeScript through ts-rs (see `bindings`
+//! below).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -14,9 +17,9 @@ use airlock_core::store::{AuditEvent, ElicitationRecord, HistoryPage, HistoryQue
 use airlock_core::url_safety::{inspect, neutralize_for_display, Inspection, Policy};
 use airlock_core::{Airlock, CallOutcome, ConnectionReport, CoreError, OAuthSummary};
 use serde::Serialize;
-use tauri::{AppHandle, State};
 use ts_rs::TS;
 
+use crate::api::Ctx;
 use crate::inbox::{Inbox, PendingKind, PendingView};
 use crate::settings::Settings;
 
@@ -78,7 +81,7 @@ fn invalid_form(schema: Option<&FormSchema>, errors: Vec<FieldError>) -> ApiErro
     }
 }
 
-type ApiResult<T> = Result<T, ApiError>;
+pub type ApiResult<T> = Result<T, ApiError>;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 pub struct AppInfo {
@@ -87,27 +90,29 @@ pub struct AppInfo {
     pub data_dir: String,
 }
 
-#[tauri::command]
-pub fn app_info(app: AppHandle, state: State<'_, AppState>) -> AppInfo {
-    let package = app.package_info();
-    AppInfo {
+pub fn app_info(cx: Ctx<'_>) -> ApiResult<AppInfo> {
+    let package = cx.app.package_info();
+    Ok(AppInfo {
         name: package.name.clone(),
         version: package.version.to_string(),
-        data_dir: state.data_dir.display().to_string(),
-    }
+        data_dir: cx.state.data_dir.display().to_string(),
+    })
 }
 
-#[tauri::command]
-pub fn get_settings(state: State<'_, AppState>) -> Settings {
-    state.settings.read().map(|s| s.clone()).unwrap_or_default()
+pub fn get_settings(cx: Ctx<'_>) -> ApiResult<Settings> {
+    Ok(cx
+        .state
+        .settings
+        .read()
+        .map(|s| s.clone())
+        .unwrap_or_default())
 }
 
-#[tauri::command]
-pub fn save_settings(state: State<'_, AppState>, settings: Settings) -> ApiResult<Settings> {
-    settings.save(&state.data_dir).map_err(bad)?;
+pub fn save_settings(cx: Ctx<'_>, settings: Settings) -> ApiResult<Settings> {
+    settings.save(&cx.state.data_dir).map_err(bad)?;
     // Deadlines, limits and the URL policy apply to the next request.
-    state.core.set_broker_settings(settings.broker())?;
-    if let Ok(mut s) = state.settings.write() {
+    cx.state.core.set_broker_settings(settings.broker())?;
+    if let Ok(mut s) = cx.state.settings.write() {
         *s = settings.clone();
     }
     Ok(settings)
@@ -125,81 +130,72 @@ pub struct ServerView {
 
 /// Async, so it runs off the main thread: the first look at an HTTP server
 /// reads its OAuth state from the keychain.
-#[tauri::command]
-pub async fn list_servers(state: State<'_, AppState>) -> ApiResult<Vec<ServerView>> {
-    Ok(state
+pub async fn list_servers(cx: Ctx<'_>) -> ApiResult<Vec<ServerView>> {
+    Ok(cx
+        .state
         .core
         .list_servers()?
         .into_iter()
         .map(|def| ServerView {
-            status: state.core.status(&def.name),
+            status: cx.state.core.status(&def.name),
             oauth: matches!(def.transport, Transport::Http { .. })
-                .then(|| state.core.oauth_summary(&def.name)),
+                .then(|| cx.state.core.oauth_summary(&def.name)),
             def,
         })
         .collect())
 }
 
-#[tauri::command]
-pub fn add_server(state: State<'_, AppState>, input: ServerInput) -> ApiResult<ServerDef> {
-    Ok(state.core.add_server(&input)?)
+pub fn add_server(cx: Ctx<'_>, input: ServerInput) -> ApiResult<ServerDef> {
+    Ok(cx.state.core.add_server(&input)?)
 }
 
-#[tauri::command]
-pub fn update_server(state: State<'_, AppState>, input: ServerInput) -> ApiResult<ServerDef> {
-    Ok(state.core.update_server(&input)?)
+pub fn update_server(cx: Ctx<'_>, input: ServerInput) -> ApiResult<ServerDef> {
+    Ok(cx.state.core.update_server(&input)?)
 }
 
-#[tauri::command]
-pub fn remove_server(state: State<'_, AppState>, name: String) -> ApiResult<()> {
-    Ok(state.core.remove_server(&name)?)
+pub fn remove_server(cx: Ctx<'_>, name: String) -> ApiResult<()> {
+    Ok(cx.state.core.remove_server(&name)?)
 }
 
-#[tauri::command]
-pub fn parse_config(text: String) -> ApiResult<ImportPlan> {
+pub fn parse_config(_cx: Ctx<'_>, text: String) -> ApiResult<ImportPlan> {
     parse(&text).map_err(|e| bad(e.to_string()))
 }
 
-#[tauri::command]
 pub fn import_config(
-    state: State<'_, AppState>,
+    cx: Ctx<'_>,
     text: String,
     answers: BTreeMap<String, String>,
 ) -> ApiResult<Vec<String>> {
     let plan = parse(&text).map_err(|e| bad(e.to_string()))?;
     let inputs = plan.resolve(&answers).map_err(|e| bad(e.to_string()))?;
-    Ok(state.core.import_servers(&inputs)?)
+    Ok(cx.state.core.import_servers(&inputs)?)
 }
 
-#[tauri::command]
-pub async fn connect(state: State<'_, AppState>, name: String) -> ApiResult<ConnectionReport> {
-    Ok(state.core.connect(&name).await?)
+pub async fn connect(cx: Ctx<'_>, name: String) -> ApiResult<ConnectionReport> {
+    Ok(cx.state.core.connect(&name).await?)
 }
 
-#[tauri::command]
-pub fn disconnect(state: State<'_, AppState>, name: String) {
-    state.core.disconnect(&name);
+pub fn disconnect(cx: Ctx<'_>, name: String) -> ApiResult<()> {
+    cx.state.core.disconnect(&name);
+    Ok(())
 }
 
 /// Sign in to an HTTP server (MCP authorization): the sign-in page is shown
 /// for consent first, then opened in the system browser; connects after.
-#[tauri::command]
-pub async fn sign_in(state: State<'_, AppState>, name: String) -> ApiResult<ConnectionReport> {
-    Ok(state.core.sign_in(&name).await?)
+pub async fn sign_in(cx: Ctx<'_>, name: String) -> ApiResult<ConnectionReport> {
+    Ok(cx.state.core.sign_in(&name).await?)
 }
 
 /// Stop a sign-in waiting for consent or for the browser.
-#[tauri::command]
-pub fn cancel_sign_in(state: State<'_, AppState>, name: String) -> bool {
-    state.core.cancel_sign_in(&name)
+pub fn cancel_sign_in(cx: Ctx<'_>, name: String) -> ApiResult<bool> {
+    Ok(cx.state.core.cancel_sign_in(&name))
 }
 
 /// Set the OAuth client registered with the provider for a server (client
 /// id, optional secret to the keychain, optional fixed redirect port), or
 /// forget it with `client_id: null`. Used at the next sign-in.
-#[tauri::command]
 pub fn set_oauth_client(
-    state: State<'_, AppState>,
+    cx: Ctx<'_>,
     name: String,
     client_id: Option<String>,
     client_secret: Option<String>,
@@ -212,22 +208,16 @@ pub fn set_oauth_client(
         ),
         None => None,
     };
-    Ok(state.core.set_oauth_client(&name, client.as_ref())?)
+    Ok(cx.state.core.set_oauth_client(&name, client.as_ref())?)
 }
 
 /// Forget the server's OAuth tokens (keychain) and disconnect; whether any were stored.
-#[tauri::command]
-pub fn sign_out(state: State<'_, AppState>, name: String) -> ApiResult<bool> {
-    Ok(state.core.logout(&name)?)
+pub fn sign_out(cx: Ctx<'_>, name: String) -> ApiResult<bool> {
+    Ok(cx.state.core.logout(&name)?)
 }
 
-#[tauri::command]
-pub fn server_logs(
-    state: State<'_, AppState>,
-    name: String,
-    limit: u32,
-) -> ApiResult<Vec<LogLine>> {
-    Ok(state.core.logs(&name, limit)?)
+pub fn server_logs(cx: Ctx<'_>, name: String, limit: u32) -> ApiResult<Vec<LogLine>> {
+    Ok(cx.state.core.logs(&name, limit)?)
 }
 
 /// Tools, prompts and resources of a server, as the server sent them.
@@ -238,9 +228,8 @@ pub struct Capabilities {
     pub resources: serde_json::Value,
 }
 
-#[tauri::command]
-pub async fn server_details(state: State<'_, AppState>, name: String) -> ApiResult<Capabilities> {
-    let core = &state.core;
+pub async fn server_details(cx: Ctx<'_>, name: String) -> ApiResult<Capabilities> {
+    let core = &cx.state.core;
     let tools = core.list_tools(&name).await?;
     // Prompts and resources are optional capabilities: absent means empty.
     let prompts = core.list_prompts(&name).await.unwrap_or_default();
@@ -252,9 +241,8 @@ pub async fn server_details(state: State<'_, AppState>, name: String) -> ApiResu
     })
 }
 
-#[tauri::command]
 pub async fn call_tool(
-    state: State<'_, AppState>,
+    cx: Ctx<'_>,
     server: String,
     tool: String,
     arguments: serde_json::Value,
@@ -264,62 +252,51 @@ pub async fn call_tool(
         serde_json::Value::Null => None,
         _ => return Err(bad("tool arguments must be a JSON object")),
     };
-    Ok(state.core.call_tool(&server, &tool, args).await?)
+    Ok(cx.state.core.call_tool(&server, &tool, args).await?)
 }
 
-#[tauri::command]
-pub fn history(state: State<'_, AppState>, filter: HistoryQuery) -> ApiResult<HistoryPage> {
-    Ok(state.core.history(&filter)?)
+pub fn history(cx: Ctx<'_>, filter: HistoryQuery) -> ApiResult<HistoryPage> {
+    Ok(cx.state.core.history(&filter)?)
 }
 
-#[tauri::command]
 pub fn elicitations(
-    state: State<'_, AppState>,
+    cx: Ctx<'_>,
     server: Option<String>,
     limit: u32,
 ) -> ApiResult<Vec<ElicitationRecord>> {
-    Ok(state.core.elicitations(server.as_deref(), limit)?)
+    Ok(cx.state.core.elicitations(server.as_deref(), limit)?)
 }
 
-#[tauri::command]
-pub fn audit_events(
-    state: State<'_, AppState>,
-    server: Option<String>,
-    limit: u32,
-) -> ApiResult<Vec<AuditEvent>> {
-    Ok(state.core.audit_events(server.as_deref(), limit)?)
+pub fn audit_events(cx: Ctx<'_>, server: Option<String>, limit: u32) -> ApiResult<Vec<AuditEvent>> {
+    Ok(cx.state.core.audit_events(server.as_deref(), limit)?)
 }
 
-#[tauri::command]
-pub fn pending(state: State<'_, AppState>) -> Vec<PendingView> {
-    state.inbox.list()
+pub fn pending(cx: Ctx<'_>) -> ApiResult<Vec<PendingView>> {
+    Ok(cx.state.inbox.list())
 }
 
 /// "accept" | "decline" | "cancel" for a consent request.
-#[tauri::command]
-pub fn answer_consent(
-    state: State<'_, AppState>,
-    record_id: i64,
-    answer: String,
-) -> ApiResult<bool> {
+pub fn answer_consent(cx: Ctx<'_>, record_id: i64, answer: String) -> ApiResult<bool> {
     let answer = match answer.as_str() {
         "accept" => "accept",
         "decline" => "decline",
         "cancel" => "cancel",
         _ => return Err(bad("answer must be accept, decline or cancel")),
     };
-    Ok(state.inbox.answer(record_id, PendingKind::Consent, answer))
+    Ok(cx
+        .state
+        .inbox
+        .answer(record_id, PendingKind::Consent, answer))
 }
 
 /// "continue" | "cancel" for a late elicitation.
-#[tauri::command]
-pub fn answer_late(state: State<'_, AppState>, record_id: i64, answer: String) -> ApiResult<bool> {
+pub fn answer_late(cx: Ctx<'_>, record_id: i64, answer: String) -> ApiResult<bool> {
     let answer = match answer.as_str() {
         "continue" => "continue",
         "cancel" => "cancel",
         _ => return Err(bad("answer must be continue or cancel")),
     };
-    Ok(state.inbox.answer(record_id, PendingKind::Late, answer))
+    Ok(cx.state.inbox.answer(record_id, PendingKind::Late, answer))
 }
 
 /// The answer to a form: "accept" with `content` (a JSON object of the
@@ -327,9 +304,8 @@ pub fn answer_late(state: State<'_, AppState>, record_id: i64, answer: String) -
 /// against the form first; when it does not fit, the error lists each field
 /// (`invalid_form`) and the form stays pending. `false` when nobody waits
 /// for this answer any more.
-#[tauri::command]
 pub fn answer_form(
-    state: State<'_, AppState>,
+    cx: Ctx<'_>,
     record_id: i64,
     action: String,
     content: Option<serde_json::Value>,
@@ -344,31 +320,26 @@ pub fn answer_form(
         "cancel" => FormAnswer::Cancel,
         _ => return Err(bad("action must be accept, decline or cancel")),
     };
-    state
+    cx.state
         .inbox
         .answer_form(record_id, answer)
-        .map_err(|errors| invalid_form(state.inbox.form(record_id).as_ref(), errors))
+        .map_err(|errors| invalid_form(cx.state.inbox.form(record_id).as_ref(), errors))
 }
 
-#[tauri::command]
-pub fn url_check(state: State<'_, AppState>, url: String) -> Inspection {
-    let allow = state
+pub fn url_check(cx: Ctx<'_>, url: String) -> ApiResult<Inspection> {
+    let allow = cx
+        .state
         .settings
         .read()
         .map(|s| s.allow_http_loopback)
         .unwrap_or(true);
-    inspect(
+    Ok(inspect(
         &url,
         &Policy {
             allow_http_loopback: allow,
         },
-    )
+    ))
 }
-
-// Every command name, shared with `build.rs`; the capability and the
-// isolation hook must list the same (a unit test below checks).
-#[cfg(test)]
-include!("command_names.rs");
 
 #[cfg(test)]
 mod form_errors {
@@ -402,34 +373,74 @@ mod form_errors {
 
 #[cfg(test)]
 mod capability {
-    #[test]
-    fn handler_capability_and_hook_list_exactly_the_commands() {
+    //! `build.rs` writes the capability and the isolation hook's allow-list
+    //! from the declaration; these check what it wrote (and what is
+    //! committed: scripts/test.sh fails on a diff) against the declaration
+    //! the app was compiled with, and that the hook really uses that list.
+    use std::collections::BTreeSet;
+
+    use crate::api::{COMMANDS, CORE_PLUGIN_CALLS};
+
+    fn read(path: &str) -> String {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let main = std::fs::read_to_string(root.join("src/main.rs")).unwrap();
-        let cap = std::fs::read_to_string(root.join("capabilities/default.json")).unwrap();
-        let hook = std::fs::read_to_string(root.join("isolation/index.js")).unwrap();
-        for c in super::COMMANDS {
-            assert!(
-                main.contains(&format!("commands::{c},")),
-                "generate_handler! in main.rs lacks {c}"
-            );
-            assert!(
-                hook.contains(&format!("\"{c}\"")),
-                "the isolation hook does not let {c} through"
-            );
-            let perm = format!("\"allow-{}\"", c.replace('_', "-"));
-            assert!(cap.contains(&perm), "capability lacks {perm}");
+        std::fs::read_to_string(root.join(path)).unwrap()
+    }
+
+    #[test]
+    fn commands_are_declared_once_each() {
+        let unique: BTreeSet<&str> = COMMANDS.iter().copied().collect();
+        assert_eq!(unique.len(), COMMANDS.len(), "a command is declared twice");
+    }
+
+    #[test]
+    fn the_capability_grants_exactly_the_declared_commands_and_plugin_calls() {
+        let cap: serde_json::Value =
+            serde_json::from_str(&read("capabilities/default.json")).unwrap();
+        assert_eq!(cap["windows"], serde_json::json!(["main"]));
+        let granted: BTreeSet<String> = cap["permissions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_str().unwrap().to_owned())
+            .collect();
+        let mut declared: BTreeSet<String> = COMMANDS
+            .iter()
+            .map(|c| format!("allow-{}", c.replace('_', "-")))
+            .collect();
+        for (plugin, calls) in CORE_PLUGIN_CALLS {
+            declared.extend(calls.iter().map(|c| format!("core:{plugin}:allow-{c}")));
         }
-        assert_eq!(cap.matches("\"allow-").count(), super::COMMANDS.len());
-        let handlers = main
-            .lines()
-            .filter(|l| l.trim_start().starts_with("commands::") && l.ends_with(','))
-            .count();
-        assert_eq!(
-            handlers,
-            super::COMMANDS.len(),
-            "generate_handler! lists more"
-        );
+        assert_eq!(granted, declared);
+    }
+
+    #[test]
+    fn the_isolation_hook_lets_through_exactly_the_declared_calls() {
+        let allowed = read("isolation/allowed.js");
+        let list = |constant: &str| -> BTreeSet<String> {
+            let start = format!("const {constant} = new Set(");
+            let line = allowed
+                .lines()
+                .find_map(|l| l.strip_prefix(start.as_str()))
+                .unwrap_or_else(|| panic!("allowed.js lacks {constant}"));
+            let json = line.strip_suffix(");").unwrap();
+            serde_json::from_str(json).unwrap()
+        };
+        let commands: BTreeSet<String> = COMMANDS.iter().map(|c| c.to_string()).collect();
+        assert_eq!(list("AIRLOCK_COMMANDS"), commands);
+        let plugin_calls: BTreeSet<String> = CORE_PLUGIN_CALLS
+            .iter()
+            .flat_map(|(plugin, calls)| calls.iter().map(move |c| format!("plugin:{plugin}|{c}")))
+            .collect();
+        assert_eq!(list("AIRLOCK_PLUGIN_CALLS"), plugin_calls);
+
+        // The page loads the list before the hook, and the hook consults it.
+        let html = read("isolation/index.html");
+        let list_at = html.find("<script src=\"allowed.js\"></script>").unwrap();
+        let hook_at = html.find("<script src=\"index.js\"></script>").unwrap();
+        assert!(list_at < hook_at, "allowed.js must load before index.js");
+        let hook = read("isolation/index.js");
+        assert!(hook.contains("AIRLOCK_COMMANDS.has(cmd)"), "{hook}");
+        assert!(hook.contains("AIRLOCK_PLUGIN_CALLS.has(cmd)"), "{hook}");
     }
 }
 
@@ -446,26 +457,11 @@ mod bindings {
         let cfg = ts_rs::Config::new()
             .with_out_dir(&dir)
             .with_large_int("number");
-        AppInfo::export_all(&cfg).unwrap();
+        // Every type a command or an event carries, and the typed map of
+        // commands and events (desktopApi.ts), from the declaration.
+        crate::api::typescript(&cfg).write(&cfg, &dir).unwrap();
+        // The error every command may reject with (not part of the map).
         ApiError::export_all(&cfg).unwrap();
-        Settings::export_all(&cfg).unwrap();
-        ServerView::export_all(&cfg).unwrap();
-        OAuthSummary::export_all(&cfg).unwrap();
-        ServerInput::export_all(&cfg).unwrap();
-        ImportPlan::export_all(&cfg).unwrap();
-        ConnectionReport::export_all(&cfg).unwrap();
-        LogLine::export_all(&cfg).unwrap();
-        Capabilities::export_all(&cfg).unwrap();
-        CallOutcome::export_all(&cfg).unwrap();
-        HistoryQuery::export_all(&cfg).unwrap();
-        HistoryPage::export_all(&cfg).unwrap();
-        ElicitationRecord::export_all(&cfg).unwrap();
-        AuditEvent::export_all(&cfg).unwrap();
-        PendingView::export_all(&cfg).unwrap();
-        Inspection::export_all(&cfg).unwrap();
-        FormSchema::export_all(&cfg).unwrap();
-        FieldError::export_all(&cfg).unwrap();
-        airlock_core::events::CoreEvent::export_all(&cfg).unwrap();
         // The core's secret-name rule, so the form pre-marks the same fields.
         let list = |v: &[&str]| {
             v.iter()

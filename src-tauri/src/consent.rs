@@ -2,135 +2,27 @@
 //! elicitation, a desktop notification when the window is not focused, and
 //! the window's inbox. Whichever answers first decides. Forms are answered in
 //! the window only (its inbox); their notification just brings it forward.
+//! What each surface says comes from `presenter.rs`; this module shows it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use airlock_core::elicitation::{
-    BoxFuture, Consent, ConsentDecision, ContinueDecision, FormAnswer, FormConsentRequest, Origin,
+    BoxFuture, Consent, ConsentDecision, ContinueDecision, FormAnswer, FormConsentRequest,
     UrlConsentRequest,
 };
-use airlock_core::url_safety::{elide_middle, neutralize_for_display, Inspection};
-use tauri::{AppHandle, Emitter, Manager};
+use airlock_core::url_safety::Inspection;
+use tauri::{AppHandle, Manager};
 use tauri_plugin_dialog::{
     DialogExt, MessageDialogButtons, MessageDialogKind, MessageDialogResult,
 };
 
-use crate::inbox::{Answer, Inbox, PendingKind, PendingView};
+use crate::api::{EmitDeclared, INBOX_EVENT};
+use crate::inbox::{Inbox, PendingKind};
+use crate::presenter::{
+    self, Notice, PageDialog, CANCEL_LABEL, CLOSE_LABEL, DECLINE_LABEL, OPEN_LABEL,
+};
 use crate::settings::Settings;
-
-/// Button labels. Return activates the first button (Decline) and Escape or
-/// closing the dialog gives Cancel: only a deliberate click opens.
-pub const DECLINE_LABEL: &str = "Decline";
-pub const OPEN_LABEL: &str = "Open in browser";
-pub const CANCEL_LABEL: &str = "Cancel";
-/// Longest URL shown in a dialog or notification; the middle is elided
-/// (the window's inbox shows all of it).
-pub const DIALOG_URL_CHARS: usize = 400;
-/// Longest server message shown in a dialog or notification.
-pub const DIALOG_MESSAGE_CHARS: usize = 600;
-/// Longest line in a dialog: GTK does not wrap a long unbroken URL, which
-/// would push the buttons off the screen.
-pub const DIALOG_LINE_CHARS: usize = 80;
-
-/// Break text into lines of at most `width` characters (at spaces where a
-/// line has one, else anywhere).
-pub fn hard_wrap(text: &str, width: usize) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / width.max(1));
-    let mut line = 0usize;
-    for word in text.split(' ') {
-        let len = word.chars().count();
-        if line > 0 && line + 1 + len > width {
-            out.push('\n');
-            line = 0;
-        } else if line > 0 {
-            out.push(' ');
-            line += 1;
-        }
-        for c in word.chars() {
-            if line == width {
-                out.push('\n');
-                line = 0;
-            }
-            out.push(c);
-            line += 1;
-        }
-    }
-    out
-}
-
-/// Event the window listens to for inbox changes.
-pub const INBOX_EVENT: &str = "airlock://inbox";
-
-pub fn dialog_title(server: &str, record_id: i64, sign_in: bool) -> String {
-    // Unique per request, so the dialog can be found and closed when the
-    // request is answered elsewhere or ends.
-    let what = if sign_in {
-        "asks you to sign in"
-    } else {
-        "asks to open a web page"
-    };
-    format!(
-        "Airlock: {} {what} (request {record_id})",
-        neutralize_for_display(server, 64)
-    )
-}
-
-/// The dialog body: domain first, then the full URL, the reason and every warning.
-/// `%` is doubled because the GTK dialog treats the text as a format string.
-pub fn dialog_body(message: &str, inspection: &Inspection) -> String {
-    let mut lines = Vec::new();
-    let domain = inspection
-        .registrable_domain
-        .as_deref()
-        .unwrap_or("(no domain)");
-    lines.push(format!("Domain:  {}", neutralize_for_display(domain, 253)));
-    if let Some(host) = &inspection.display_host {
-        if Some(host.as_str()) != inspection.registrable_domain.as_deref() {
-            lines.push(format!("Host:  {}", neutralize_for_display(host, 253)));
-        }
-    }
-    if let Some(url) = &inspection.url {
-        lines.push("Full URL:".into());
-        lines.push(hard_wrap(
-            &elide_middle(&neutralize_for_display(url, usize::MAX), DIALOG_URL_CHARS),
-            DIALOG_LINE_CHARS,
-        ));
-    }
-    lines.push(String::new());
-    lines.push(format!(
-        "Why:  {}",
-        hard_wrap(
-            &neutralize_for_display(message, DIALOG_MESSAGE_CHARS),
-            DIALOG_LINE_CHARS
-        )
-    ));
-    if !inspection.warnings.is_empty() {
-        lines.push(String::new());
-        for w in &inspection.warnings {
-            lines.push(format!("⚠ {}", w.describe()));
-        }
-    }
-    if let Some(reason) = &inspection.block_reason {
-        lines.push(String::new());
-        lines.push(format!("Blocked: {}", reason.describe()));
-    } else {
-        lines.push(String::new());
-        lines.push(
-            "Open in browser opens this page in your system browser; Airlock does not see what you do there."
-                .into(),
-        );
-    }
-    lines.join("\n").replace('%', "%%")
-}
-
-/// Text for a notification body: markup characters escaped (daemons render markup).
-pub fn notification_text(s: &str) -> String {
-    neutralize_for_display(s, DIALOG_MESSAGE_CHARS)
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
 
 pub struct DesktopConsent {
     pub app: AppHandle,
@@ -235,40 +127,8 @@ pub fn bring_forward(app: &AppHandle) {
 
 /// Tell the window and the tray that the inbox changed.
 pub fn inbox_changed(app: &AppHandle, inbox: &Inbox) {
-    let _ = app.emit(INBOX_EVENT, inbox.len());
+    let _ = app.emit(INBOX_EVENT, &inbox.len());
     crate::tray::set_pending(app, inbox.len());
-}
-
-fn view(request: &UrlConsentRequest, kind: PendingKind) -> PendingView {
-    PendingView {
-        record_id: request.record_id,
-        kind,
-        server: request.server.clone(),
-        message: request.message.clone(),
-        inspection: Some(request.inspection.clone()),
-        form: None,
-        secret_fields: Vec::new(),
-        sign_in: request.origin == Origin::SignIn,
-        since_ms: airlock_core::store::now_ms(),
-    }
-}
-
-fn form_view(request: &FormConsentRequest) -> PendingView {
-    PendingView {
-        record_id: request.record_id,
-        kind: PendingKind::Form,
-        server: request.server.clone(),
-        message: request.message.clone(),
-        inspection: None,
-        form: Some(request.schema.clone()),
-        secret_fields: request
-            .schema
-            .secret_looking()
-            .map(|f| f.name.clone())
-            .collect(),
-        sign_in: false,
-        since_ms: airlock_core::store::now_ms(),
-    }
 }
 
 /// Takes an entry out of the inbox when dropped: the broker may drop a
@@ -290,39 +150,39 @@ impl Drop for RemoveOnDrop<'_> {
     }
 }
 
-/// Show a notification with actions; each action maps to an inbox answer,
-/// `None` meaning "bring the window forward".
-#[allow(clippy::too_many_arguments)]
+/// Show a notification; each action gives its inbox answer, or brings the
+/// window forward.
 fn notify(
     app: &AppHandle,
     surfaces: &Arc<Surfaces>,
     inbox: &Arc<Inbox>,
     record_id: i64,
     kind: PendingKind,
-    summary: String,
-    body: String,
-    actions: Vec<(&'static str, String, Option<Answer>)>,
+    notice: Notice,
 ) {
     let app = app.clone();
     let inbox = inbox.clone();
     let surfaces = surfaces.clone();
     std::thread::spawn(move || {
         let mut n = notify_rust::Notification::new();
-        n.appname("Airlock").summary(&summary).body(&body);
-        for (id, label, _) in &actions {
-            n.action(id, label);
+        n.appname("Airlock")
+            .summary(&notice.summary)
+            .body(&notice.body);
+        for a in &notice.actions {
+            n.action(a.id, &a.label);
         }
         let Ok(handle) = n.show() else { return };
         surfaces.note_shown(record_id, kind, handle.id());
-        handle.wait_for_action(
-            |action| match actions.iter().find(|(id, _, _)| *id == action) {
-                Some((_, _, Some(answer))) => {
+        handle.wait_for_action(|action| {
+            let chosen = notice.actions.iter().find(|a| a.id == action);
+            match chosen.and_then(|a| a.answer) {
+                Some(answer) => {
                     inbox.answer(record_id, kind, answer);
                 }
-                Some((_, _, None)) | None if action != "__closed" => bring_forward(&app),
-                _ => {}
-            },
-        );
+                None if action != "__closed" => bring_forward(&app),
+                None => {}
+            }
+        });
     });
 }
 
@@ -334,23 +194,20 @@ impl DesktopConsent {
             .unwrap_or(true)
     }
 
-    fn show_dialog(&self, request: &UrlConsentRequest) {
+    fn show_dialog(&self, record_id: i64, dialog: PageDialog) {
         let app = self.app.clone();
         let inbox = self.inbox.clone();
-        let record_id = request.record_id;
-        let title = dialog_title(&request.server, record_id, request.origin == Origin::SignIn);
         self.surfaces
             .dialogs
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(record_id, title.clone());
-        let body = dialog_body(&request.message, &request.inspection);
+            .insert(record_id, dialog.title.clone());
         // The blocking dialog must not run on the main (GTK) thread.
         std::thread::spawn(move || {
             let result = app
                 .dialog()
-                .message(body)
-                .title(title)
+                .message(dialog.body())
+                .title(dialog.title)
                 .kind(MessageDialogKind::Warning)
                 .buttons(MessageDialogButtons::YesNoCancelCustom(
                     DECLINE_LABEL.into(),
@@ -371,52 +228,20 @@ impl DesktopConsent {
 impl Consent for DesktopConsent {
     fn ask_url<'a>(&'a self, request: &'a UrlConsentRequest) -> BoxFuture<'a, ConsentDecision> {
         Box::pin(async move {
-            let Some(rx) = self.inbox.add(view(request, PendingKind::Consent)) else {
+            let entry = presenter::inbox_entry(request, PendingKind::Consent, now_ms());
+            let Some(rx) = self.inbox.add(entry) else {
                 return ConsentDecision::Decline;
             };
             inbox_changed(&self.app, &self.inbox);
+            let text = presenter::url_consent(request);
             if self.notifications_on() && !window_focused(&self.app) {
-                let domain = request
-                    .inspection
-                    .registrable_domain
-                    .clone()
-                    .unwrap_or_else(|| "a web page".into());
-                let url = request.inspection.url.clone().unwrap_or_default();
-                // One-click approval only when nothing about the URL needs a closer look.
-                let actions = if request.inspection.warnings.is_empty() {
-                    vec![
-                        (
-                            "open",
-                            format!("Open {}", notification_text(&domain)),
-                            Some("accept"),
-                        ),
-                        ("decline", DECLINE_LABEL.to_owned(), Some("decline")),
-                    ]
-                } else {
-                    vec![("review", "Review".to_owned(), None)]
-                };
                 notify(
                     &self.app,
                     &self.surfaces,
                     &self.inbox,
                     request.record_id,
                     PendingKind::Consent,
-                    format!(
-                        "{} asks you to {} {}",
-                        notification_text(&request.server),
-                        if request.origin == Origin::SignIn {
-                            "sign in at"
-                        } else {
-                            "open"
-                        },
-                        notification_text(&domain)
-                    ),
-                    format!(
-                        "{}\n{}",
-                        notification_text(&request.message),
-                        notification_text(&elide_middle(&url, DIALOG_URL_CHARS))
-                    ),
-                    actions,
+                    text.notice,
                 );
             }
             // Withdrawn when answered anywhere, or when the request goes away
@@ -426,7 +251,7 @@ impl Consent for DesktopConsent {
                 record_id: request.record_id,
                 kind: PendingKind::Consent,
             };
-            self.show_dialog(request);
+            self.show_dialog(request.record_id, text.dialog);
             let answer = rx.await.unwrap_or("cancel");
             match answer {
                 "accept" => ConsentDecision::Accept,
@@ -441,31 +266,19 @@ impl Consent for DesktopConsent {
         request: &'a UrlConsentRequest,
     ) -> BoxFuture<'a, ContinueDecision> {
         Box::pin(async move {
-            let Some(rx) = self.inbox.add(view(request, PendingKind::Late)) else {
+            let entry = presenter::inbox_entry(request, PendingKind::Late, now_ms());
+            let Some(rx) = self.inbox.add(entry) else {
                 return ContinueDecision::Cancel;
             };
             inbox_changed(&self.app, &self.inbox);
             if self.notifications_on() {
-                let domain = request
-                    .inspection
-                    .registrable_domain
-                    .clone()
-                    .unwrap_or_else(|| "the page".into());
                 notify(
                     &self.app,
                     &self.surfaces,
                     &self.inbox,
                     request.record_id,
                     PendingKind::Late,
-                    format!("Still waiting for {}", notification_text(&domain)),
-                    format!(
-                        "{} has not heard back yet. Continue if you finished in the browser.",
-                        notification_text(&request.server)
-                    ),
-                    vec![
-                        ("continue", "Continue".to_owned(), Some("continue")),
-                        ("cancel", CANCEL_LABEL.to_owned(), Some("cancel")),
-                    ],
+                    presenter::late_notice(request),
                 );
             }
             // Removed on drop too: completion may win the race and drop this future.
@@ -486,7 +299,10 @@ impl Consent for DesktopConsent {
     /// not focused. `answer_form` validates an Accept before it gets here.
     fn ask_form<'a>(&'a self, request: &'a FormConsentRequest) -> BoxFuture<'a, FormAnswer> {
         Box::pin(async move {
-            let Some(rx) = self.inbox.add_form(form_view(request)) else {
+            let Some(rx) = self
+                .inbox
+                .add_form(presenter::form_inbox_entry(request, now_ms()))
+            else {
                 return FormAnswer::Decline;
             };
             let _guard = RemoveOnDrop {
@@ -502,12 +318,7 @@ impl Consent for DesktopConsent {
                     &self.inbox,
                     request.record_id,
                     PendingKind::Form,
-                    form_notification_summary(&request.server),
-                    format!(
-                        "{}\nAnswer in the Airlock window.",
-                        notification_text(&request.message)
-                    ),
-                    vec![("review", "Review".to_owned(), None)],
+                    presenter::form_notice(request),
                 );
             }
             rx.await.unwrap_or(FormAnswer::Cancel)
@@ -515,97 +326,20 @@ impl Consent for DesktopConsent {
     }
 }
 
-pub fn form_notification_summary(server: &str) -> String {
-    format!("{} asks you to fill in a form", notification_text(server))
+fn now_ms() -> i64 {
+    airlock_core::store::now_ms()
 }
 
 /// A blocked URL never reaches consent; the user still learns why.
 pub fn show_blocked(app: &AppHandle, server: &str, message: &str, inspection: &Inspection) {
     let app = app.clone();
-    let title = format!(
-        "Airlock blocked a web page from {}",
-        neutralize_for_display(server, 64)
-    );
-    let body = dialog_body(message, inspection);
+    let dialog = presenter::blocked_dialog(server, message, inspection);
     std::thread::spawn(move || {
         app.dialog()
-            .message(body)
-            .title(title)
+            .message(dialog.body())
+            .title(dialog.title)
             .kind(MessageDialogKind::Error)
-            .buttons(MessageDialogButtons::OkCustom("Close".into()))
+            .buttons(MessageDialogButtons::OkCustom(CLOSE_LABEL.into()))
             .blocking_show();
     });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use airlock_core::url_safety::{inspect, Policy};
-
-    #[test]
-    fn body_puts_the_domain_first_and_escapes_format_characters() {
-        let i = inspect(
-            "https://accounts.google.com.evil.example/%s%n",
-            &Policy::default(),
-        );
-        let body = dialog_body("Sign in \u{202e}now %s", &i);
-        assert!(body.starts_with("Domain:  evil.example"), "{body}");
-        assert!(!body.contains('\u{202e}'));
-        assert!(!body.replace("%%", "").contains('%'), "{body}");
-    }
-
-    #[test]
-    fn a_huge_url_is_elided_in_the_middle() {
-        let url = format!("https://ok.example/{}", "a".repeat(7000));
-        let i = inspect(&url, &Policy::default());
-        let body = dialog_body("m", &i);
-        assert!(body.len() < 2000);
-        assert!(body.contains("https://ok.example/"));
-    }
-
-    #[test]
-    fn a_form_entry_carries_the_form_and_names_its_secret_looking_fields() {
-        use airlock_core::elicitation::{form::parse_schema, Origin};
-        let schema = parse_schema(&serde_json::json!({"properties": {
-            "user": {"type": "string"},
-            "pw": {"type": "string", "title": "Password"},
-            "api_key": {"type": "string"}
-        }}))
-        .unwrap();
-        let v = form_view(&FormConsentRequest {
-            record_id: 5,
-            server: "srv".into(),
-            message: "Sign up".into(),
-            origin: Origin::Request,
-            schema,
-        });
-        assert_eq!(v.kind, PendingKind::Form);
-        assert!(v.inspection.is_none());
-        assert_eq!(v.form.as_ref().unwrap().fields.len(), 3);
-        let mut secret = v.secret_fields.clone();
-        secret.sort();
-        assert_eq!(secret, ["api_key", "pw"]);
-        assert_eq!(
-            form_notification_summary("<b>x</b>"),
-            "&lt;b&gt;x&lt;/b&gt; asks you to fill in a form"
-        );
-    }
-
-    #[test]
-    fn dialog_lines_stay_short() {
-        let url = format!("https://ok.example/?token={}", "x".repeat(2000));
-        let i = inspect(&url, &Policy::default());
-        let body = dialog_body(&format!("why {}", "y".repeat(900)), &i);
-        assert!(body.lines().all(|l| l.chars().count() <= 120), "{body}");
-        assert_eq!(hard_wrap("ab cd ef", 5), "ab cd\nef");
-        assert_eq!(hard_wrap("abcdefgh", 3), "abc\ndef\ngh");
-    }
-
-    #[test]
-    fn notification_text_is_not_markup() {
-        assert_eq!(
-            notification_text("<b>x</b> & y"),
-            "&lt;b&gt;x&lt;/b&gt; &amp; y"
-        );
-    }
 }

@@ -1,9 +1,11 @@
 // Keeps a console window from opening next to the app on Windows release builds.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
+mod api;
 mod commands;
 mod consent;
 mod inbox;
+mod presenter;
 mod settings;
 mod tray;
 
@@ -15,15 +17,15 @@ use airlock_core::elicitation::{Opener, SystemBrowser};
 use airlock_core::events::CoreEvent;
 use airlock_core::servers::{ServerInput, Transport};
 use airlock_core::{Airlock, AirlockOptions};
-use tauri::{AppHandle, Emitter, Manager, WindowEvent};
+use tauri::{AppHandle, Manager, WindowEvent};
 
+// Events go out only as declared (name and payload type) in api_declaration.rs.
+use api::{EmitDeclared, CORE_EVENT};
 use commands::AppState;
 use consent::DesktopConsent;
 use inbox::Inbox;
 use settings::Settings;
 
-/// Event that carries every core event (status, logs, elicitation transitions) to the UI.
-pub const CORE_EVENT: &str = "airlock://event";
 /// Set to call the demo server's `connect_demo_account` right after start.
 const DEMO_AUTORUN_ENV: &str = "AIRLOCK_DEMO_AUTORUN";
 /// File in the data dir that records that the demo server was offered once.
@@ -61,34 +63,8 @@ fn main() {
                 }
             }
         })
-        .invoke_handler(tauri::generate_handler![
-            commands::app_info,
-            commands::get_settings,
-            commands::save_settings,
-            commands::list_servers,
-            commands::add_server,
-            commands::update_server,
-            commands::remove_server,
-            commands::parse_config,
-            commands::import_config,
-            commands::connect,
-            commands::disconnect,
-            commands::sign_in,
-            commands::cancel_sign_in,
-            commands::sign_out,
-            commands::set_oauth_client,
-            commands::server_logs,
-            commands::server_details,
-            commands::call_tool,
-            commands::history,
-            commands::elicitations,
-            commands::audit_events,
-            commands::pending,
-            commands::answer_consent,
-            commands::answer_late,
-            commands::answer_form,
-            commands::url_check,
-        ])
+        // Every command declared in api_declaration.rs, and nothing else.
+        .invoke_handler(api::invoke_handler())
         .run(tauri::generate_context!())
         .expect("Airlock could not start its window (is a display and WebKitGTK available?)");
 }

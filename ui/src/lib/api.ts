@@ -1,9 +1,13 @@
-// The one place the UI talks to the Rust shell. Every command name, argument
-// name and payload type lives here, so the rest of the UI never calls `invoke`
-// (or `listen`) directly. Types come from the bindings ts-rs generates from
-// src-tauri/src/commands.rs (`cargo test -p airlock-desktop`).
+// The one place the UI talks to the Rust shell, so the rest of the UI never
+// calls `invoke` (or `listen`) directly. Command and event names, argument
+// names and payload types come from the map generated from the Rust
+// declaration (src-tauri/src/api_declaration.rs -> bindings/desktopApi.ts,
+// by `cargo test -p airlock-desktop`): a wrong name, argument or result type
+// here fails `npm run check`.
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+
+import { EVENT_NAMES, type Commands, type Events } from "./bindings/desktopApi";
 
 import type { ApiError as ApiErrorPayload } from "./bindings/ApiError";
 import type { AppInfo } from "./bindings/AppInfo";
@@ -63,10 +67,6 @@ export type { FieldKind } from "./bindings/FieldKind";
 export type { FormField } from "./bindings/FormField";
 export type { StringFormat } from "./bindings/StringFormat";
 
-/** Event names emitted by src-tauri (main.rs `CORE_EVENT`, consent.rs `INBOX_EVENT`). */
-const CORE_EVENT = "airlock://event";
-const INBOX_EVENT = "airlock://inbox";
-
 /** A failed command: the stable `code` from Rust and a sentence a person can read. */
 export class ApiError extends Error {
   readonly command: string;
@@ -109,12 +109,24 @@ export function errorText(cause: unknown): string {
   return asPayload(cause).message;
 }
 
-async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+type CommandName = keyof Commands;
+type ArgsOf<C extends CommandName> = Commands[C]["args"];
+type ResultOf<C extends CommandName> = Commands[C]["result"];
+/** A command without arguments is called without an argument object. */
+type CallArgs<C extends CommandName> = ArgsOf<C> extends Record<string, never> ? [] : [args: ArgsOf<C>];
+
+/** Invoke a declared command with its declared arguments; its declared result. */
+async function call<C extends CommandName>(command: C, ...args: CallArgs<C>): Promise<ResultOf<C>> {
   try {
-    return await invoke<T>(command, args);
+    return await invoke<ResultOf<C>>(command, args[0]);
   } catch (cause) {
     throw new ApiError(command, cause);
   }
+}
+
+/** Listen to a declared event with its declared payload. */
+function on<E extends keyof Events>(event: E, handler: (payload: Events[E]) => void): Promise<UnlistenFn> {
+  return listen<Events[E]>(event, (e) => handler(e.payload));
 }
 
 // ----- app and settings -----
@@ -145,8 +157,8 @@ export function updateServer(input: ServerInput): Promise<ServerDef> {
   return call("update_server", { input });
 }
 
-export function removeServer(name: string): Promise<void> {
-  return call("remove_server", { name });
+export async function removeServer(name: string): Promise<void> {
+  await call("remove_server", { name });
 }
 
 export function parseConfig(text: string): Promise<ImportPlan> {
@@ -161,8 +173,8 @@ export function connect(name: string): Promise<ConnectionReport> {
   return call("connect", { name });
 }
 
-export function disconnect(name: string): Promise<void> {
-  return call("disconnect", { name });
+export async function disconnect(name: string): Promise<void> {
+  await call("disconnect", { name });
 }
 
 /** Sign in (MCP authorization): consent to the sign-in page, browser round trip, then connect. */
@@ -175,8 +187,8 @@ export function cancelSignIn(name: string): Promise<boolean> {
 }
 
 /** Set (or with `clientId: null` forget) the OAuth client registered with the provider. */
-export function setOAuthClient(name: string, clientId: string | null, clientSecret: string | null, redirectPort: number | null): Promise<void> {
-  return call("set_oauth_client", { name, clientId, clientSecret, redirectPort });
+export async function setOAuthClient(name: string, clientId: string | null, clientSecret: string | null, redirectPort: number | null): Promise<void> {
+  await call("set_oauth_client", { name, clientId, clientSecret, redirectPort });
 }
 
 /** Forget the server's OAuth tokens; whether any were stored. */
@@ -256,10 +268,10 @@ export function urlCheck(url: string): Promise<Inspection> {
 
 /** Status changes, log lines and elicitation transitions. */
 export function onCoreEvent(handler: (event: CoreEvent) => void): Promise<UnlistenFn> {
-  return listen<CoreEvent>(CORE_EVENT, (e) => handler(e.payload));
+  return on(EVENT_NAMES.CORE_EVENT, handler);
 }
 
 /** The inbox changed; the payload is the number of waiting items. */
 export function onInboxChanged(handler: (count: number) => void): Promise<UnlistenFn> {
-  return listen<number>(INBOX_EVENT, (e) => handler(e.payload));
+  return on(EVENT_NAMES.INBOX_EVENT, handler);
 }

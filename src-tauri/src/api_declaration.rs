@@ -1,0 +1,76 @@
+// The desktop API, declared once: every command the UI may invoke (its
+// arguments, as the UI names them after Tauri's camelCase mapping, and its
+// result), the core plugin calls the UI may make, and every event the shell
+// emits with its payload type.
+//
+// Not a module: `api.rs` includes this file and expands it into the Tauri
+// commands, `generate_handler!`, the typed events and the TypeScript map
+// (ui/src/lib/bindings/desktopApi.ts); `build.rs` includes it too and reads
+// only the names, for the app manifest, the capability
+// (capabilities/default.json) and the isolation hook's allow-list
+// (isolation/allowed.js). Each command is implemented by the function of the
+// same name in `commands.rs`, which takes a `Ctx` and these arguments.
+//
+// `sync fn` commands run on the main thread, `async fn` ones on the async
+// runtime (use it for anything that may wait: network, keychain).
+desktop_api! {
+    commands {
+        /// Name, version and data folder of this build.
+        sync fn app_info() -> AppInfo;
+        sync fn get_settings() -> Settings;
+        sync fn save_settings(settings: Settings) -> Settings;
+        /// Every configured server and its live status. Async: the first
+        /// look at an HTTP server reads its OAuth state from the keychain.
+        async fn list_servers() -> Vec<ServerView>;
+        sync fn add_server(input: ServerInput) -> ServerDef;
+        sync fn update_server(input: ServerInput) -> ServerDef;
+        sync fn remove_server(name: String) -> ();
+        /// What importing this client configuration would add, and what it asks for.
+        sync fn parse_config(text: String) -> ImportPlan;
+        /// Import a client configuration with the answers to its questions; the names added.
+        sync fn import_config(text: String, answers: BTreeMap<String, String>) -> Vec<String>;
+        async fn connect(name: String) -> ConnectionReport;
+        sync fn disconnect(name: String) -> ();
+        /// Sign in (MCP authorization): consent to the sign-in page, browser round trip, then connect.
+        async fn sign_in(name: String) -> ConnectionReport;
+        /// Stop a sign-in waiting for consent or for the browser; whether one was waiting.
+        sync fn cancel_sign_in(name: String) -> bool;
+        /// Forget the server's OAuth tokens and disconnect; whether any were stored.
+        sync fn sign_out(name: String) -> bool;
+        /// Set (or with `clientId: null` forget) the OAuth client registered with the provider.
+        sync fn set_oauth_client(
+            name: String,
+            client_id: Option<String>,
+            client_secret: Option<String>,
+            redirect_port: Option<u16>,
+        ) -> ();
+        sync fn server_logs(name: String, limit: u32) -> Vec<LogLine>;
+        /// Tools, prompts and resources of a server, as it sent them.
+        async fn server_details(name: String) -> Capabilities;
+        /// Call a tool; `arguments` is a JSON object (or null).
+        async fn call_tool(server: String, tool: String, arguments: JsonValue) -> CallOutcome;
+        sync fn history(filter: HistoryQuery) -> HistoryPage;
+        sync fn elicitations(server: Option<String>, limit: u32) -> Vec<ElicitationRecord>;
+        sync fn audit_events(server: Option<String>, limit: u32) -> Vec<AuditEvent>;
+        /// Elicitations waiting for the user.
+        sync fn pending() -> Vec<PendingView>;
+        /// "accept" | "decline" | "cancel"; `false` when nobody waits for this answer any more.
+        sync fn answer_consent(record_id: i64, answer: String) -> bool;
+        /// "continue" | "cancel"; `false` when nobody waits for this answer any more.
+        sync fn answer_late(record_id: i64, answer: String) -> bool;
+        /// "accept" with `content`, "decline" or "cancel"; `false` when nobody waits any more.
+        sync fn answer_form(record_id: i64, action: String, content: Option<JsonValue>) -> bool;
+        /// What a URL really points at, under the current settings.
+        sync fn url_check(url: String) -> Inspection;
+    }
+    core_plugins {
+        // `listen` / `unlisten` from @tauri-apps/api/event.
+        event: [listen, unlisten],
+    }
+    events {
+        /// Every core event: status changes, log lines, elicitation transitions.
+        CORE_EVENT = "airlock://event" => CoreEvent;
+        /// The inbox changed; the payload is the number of waiting items.
+        INBOX_EVENT = "airlock://inbox" => usize;
+    }
+}

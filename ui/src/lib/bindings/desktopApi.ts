@@ -1,0 +1,116 @@
+// Generated from src-tauri/src/api_declaration.rs by `cargo test -p airlock-desktop`. Do not edit.
+import type { AppInfo } from "./AppInfo";
+import type { AuditEvent } from "./AuditEvent";
+import type { CallOutcome } from "./CallOutcome";
+import type { Capabilities } from "./Capabilities";
+import type { ConnectionReport } from "./ConnectionReport";
+import type { CoreEvent } from "./CoreEvent";
+import type { ElicitationRecord } from "./ElicitationRecord";
+import type { HistoryFilter } from "./HistoryFilter";
+import type { HistoryPage } from "./HistoryPage";
+import type { ImportPlan } from "./ImportPlan";
+import type { Inspection } from "./Inspection";
+import type { JsonValue } from "./serde_json/JsonValue";
+import type { LogLine } from "./LogLine";
+import type { PendingView } from "./PendingView";
+import type { ServerDef } from "./ServerDef";
+import type { ServerInput } from "./ServerInput";
+import type { ServerView } from "./ServerView";
+import type { Settings } from "./Settings";
+
+/**
+ * Every desktop command by name: its arguments as `invoke` takes them
+ * (camelCase, as Tauri maps them) and its result.
+ */
+export type Commands = {
+  /**
+   * Name, version and data folder of this build.
+   */
+  app_info: { args: Record<string, never>; result: AppInfo };
+  get_settings: { args: Record<string, never>; result: Settings };
+  save_settings: { args: { settings: Settings }; result: Settings };
+  /**
+   * Every configured server and its live status. Async: the first
+   * look at an HTTP server reads its OAuth state from the keychain.
+   */
+  list_servers: { args: Record<string, never>; result: Array<ServerView> };
+  add_server: { args: { input: ServerInput }; result: ServerDef };
+  update_server: { args: { input: ServerInput }; result: ServerDef };
+  remove_server: { args: { name: string }; result: null };
+  /**
+   * What importing this client configuration would add, and what it asks for.
+   */
+  parse_config: { args: { text: string }; result: ImportPlan };
+  /**
+   * Import a client configuration with the answers to its questions; the names added.
+   */
+  import_config: { args: { text: string; answers: { [key in string]: string } }; result: Array<string> };
+  connect: { args: { name: string }; result: ConnectionReport };
+  disconnect: { args: { name: string }; result: null };
+  /**
+   * Sign in (MCP authorization): consent to the sign-in page, browser round trip, then connect.
+   */
+  sign_in: { args: { name: string }; result: ConnectionReport };
+  /**
+   * Stop a sign-in waiting for consent or for the browser; whether one was waiting.
+   */
+  cancel_sign_in: { args: { name: string }; result: boolean };
+  /**
+   * Forget the server's OAuth tokens and disconnect; whether any were stored.
+   */
+  sign_out: { args: { name: string }; result: boolean };
+  /**
+   * Set (or with `clientId: null` forget) the OAuth client registered with the provider.
+   */
+  set_oauth_client: { args: { name: string; clientId: string | null; clientSecret: string | null; redirectPort: number | null }; result: null };
+  server_logs: { args: { name: string; limit: number }; result: Array<LogLine> };
+  /**
+   * Tools, prompts and resources of a server, as it sent them.
+   */
+  server_details: { args: { name: string }; result: Capabilities };
+  /**
+   * Call a tool; `arguments` is a JSON object (or null).
+   */
+  call_tool: { args: { server: string; tool: string; arguments: JsonValue }; result: CallOutcome };
+  history: { args: { filter: HistoryFilter }; result: HistoryPage };
+  elicitations: { args: { server: string | null; limit: number }; result: Array<ElicitationRecord> };
+  audit_events: { args: { server: string | null; limit: number }; result: Array<AuditEvent> };
+  /**
+   * Elicitations waiting for the user.
+   */
+  pending: { args: Record<string, never>; result: Array<PendingView> };
+  /**
+   * "accept" | "decline" | "cancel"; `false` when nobody waits for this answer any more.
+   */
+  answer_consent: { args: { recordId: number; answer: string }; result: boolean };
+  /**
+   * "continue" | "cancel"; `false` when nobody waits for this answer any more.
+   */
+  answer_late: { args: { recordId: number; answer: string }; result: boolean };
+  /**
+   * "accept" with `content`, "decline" or "cancel"; `false` when nobody waits any more.
+   */
+  answer_form: { args: { recordId: number; action: string; content: JsonValue | null }; result: boolean };
+  /**
+   * What a URL really points at, under the current settings.
+   */
+  url_check: { args: { url: string }; result: Inspection };
+};
+
+/** Every event the desktop shell emits, by name: its payload. */
+export type Events = {
+  /**
+   * Every core event: status changes, log lines, elicitation transitions.
+   */
+  "airlock://event": CoreEvent;
+  /**
+   * The inbox changed; the payload is the number of waiting items.
+   */
+  "airlock://inbox": number;
+};
+
+/** Event names, by their name in Rust. */
+export const EVENT_NAMES = {
+  CORE_EVENT: "airlock://event",
+  INBOX_EVENT: "airlock://inbox",
+} as const;
