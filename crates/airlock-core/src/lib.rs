@@ -13,6 +13,7 @@ pub mod limits;
 pub mod mcp;
 mod oauth;
 pub mod paths;
+mod runs;
 pub mod secrets;
 pub mod servers;
 pub mod status;
@@ -82,6 +83,36 @@ pub struct ConnectionReport {
     pub info: Option<SessionInfo>,
 }
 
+/// Records left open by processes that are gone (killed, crashed, or quit
+/// while waiting) end `interrupted`, with an audit event each.
+fn interrupt_orphans(store: &Store, data_dir: &Path) {
+    let Ok(runs) = store.runs_with_open_records() else {
+        return;
+    };
+    for run in runs {
+        if run
+            .as_deref()
+            .is_some_and(|id| runs::is_alive(data_dir, id))
+        {
+            continue;
+        }
+        for (id, server) in store
+            .interrupt_open_records(run.as_deref())
+            .unwrap_or_default()
+        {
+            let _ = store.audit(
+                Some(&server),
+                "elicitation",
+                &serde_json::json!({
+                    "record_id": id,
+                    "state": lifecycle::ElicitationState::Interrupted,
+                    "reason": "Airlock stopped (quit, killed or crashed) while this was open",
+                }),
+            );
+        }
+    }
+}
+
 pub struct Airlock {
     store: Arc<Store>,
     keychain: Keychain,
@@ -99,11 +130,21 @@ pub struct Airlock {
     /// the window asks on every refresh).
     oauth_summaries: Mutex<HashMap<String, OAuthSummary>>,
     next_sign_in: std::sync::atomic::AtomicU64,
+    /// This process's run lock, held while Airlock is open.
+    _run: runs::Run,
 }
 
 impl Airlock {
     pub fn open(opts: AirlockOptions) -> CoreResult<Arc<Airlock>> {
         let store = Arc::new(Store::open_in(&opts.data_dir)?);
+        let run = runs::Run::start(&opts.data_dir).map_err(|e| {
+            CoreError::Store(store::StoreError::Corrupt(format!(
+                "cannot register this process in {}: {e}",
+                opts.data_dir.join(runs::RUNS_DIR).display()
+            )))
+        })?;
+        store.set_run_id(run.id());
+        interrupt_orphans(&store, &opts.data_dir);
         let (events, _) = broadcast::channel(events::EVENT_CHANNEL_CAPACITY);
         let broker = Arc::new(Broker::new(
             store.clone(),
@@ -125,6 +166,7 @@ impl Airlock {
             sign_ins: Mutex::new(HashMap::new()),
             oauth_summaries: Mutex::new(HashMap::new()),
             next_sign_in: std::sync::atomic::AtomicU64::new(1),
+            _run: run,
         }))
     }
 

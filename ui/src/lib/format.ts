@@ -1,5 +1,6 @@
 // Pure helpers for display: times, statuses, warnings, server definitions.
 import type { BlockReason, ConnStatus, ServerDef, StoredValue, Warning } from "./api";
+import type { ElicitationState } from "./bindings/ElicitationState";
 import { SECRET_SUFFIXES, SECRET_WORDS } from "./bindings/secretWords";
 
 /** Keep the start and the end of a long string, with "…" in the middle. */
@@ -176,47 +177,52 @@ export function looksSecret(name: string): boolean {
   );
 }
 
-/** Elicitation record states, in words. */
-export function stateLabel(state: string): string {
-  const labels: Record<string, string> = {
-    requested: "Waiting for you",
-    accepted: "Accepted",
-    opened: "Opened in browser",
-    open_failed: "Browser failed to open",
-    completed: "Completed",
-    late: "Late",
-    continued: "Continued",
-    declined: "Declined",
-    cancelled: "Cancelled",
-    expired: "Expired",
-    blocked: "Blocked",
-    rate_limited: "Rate limited",
-    invalid_schema: "Invalid form",
-    connection_lost: "Connection lost",
-  };
-  return labels[state] ?? state;
+/** Elicitation record states, in words (every state of the Rust enum: a new one fails the type check). */
+const STATE_LABELS: Record<ElicitationState, string> = {
+  requested: "Waiting for you",
+  blocked: "Blocked",
+  rate_limited: "Rate limited",
+  invalid_schema: "Invalid form",
+  declined: "Declined",
+  cancelled: "Cancelled",
+  accepted: "Accepted",
+  opened: "Opened in browser",
+  open_failed: "Browser failed to open",
+  completed: "Completed",
+  late: "Late",
+  continued: "Continued",
+  expired: "Expired",
+  connection_lost: "Connection lost",
+  failed: "Failed",
+  interrupted: "Interrupted (Airlock stopped)",
+};
+
+
+export function stateLabel(state: ElicitationState): string {
+  return STATE_LABELS[state] ?? state;
 }
 
-export function stateTone(state: string): StatusTone {
-  switch (state) {
-    case "completed":
-    case "continued":
-      return "ok";
-    case "requested":
-    case "accepted":
-    case "opened":
-    case "late":
-      return "busy";
-    case "blocked":
-    case "rate_limited":
-    case "open_failed":
-    case "expired":
-    case "invalid_schema":
-    case "connection_lost":
-      return "bad";
-    default:
-      return "idle";
-  }
+const STATE_TONES: Record<ElicitationState, StatusTone> = {
+  requested: "busy",
+  accepted: "busy",
+  opened: "busy",
+  late: "busy",
+  completed: "ok",
+  continued: "ok",
+  blocked: "bad",
+  rate_limited: "bad",
+  open_failed: "bad",
+  expired: "bad",
+  invalid_schema: "bad",
+  connection_lost: "bad",
+  failed: "bad",
+  interrupted: "bad",
+  declined: "idle",
+  cancelled: "idle",
+};
+
+export function stateTone(state: ElicitationState): StatusTone {
+  return STATE_TONES[state] ?? "idle";
 }
 
 /** Pretty JSON for display (always as text). */

@@ -134,6 +134,23 @@ fn verdict_of(code: &str) -> Option<Verdict> {
         .find(|v| v.code() == code)
 }
 
+/// SQL for "the record is still open": a state that is not final for its mode.
+fn open_clause() -> String {
+    let words = |mode: Mode| {
+        crate::lifecycle::ALL_STATES
+            .iter()
+            .filter(|s| !s.is_final(mode))
+            .map(|s| format!("'{}'", s.as_str()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "(mode = 'url' AND state IN ({})) OR (mode = 'form' AND state IN ({}))",
+        words(Mode::Url),
+        words(Mode::Form)
+    )
+}
+
 /// A stored word that is not one of ours: the database was edited by hand
 /// or by a newer Airlock.
 fn bad_word(column: usize, word: &str) -> rusqlite::Error {
@@ -285,8 +302,8 @@ impl Store {
         let conn = self.lock();
         conn.execute(
             "INSERT INTO elicitations (server_name, elicitation_id, mode, origin, message, url, registrable_domain,
-               verdict, warnings_json, state, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)",
+               verdict, warnings_json, state, created_at, updated_at, run_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12)",
             params![
                 new.server,
                 new.elicitation_id,
@@ -298,7 +315,8 @@ impl Store {
                 new.verdict.map(|v| v.code()),
                 serde_json::to_string(&new.warnings).unwrap_or_else(|_| "[]".into()),
                 ElicitationState::Requested.as_str(),
-                now
+                now,
+                self.run_id(),
             ],
         )?;
         Ok(ElicitationRecord {
@@ -316,6 +334,38 @@ impl Store {
             created_at: now,
             updated_at: now,
         })
+    }
+
+    /// The runs (processes) that left records open, with how many each.
+    pub fn runs_with_open_records(&self) -> StoreResult<Vec<Option<String>>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT DISTINCT run_id FROM elicitations WHERE {}",
+            open_clause()
+        ))?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Mark the records left open by `run` (`None`: records from before
+    /// runs were tracked) `interrupted`. Returns `(id, server)` of each.
+    pub fn interrupt_open_records(&self, run: Option<&str>) -> StoreResult<Vec<(i64, String)>> {
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        let clause = format!("({}) AND run_id IS ?1", open_clause());
+        let ids: Vec<(i64, String)> = {
+            let mut stmt = tx.prepare(&format!(
+                "SELECT id, server_name FROM elicitations WHERE {clause}"
+            ))?;
+            let rows = stmt.query_map(params![run], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        tx.execute(
+            &format!("UPDATE elicitations SET state = ?2, updated_at = ?3 WHERE {clause}"),
+            params![run, ElicitationState::Interrupted.as_str(), super::now_ms()],
+        )?;
+        tx.commit()?;
+        Ok(ids)
     }
 
     /// Move a record to `state` (the broker checked that the move is legal).

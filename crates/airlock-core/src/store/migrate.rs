@@ -14,6 +14,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
         include_str!("../../migrations/0002_elicitations_audit_logs.sql"),
     ),
     (3, include_str!("../../migrations/0003_meta.sql")),
+    (4, include_str!("../../migrations/0004_runs.sql")),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -66,6 +66,8 @@ pub struct ServerRow {
 pub struct Store {
     conn: Mutex<Connection>,
     path: PathBuf,
+    /// The run (process) that records elicitations through this store.
+    run_id: std::sync::OnceLock<String>,
 }
 
 pub fn now_ms() -> i64 {
@@ -87,13 +89,54 @@ pub fn truncate_text(text: &str, max: usize) -> String {
     format!("{}… [{} bytes cut]", &text[..end], text.len() - end)
 }
 
+/// Create `dir` (and its parents) if missing; a folder Airlock creates is
+/// readable by this user only (0700).
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+/// Create the database file 0600 before SQLite does, or tighten an existing
+/// one (and its -wal / -shm files) to 0600.
+fn make_private_file(path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(path)?;
+        for suffix in ["", "-wal", "-shm"] {
+            let p = PathBuf::from(format!("{}{suffix}", path.display()));
+            if p.exists() {
+                std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600))?;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
 impl Store {
     /// Open (creating if needed) the database file and bring it to the latest schema.
     pub fn open(path: &Path) -> StoreResult<Store> {
         if let Some(parent) = path.parent() {
             // A missing parent shows up as an Open error below, with the path.
-            let _ = std::fs::create_dir_all(parent);
+            let _ = create_private_dir(parent);
         }
+        // Only this user may read the database; SQLite gives its -wal and
+        // -shm files the same mode.
+        let _ = make_private_file(path);
         let conn = Connection::open(path).map_err(|source| StoreError::Open {
             path: path.to_owned(),
             source,
@@ -106,6 +149,7 @@ impl Store {
         Ok(Store {
             conn: Mutex::new(conn),
             path: path.to_owned(),
+            run_id: std::sync::OnceLock::new(),
         })
     }
 
@@ -116,6 +160,15 @@ impl Store {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Tag the elicitations recorded from now on with this run's id.
+    pub fn set_run_id(&self, id: &str) {
+        let _ = self.run_id.set(id.to_owned());
+    }
+
+    pub(crate) fn run_id(&self) -> Option<&str> {
+        self.run_id.get().map(String::as_str)
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, Connection> {
