@@ -435,13 +435,22 @@ fn a_killed_airlock_takes_its_stdio_servers_down() {
 fn out_of_bounds_deadlines_are_refused_with_the_reason() {
     let sb = Sandbox::new();
     for (args, says) in [
-        (vec!["--late-after", "0"], "late after must be between 1 and 3600"),
-        (vec!["--give-up-after", "90000"], "give up after must be between"),
+        (
+            vec!["--late-after", "0"],
+            "late after must be between 1 and 3600",
+        ),
+        (
+            vec!["--give-up-after", "90000"],
+            "give up after must be between",
+        ),
         (
             vec!["--late-after", "60", "--give-up-after", "30"],
             "must be at least late after",
         ),
-        (vec!["--connect-timeout", "0"], "connect timeout must be between"),
+        (
+            vec!["--connect-timeout", "0"],
+            "connect timeout must be between",
+        ),
     ] {
         let mut all = args.clone();
         all.extend(["servers", "list"]);

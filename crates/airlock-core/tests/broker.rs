@@ -122,13 +122,15 @@ async fn per_minute_limit_and_blocked_urls_never_reach_consent() {
             .await;
         decisions.push(o.decision());
     }
-    // The blocked one does not count: it never got a slot.
-    assert!(
-        decisions[..airlock_core::elicitation::DEFAULT_MAX_PER_MINUTE]
-            .iter()
-            .all(|d| *d == ConsentDecision::Accept)
-    );
-    assert_eq!(*decisions.last().unwrap(), ConsentDecision::Decline);
+    // The blocked one counts against the per-minute limit too (issue 11: a
+    // flood of bad URLs is cut off like any other), so one fewer is asked.
+    let max = airlock_core::elicitation::DEFAULT_MAX_PER_MINUTE;
+    assert!(decisions[..max - 1]
+        .iter()
+        .all(|d| *d == ConsentDecision::Accept));
+    assert!(decisions[max - 1..]
+        .iter()
+        .all(|d| *d == ConsentDecision::Decline));
     let states: Vec<String> = store
         .elicitations(Some("s"), 100)
         .unwrap()
@@ -247,4 +249,59 @@ async fn a_question_dropped_mid_consent_frees_its_slot() {
         .map(|r| r.state.to_string())
         .collect();
     assert!(states.iter().all(|s| s == "connection_lost"), "{states:?}");
+}
+
+/// Every kind of request shares the per-server limits: blocked URLs and
+/// forms are cut off like URL elicitations, and one server at its limit
+/// never causes another server's request to be refused.
+#[tokio::test(flavor = "current_thread")]
+async fn blocked_urls_and_forms_share_the_limits_and_other_servers_are_unaffected() {
+    let opener = RecordingOpener::new();
+    let consent = ScriptedConsent::accepting();
+    let (b, store, _dir) = broker(consent.clone(), opener.clone());
+    let max = airlock_core::elicitation::DEFAULT_MAX_PER_MINUTE;
+    // A flood of blocked URLs from one server: only `max` are even inspected
+    // as blocked; the rest are rate-limited.
+    for i in 0..max * 3 {
+        b.handle_url(
+            "flood",
+            1,
+            "m",
+            &format!("javascript:alert({i})"),
+            Some(&format!("j{i}")),
+            Origin::Request,
+        )
+        .await;
+    }
+    let rows = store.elicitations(Some("flood"), 1000).unwrap();
+    let blocked = rows
+        .iter()
+        .filter(|r| r.state.as_str() == "blocked")
+        .count();
+    let limited = rows
+        .iter()
+        .filter(|r| r.state.as_str() == "rate_limited")
+        .count();
+    assert_eq!((blocked, limited), (max, max * 2));
+    // Its forms are refused too, without asking.
+    let schema = serde_json::json!({"type": "object", "properties": {"a": {"type": "string"}}});
+    let form = b
+        .handle_form("flood", "m", &schema, None, Origin::Request)
+        .await
+        .unwrap();
+    assert_eq!(form.result_json(), serde_json::json!({"action": "decline"}));
+    assert!(consent.asked_forms.lock().unwrap().is_empty());
+    // Another server is asked as usual.
+    let other = b
+        .handle_url(
+            "calm",
+            2,
+            "m",
+            "https://calm.example/",
+            Some("c"),
+            Origin::Request,
+        )
+        .await;
+    assert_eq!(other.decision(), ConsentDecision::Accept);
+    assert_eq!(opener.urls(), ["https://calm.example/"]);
 }

@@ -11,7 +11,7 @@ use airlock_url_safety::{neutralize_for_display, Inspection, Policy};
 use tokio::sync::{broadcast, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::outcome::RateLimit;
+use super::outcome::{RateLimit, Refusal};
 use super::ports::{Consent, Opener};
 use crate::events::{CoreEvent, ElicitationEvent};
 use crate::lifecycle::ElicitationState;
@@ -313,6 +313,20 @@ impl Broker {
         c.pending += 1;
         c.recent.push_back(now);
         Ok(())
+    }
+
+    /// Reserve a slot for `record_id`, or record it `rate_limited` and say why.
+    pub(super) fn admit_or_refuse(&self, server: &str, record_id: i64) -> Result<(), Refusal> {
+        self.admit(server).map_err(|limit| {
+            let refusal = Refusal::RateLimited { limit };
+            self.advance(
+                record_id,
+                ElicitationState::RateLimited,
+                Some(refusal.to_string()),
+                serde_json::json!({"reason": limit.describe(), "limit": limit}),
+            );
+            refusal
+        })
     }
 
     pub(super) fn release(&self, server: &str) {

@@ -12,12 +12,14 @@ use crate::store::NewElicitation;
 /// cancelled its request, the connection went away) the record says so.
 struct Unanswered<'a> {
     broker: &'a Broker,
+    server: &'a str,
     record_id: i64,
     answered: bool,
 }
 
 impl Drop for Unanswered<'_> {
     fn drop(&mut self) {
+        self.broker.release(self.server);
         if !self.answered {
             self.broker.advance(
                 self.record_id,
@@ -95,6 +97,13 @@ impl Broker {
                 answer: FormAnswer::Decline,
             });
         };
+        // Forms count against the same per-server limits as URLs.
+        if self.admit_or_refuse(server, record_id).is_err() {
+            return Ok(FormOutcome {
+                record_id: Some(record_id),
+                answer: FormAnswer::Decline,
+            });
+        }
         let request = FormConsentRequest {
             record_id,
             server: server.to_owned(),
@@ -104,6 +113,7 @@ impl Broker {
         };
         let mut asking = Unanswered {
             broker: self,
+            server,
             record_id,
             answered: false,
         };

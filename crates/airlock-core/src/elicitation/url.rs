@@ -128,7 +128,13 @@ impl Broker {
             Ok(id) => id,
             Err(error) => return (None, Err(Refusal::NotRecorded { error })),
         };
+        // Every request counts against the server's limits, blocked ones
+        // too: a flood of bad URLs is cut off like any other.
+        if let Err(refusal) = self.admit_or_refuse(server, record_id) {
+            return (Some(record_id), Err(refusal));
+        }
         if let Some(reason) = inspection.block_reason {
+            self.release(server);
             let refusal = Refusal::Blocked {
                 reason,
                 scheme: inspection.scheme.clone(),
@@ -138,16 +144,6 @@ impl Broker {
                 S::Blocked,
                 Some(refusal.to_string()),
                 serde_json::json!({"reason": reason.code()}),
-            );
-            return (Some(record_id), Err(refusal));
-        }
-        if let Err(limit) = self.admit(server) {
-            let refusal = Refusal::RateLimited { limit };
-            self.advance(
-                record_id,
-                S::RateLimited,
-                Some(refusal.to_string()),
-                serde_json::json!({"reason": limit.describe(), "limit": limit}),
             );
             return (Some(record_id), Err(refusal));
         }
