@@ -14,6 +14,9 @@ so `--port 0` works and tells you the port).
 Env:
     AIRLOCK_PEER_COMPLETE_DELAY  seconds before `notifications/elicitation/complete`
                                  is sent (default 0.5; negative = never).
+    AIRLOCK_PEER_EXIT_AFTER      exit this many seconds after start (a server that
+                                 connects and drops at once, forever).
+    AIRLOCK_PEER_SPAWN_LOG       append one line per start to this file (counts spawns).
 """
 
 from __future__ import annotations
@@ -199,7 +202,20 @@ async def _serve_http(port: int) -> None:
     await uvicorn.Server(config).serve(sockets=[sock])
 
 
+def _hostile_knobs() -> None:
+    log = os.environ.get("AIRLOCK_PEER_SPAWN_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(f"{os.getpid()}\n")
+    exit_after = os.environ.get("AIRLOCK_PEER_EXIT_AFTER")
+    if exit_after:
+        import threading
+
+        threading.Timer(float(exit_after), lambda: os._exit(0)).start()
+
+
 def main() -> None:
+    _hostile_knobs()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="transport", required=True)
     sub.add_parser("stdio")

@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use crate::events::CoreEvent;
-use crate::limits::{FIRST_BACKOFF, MAX_BACKOFF, MAX_RECONNECT_ATTEMPTS};
 use crate::mcp::{self, ConnectContext, ConnectError, Session};
 use crate::secrets::Redactor;
 use crate::servers::{ServerDef, Transport};
@@ -265,7 +264,14 @@ impl Airlock {
         mut session: Arc<Session>,
         mut conn_row: i64,
     ) {
+        // Attempts and back-off carry over from drop to drop: a server that
+        // connects and drops at once, forever, is not respawned twice a
+        // second. Only a connection that stayed up a while starts afresh.
+        let policy = self.reconnect;
+        let mut attempt = 0u32;
+        let mut backoff = policy.first_backoff;
         loop {
+            let up_since = std::time::Instant::now();
             session.closed().await;
             self.broker.connection_lost(session.connection);
             if self.current_generation(&name) != Some(generation) {
@@ -274,67 +280,87 @@ impl Airlock {
                     .connection_updated(conn_row, "disconnected", None, None, None);
                 return;
             }
-            let reason = format!("connection lost{}", {
-                let tail = session.stderr_tail();
-                if tail.is_empty() {
-                    String::new()
-                } else {
-                    format!("; last stderr: {}", tail.join(" | "))
-                }
-            });
+            if up_since.elapsed() >= policy.stable_after {
+                attempt = 0;
+                backoff = policy.first_backoff;
+            }
+            let tail = session.stderr_tail();
+            let mut reason = "connection lost".to_owned();
+            if !tail.is_empty() {
+                reason.push_str(&format!("; last stderr: {}", tail.join(" | ")));
+            }
             let _ = self
                 .store
                 .connection_updated(conn_row, "failed", None, None, Some(&reason));
             self.log(&name, "warning", &reason);
-            let mut attempt = 0u32;
-            let mut backoff = FIRST_BACKOFF;
-            let mut last_reason = reason;
-            loop {
-                attempt += 1;
-                if attempt > MAX_RECONNECT_ATTEMPTS {
-                    self.set_status(
-                        &name,
-                        ConnStatus::Failed {
-                            reason: format!("gave up after {MAX_RECONNECT_ATTEMPTS} reconnect attempts: {last_reason}"),
-                        },
-                    );
-                    return;
+            match self
+                .reconnect(&name, generation, &mut attempt, &mut backoff, reason)
+                .await
+            {
+                Some((s, row)) => {
+                    session = s;
+                    conn_row = row;
                 }
+                None => return,
+            }
+        }
+    }
+
+    /// Reconnect with capped exponential back-off until it works, the
+    /// attempts run out (status `failed`, with why), a sign-in is needed, or
+    /// the connection is no longer wanted.
+    async fn reconnect(
+        self: &Arc<Self>,
+        name: &str,
+        generation: u64,
+        attempt: &mut u32,
+        backoff: &mut std::time::Duration,
+        mut last_reason: String,
+    ) -> Option<(Arc<Session>, i64)> {
+        loop {
+            let policy = self.reconnect;
+            *attempt += 1;
+            if *attempt > policy.max_attempts {
                 self.set_status(
-                    &name,
-                    ConnStatus::Reconnecting {
-                        attempt,
-                        retry_in_ms: u64::try_from(backoff.as_millis()).unwrap_or(u64::MAX),
-                        reason: last_reason.clone(),
+                    name,
+                    ConnStatus::Failed {
+                        reason: format!(
+                            "gave up after {} reconnect attempts (the server keeps dropping the connection or cannot be started; Connect tries again): {last_reason}",
+                            policy.max_attempts
+                        ),
                     },
                 );
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(MAX_BACKOFF);
-                if self.current_generation(&name) != Some(generation) {
-                    return;
+                return None;
+            }
+            self.set_status(
+                name,
+                ConnStatus::Reconnecting {
+                    attempt: *attempt,
+                    retry_in_ms: u64::try_from(backoff.as_millis()).unwrap_or(u64::MAX),
+                    reason: last_reason.clone(),
+                },
+            );
+            tokio::time::sleep(*backoff).await;
+            *backoff = (*backoff * 2).min(policy.max_backoff);
+            if self.current_generation(name) != Some(generation) {
+                return None;
+            }
+            let def = self.get_server(name).ok()?;
+            match self.open_session(&def, false).await {
+                Ok((s, row)) => {
+                    let status = ConnStatus::Ready {
+                        protocol_version: s.info.protocol_version.clone(),
+                    };
+                    self.install(name, generation, s.clone(), status);
+                    return Some((s, row));
                 }
-                let def = match self.get_server(&name) {
-                    Ok(d) => d,
-                    Err(_) => return,
-                };
-                match self.open_session(&def, false).await {
-                    Ok((s, row)) => {
-                        let status = ConnStatus::Ready {
-                            protocol_version: s.info.protocol_version.clone(),
-                        };
-                        self.install(&name, generation, s.clone(), status);
-                        session = s;
-                        conn_row = row;
-                        break;
-                    }
-                    // Reconnects never start a sign-in on their own: the
-                    // user signs in again from the window or the CLI.
-                    Err(e) if needs_sign_in(&e) => {
-                        self.set_status(&name, failed_status(&e));
-                        return;
-                    }
-                    Err(e) => last_reason = e.to_string(),
+                // Reconnects never start a sign-in on their own: the
+                // user signs in again from the window or the CLI.
+                Err(e) if needs_sign_in(&e) => {
+                    self.set_status(name, failed_status(&e));
+                    return None;
                 }
+                Err(e) => last_reason = e.to_string(),
             }
         }
     }

@@ -52,6 +52,8 @@ pub struct AirlockOptions {
     pub opener: Arc<dyn Opener>,
     pub broker: BrokerSettings,
     pub connect_timeout: Duration,
+    /// Back-off and attempts after a connection drops.
+    pub reconnect: limits::ReconnectPolicy,
     /// How Airlock identifies itself to OAuth authorization servers.
     pub oauth_identity: auth::ClientIdentity,
     /// The browser port for OAuth logins started by a connect (a 401);
@@ -68,6 +70,7 @@ impl AirlockOptions {
             opener,
             broker: BrokerSettings::default(),
             connect_timeout: mcp::DEFAULT_CONNECT_TIMEOUT,
+            reconnect: limits::ReconnectPolicy::default(),
             oauth_identity: auth::ClientIdentity::default(),
             oauth_browser: None,
         }
@@ -119,6 +122,7 @@ pub struct Airlock {
     events: broadcast::Sender<CoreEvent>,
     broker: Arc<Broker>,
     connect_timeout: Duration,
+    reconnect: limits::ReconnectPolicy,
     oauth_identity: auth::ClientIdentity,
     oauth_browser: Option<Arc<dyn auth::Browser>>,
     data_dir: PathBuf,
@@ -159,6 +163,7 @@ impl Airlock {
             events,
             broker,
             connect_timeout: opts.connect_timeout,
+            reconnect: opts.reconnect,
             oauth_identity: opts.oauth_identity,
             oauth_browser: opts.oauth_browser,
             data_dir: opts.data_dir,

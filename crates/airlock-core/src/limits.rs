@@ -94,8 +94,32 @@ pub const HISTORY_RETENTION_DAYS: Bound = Bound {
 pub const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 /// Largest reconnect back-off.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
-/// Reconnect attempts after a drop before the status becomes `failed`.
+/// Reconnect attempts before the status becomes `failed`; they carry over
+/// from drop to drop until a connection stays up `STABLE_CONNECTION`.
 pub const MAX_RECONNECT_ATTEMPTS: u32 = 10;
+/// A connection that stayed up this long resets the reconnect attempts.
+pub const STABLE_CONNECTION: Duration = Duration::from_secs(60);
+
+/// How a dropped connection is re-established.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReconnectPolicy {
+    pub first_backoff: Duration,
+    pub max_backoff: Duration,
+    pub max_attempts: u32,
+    /// A connection up this long resets the attempts and the back-off.
+    pub stable_after: Duration,
+}
+
+impl Default for ReconnectPolicy {
+    fn default() -> Self {
+        Self {
+            first_backoff: FIRST_BACKOFF,
+            max_backoff: MAX_BACKOFF,
+            max_attempts: MAX_RECONNECT_ATTEMPTS,
+            stable_after: STABLE_CONNECTION,
+        }
+    }
+}
 
 /// The late and give-up deadlines together: each in its bounds, and give-up
 /// not before late.

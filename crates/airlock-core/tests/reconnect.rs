@@ -129,3 +129,73 @@ async fn reconnects_after_the_server_comes_back() {
     core.disconnect("py");
     assert_eq!(core.status("py"), ConnStatus::Disconnected);
 }
+
+/// A server that connects and drops at once, forever (a real Python `mcp`
+/// server told to exit shortly after start): the reconnect attempts carry
+/// over from drop to drop, so it is started a bounded number of times, and
+/// then the status says Airlock gave up and why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_drops_at_once_is_not_respawned_forever() {
+    let dir = tempfile::tempdir().unwrap();
+    let spawns = dir.path().join("spawns.log");
+    let mut opts = AirlockOptions::new(
+        dir.path().join("data"),
+        Arc::new(FixedConsent(ConsentDecision::Decline)),
+        Arc::new(PrintOpener { print: false }),
+    );
+    opts.reconnect = airlock_core::limits::ReconnectPolicy {
+        first_backoff: Duration::from_millis(50),
+        max_backoff: Duration::from_millis(200),
+        max_attempts: 4,
+        stable_after: Duration::from_secs(30),
+    };
+    let core = Airlock::open(opts).unwrap();
+    let env = [
+        ("AIRLOCK_PEER_EXIT_AFTER", "1.5"),
+        ("AIRLOCK_PEER_SPAWN_LOG", spawns.to_str().unwrap()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), airlock_core::servers::InputValue::plain(v)))
+    .collect();
+    core.add_server(&ServerInput {
+        name: "flappy".into(),
+        transport: Transport::Stdio {
+            command: peers().join(".venv/bin/python").display().to_string(),
+            args: vec![
+                peers().join("py_server.py").display().to_string(),
+                "stdio".into(),
+            ],
+            env,
+            cwd: None,
+        },
+    })
+    .unwrap();
+    core.connect("flappy").await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let reason = loop {
+        if let ConnStatus::Failed { reason } = core.status("flappy") {
+            break reason;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "never gave up: {:?}",
+            core.status("flappy")
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(
+        reason.contains("gave up after 4 reconnect attempts"),
+        "{reason}"
+    );
+    let count = || {
+        std::fs::read_to_string(&spawns)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let at_give_up = count();
+    // The first start and at most one per allowed attempt.
+    assert!((2..=5).contains(&at_give_up), "started {at_give_up} times");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(count(), at_give_up, "started again after giving up");
+}

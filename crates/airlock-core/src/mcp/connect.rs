@@ -350,6 +350,14 @@ where
     ))
 }
 
+/// Longest server instructions kept, in bytes (the rest is cut, marked).
+pub const MAX_INSTRUCTIONS_BYTES: usize = 16 * 1024;
+
+/// Server text, bounded and without control or bidi characters.
+fn bounded(text: &str, max_chars: usize) -> String {
+    crate::url_safety::neutralize_for_display(text, max_chars)
+}
+
 /// What the server said about itself in the handshake.
 fn session_info(running: &Running) -> SessionInfo {
     running
@@ -357,10 +365,14 @@ fn session_info(running: &Running) -> SessionInfo {
         .peer_info()
         .map(|i| SessionInfo {
             protocol_version: i.protocol_version.to_string(),
-            server_name: i.server_info.as_ref().map(|s| s.name.clone()),
-            server_version: i.server_info.as_ref().map(|s| s.version.clone()),
+            server_name: i.server_info.as_ref().map(|s| bounded(&s.name, 256)),
+            server_version: i.server_info.as_ref().map(|s| bounded(&s.version, 256)),
             capabilities: serde_json::to_value(&i.capabilities).unwrap_or_default(),
-            instructions: i.instructions.clone(),
+            // Multi-line text the shells show as plain text: bounded, lines kept.
+            instructions: i
+                .instructions
+                .as_deref()
+                .map(|t| crate::store::truncate_text(t, MAX_INSTRUCTIONS_BYTES)),
         })
         .unwrap_or(SessionInfo {
             protocol_version: "unknown".into(),

@@ -24,6 +24,11 @@ pub const DB_FILE: &str = "airlock.sqlite3";
 pub const MAX_LOG_LINES_PER_SERVER: i64 = 2000;
 /// Longest single log line kept, in bytes (longer lines are cut at a char boundary).
 pub const MAX_LOG_LINE_BYTES: usize = 4096;
+/// Connection attempts kept per server (older rows are pruned on insert).
+pub const MAX_CONNECTIONS_PER_SERVER: i64 = 200;
+/// Largest server info (name, version, capabilities, instructions) kept per
+/// connection, in bytes of JSON.
+pub const MAX_SERVER_INFO_BYTES: usize = 32 * 1024;
 /// Largest page a history query returns.
 pub const MAX_PAGE: u32 = 1000;
 
@@ -275,13 +280,21 @@ impl Store {
 
     // ----- connections -----
 
+    /// Record a connection attempt; only the newest
+    /// [`MAX_CONNECTIONS_PER_SERVER`] attempts of a server are kept.
     pub fn connection_started(&self, server: &str) -> StoreResult<i64> {
         let conn = self.lock();
         conn.execute(
             "INSERT INTO connections (server_name, started_at, status) VALUES (?1, ?2, 'connecting')",
             params![server, now_ms()],
         )?;
-        Ok(conn.last_insert_rowid())
+        let id = conn.last_insert_rowid();
+        conn.execute(
+            "DELETE FROM connections WHERE server_name = ?1 AND id NOT IN
+               (SELECT id FROM connections WHERE server_name = ?1 ORDER BY id DESC LIMIT ?2)",
+            params![server, MAX_CONNECTIONS_PER_SERVER],
+        )?;
+        Ok(id)
     }
 
     pub fn connection_updated(
@@ -293,10 +306,20 @@ impl Store {
         error: Option<&str>,
     ) -> StoreResult<()> {
         let ended = matches!(status, "failed" | "disconnected").then(now_ms);
+        // A server chooses what it says about itself: keep a bounded part.
+        let info = server_info_json.map(|j| {
+            if j.len() <= MAX_SERVER_INFO_BYTES {
+                j.to_owned()
+            } else {
+                serde_json::json!({"truncated": truncate_text(j, MAX_SERVER_INFO_BYTES)})
+                    .to_string()
+            }
+        });
+        let error = error.map(|e| truncate_text(e, MAX_LOG_LINE_BYTES));
         self.lock().execute(
             "UPDATE connections SET status = ?2, protocol_version = COALESCE(?3, protocol_version),
              server_info_json = COALESCE(?4, server_info_json), error = ?5, ended_at = ?6 WHERE id = ?1",
-            params![id, status, protocol_version, server_info_json, error, ended],
+            params![id, status, protocol_version, info, error, ended],
         )?;
         Ok(())
     }
