@@ -78,6 +78,55 @@ fn protocol(server: &str, message: impl Into<String>) -> CoreError {
     }
 }
 
+/// Pages of one list a server may send before Airlock stops asking.
+pub const MAX_LIST_PAGES: usize = 100;
+/// Items of one list (tools, prompts, resources) Airlock keeps at most.
+pub const MAX_LIST_ITEMS: usize = 10_000;
+
+fn paginated(cursor: Option<String>) -> Option<rmcp::model::PaginatedRequestParams> {
+    cursor.map(|c| rmcp::model::PaginatedRequestParams::default().with_cursor(Some(c)))
+}
+
+/// Follow a list's pages, stopping with a clear error after
+/// [`MAX_LIST_PAGES`] pages, [`MAX_LIST_ITEMS`] items, or a cursor the
+/// server already sent (a loop), so a hostile server cannot grow memory or
+/// keep Airlock asking forever.
+async fn list_bounded<T, F, Fut>(session: &Session, what: &str, mut page: F) -> CoreResult<Vec<T>>
+where
+    F: FnMut(Option<String>) -> Fut,
+    Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), ServiceError>>,
+{
+    let mut items = Vec::new();
+    let mut cursor = None;
+    let mut seen = HashSet::new();
+    for _ in 0..MAX_LIST_PAGES {
+        let (batch, next) = page(cursor).await.map_err(|e| session_error(session, e))?;
+        items.extend(batch);
+        if items.len() > MAX_LIST_ITEMS {
+            return Err(protocol(
+                &session.server,
+                format!("the server listed more than {MAX_LIST_ITEMS} {what}; stopped"),
+            ));
+        }
+        match next {
+            None => return Ok(items),
+            Some(c) if !seen.insert(c.clone()) => {
+                return Err(protocol(
+                    &session.server,
+                    format!(
+                    "the server sent the same {what} page cursor twice; stopped to avoid a loop"
+                ),
+                ))
+            }
+            Some(c) => cursor = Some(c),
+        }
+    }
+    Err(protocol(
+        &session.server,
+        format!("the server's {what} list went on for more than {MAX_LIST_PAGES} pages; stopped"),
+    ))
+}
+
 /// Why a call that needed a URL elicitation was not retried, in words.
 fn not_retried(refusal: &Refusal) -> String {
     match refusal {
@@ -121,12 +170,14 @@ fn parse_required(data: Option<&serde_json::Value>) -> Vec<RequiredElicitation> 
 }
 
 impl Airlock {
+    /// Every tool of a server, page by page (bounded: see [`list_bounded`]).
     pub async fn list_tools(self: &Arc<Self>, server: &str) -> CoreResult<Vec<rmcp::model::Tool>> {
         let s = self.session(server).await?;
-        s.peer
-            .list_all_tools()
-            .await
-            .map_err(|e| session_error(&s, e))
+        list_bounded(&s, "tools", |cursor| async {
+            let page = s.peer.list_tools(paginated(cursor)).await?;
+            Ok((page.tools, page.next_cursor))
+        })
+        .await
     }
 
     pub async fn list_prompts(
@@ -134,10 +185,11 @@ impl Airlock {
         server: &str,
     ) -> CoreResult<Vec<rmcp::model::Prompt>> {
         let s = self.session(server).await?;
-        s.peer
-            .list_all_prompts()
-            .await
-            .map_err(|e| session_error(&s, e))
+        list_bounded(&s, "prompts", |cursor| async {
+            let page = s.peer.list_prompts(paginated(cursor)).await?;
+            Ok((page.prompts, page.next_cursor))
+        })
+        .await
     }
 
     pub async fn list_resources(
@@ -145,10 +197,11 @@ impl Airlock {
         server: &str,
     ) -> CoreResult<Vec<rmcp::model::Resource>> {
         let s = self.session(server).await?;
-        s.peer
-            .list_all_resources()
-            .await
-            .map_err(|e| session_error(&s, e))
+        list_bounded(&s, "resources", |cursor| async {
+            let page = s.peer.list_resources(paginated(cursor)).await?;
+            Ok((page.resources, page.next_cursor))
+        })
+        .await
     }
 
     pub async fn get_prompt(
