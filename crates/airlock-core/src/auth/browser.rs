@@ -62,13 +62,8 @@ pub fn check_redirect(redirect_url: &Url, expected_state: &str) -> Result<(), Au
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.into_owned())
     };
-    if let Some(error) = get("error") {
-        let description = get("error_description").unwrap_or_default();
-        return Err(AuthFlowError::new(
-            AuthStep::UserAuthorization,
-            format!("the authorization server answered {error:?} {description}"),
-        ));
-    }
+    // The state first: an answer that is not for this login says nothing
+    // about it, whatever else it carries.
     match get("state") {
         Some(s) if constant_time_eq(s.as_bytes(), expected_state.as_bytes()) => {}
         Some(_) => {
@@ -84,6 +79,17 @@ pub fn check_redirect(redirect_url: &Url, expected_state: &str) -> Result<(), Au
             ))
         }
     }
+    if let Some(error) = get("error") {
+        let description = get("error_description").unwrap_or_default();
+        return Err(AuthFlowError::new(
+            AuthStep::UserAuthorization,
+            format!(
+                "the authorization server answered {:?} {:?}",
+                crate::url_safety::neutralize_for_display(&error, 100),
+                crate::url_safety::neutralize_for_display(&description, 300)
+            ),
+        ));
+    }
     if get("code").is_none() {
         return Err(AuthFlowError::new(
             AuthStep::Redirect,
@@ -91,6 +97,15 @@ pub fn check_redirect(redirect_url: &Url, expected_state: &str) -> Result<(), Au
         ));
     }
     Ok(())
+}
+
+/// Is this redirect for this login (its `state` matches)? Anything else is
+/// ignored by the loopback listener: it does not end the sign-in.
+fn is_for_this_login(redirect_url: &Url, expected_state: &str) -> bool {
+    redirect_url
+        .query_pairs()
+        .find(|(k, _)| k == "state")
+        .is_some_and(|(_, v)| constant_time_eq(v.as_bytes(), expected_state.as_bytes()))
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
@@ -147,6 +162,7 @@ struct LoopbackRedirect {
 }
 
 const DONE_PAGE: &str = "<!doctype html><meta charset=utf-8><title>Airlock</title><p>Airlock: authorization finished. You can close this tab.";
+const STRAY_PAGE: &str = "<!doctype html><meta charset=utf-8><title>Airlock</title><p>Airlock: this is not the sign-in Airlock is waiting for.";
 const FAILED_PAGE: &str = "<!doctype html><meta charset=utf-8><title>Airlock</title><p>Airlock: authorization failed. Return to Airlock for details.";
 
 #[async_trait::async_trait]
@@ -172,48 +188,84 @@ impl Redirect for LoopbackRedirect {
         })?;
         let base = Url::parse(&self.uri)
             .map_err(|e| AuthFlowError::new(AuthStep::Redirect, e.to_string()))?;
-        let accept = async {
-            loop {
-                let (mut stream, _) = self.listener.accept().await.map_err(|e| {
-                    AuthFlowError::new(AuthStep::Redirect, format!("loopback listener failed: {e}"))
-                })?;
-                let target = match read_request_target(&mut stream).await {
-                    Some(t) => t,
-                    None => continue,
-                };
-                let url = match base.join(&target) {
-                    Ok(u) if u.path() == CALLBACK_PATH => u,
-                    _ => {
-                        let _ = respond(&mut stream, "404 Not Found", "not found").await;
-                        continue;
-                    }
-                };
-                let verdict = check_redirect(&url, &expected);
-                let page = if verdict.is_ok() {
-                    DONE_PAGE
-                } else {
-                    FAILED_PAGE
-                };
-                let status = if verdict.is_ok() {
-                    "200 OK"
-                } else {
-                    "400 Bad Request"
-                };
-                let _ = respond(&mut stream, status, page).await;
-                return verdict.map(|()| url.to_string());
-            }
-        };
-        match tokio::time::timeout(self.wait, accept).await {
+        let wait = self.wait;
+        match tokio::time::timeout(wait, serve_redirects(self.listener, base, expected)).await {
             Ok(r) => r,
             Err(_) => Err(AuthFlowError::new(
                 AuthStep::UserAuthorization,
-                format!(
-                    "no answer from the browser within {} s",
-                    self.wait.as_secs()
-                ),
+                format!("no answer from the browser within {} s", wait.as_secs()),
             )),
         }
     }
+}
+
+/// Longest a local client may take to send its request line.
+pub const REDIRECT_READ_TIMEOUT: Duration = Duration::from_secs(2);
+/// Connections to the loopback listener served at once.
+pub const MAX_REDIRECT_CONNECTIONS: usize = 32;
+
+/// Serve the loopback listener until the redirect for this login arrives:
+/// every connection in its own task with a short read time-out, so a slow or
+/// silent local client cannot stall the real redirect; requests for another
+/// path or without this login's `state` are answered and ignored.
+async fn serve_redirects(
+    listener: TcpListener,
+    base: Url,
+    expected: String,
+) -> Result<String, AuthFlowError> {
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Result<String, AuthFlowError>>(1);
+    let expected = Arc::new(expected);
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_REDIRECT_CONNECTIONS));
+    loop {
+        tokio::select! {
+            answer = rx.recv() => {
+                if let Some(answer) = answer {
+                    return answer;
+                }
+            }
+            accepted = listener.accept() => {
+                let (stream, _) = accepted.map_err(|e| {
+                    AuthFlowError::new(AuthStep::Redirect, format!("loopback listener failed: {e}"))
+                })?;
+                // Past the limit, new connections are closed at once.
+                let Ok(slot) = slots.clone().try_acquire_owned() else { continue };
+                let (tx, base, expected) = (tx.clone(), base.clone(), expected.clone());
+                tokio::spawn(async move {
+                    let _slot = slot;
+                    if let Some(answer) = serve_one(stream, &base, &expected).await {
+                        let _ = tx.send(answer).await;
+                    }
+                });
+            }
+        }
+    }
+}
+
+/// One connection: `Some` when it was the redirect for this login.
+async fn serve_one(
+    mut stream: tokio::net::TcpStream,
+    base: &Url,
+    expected: &str,
+) -> Option<Result<String, AuthFlowError>> {
+    let target = read_request_target(&mut stream).await?;
+    let url = match base.join(&target) {
+        Ok(u) if u.path() == CALLBACK_PATH => u,
+        _ => {
+            let _ = respond(&mut stream, "404 Not Found", "not found").await;
+            return None;
+        }
+    };
+    if !is_for_this_login(&url, expected) {
+        let _ = respond(&mut stream, "400 Bad Request", STRAY_PAGE).await;
+        return None;
+    }
+    let verdict = check_redirect(&url, expected);
+    let (status, page) = match verdict {
+        Ok(()) => ("200 OK", DONE_PAGE),
+        Err(_) => ("400 Bad Request", FAILED_PAGE),
+    };
+    let _ = respond(&mut stream, status, page).await;
+    Some(verdict.map(|()| url.to_string()))
 }
 
 /// The request target (`/callback?...`) of an HTTP/1 request line.
@@ -221,7 +273,7 @@ async fn read_request_target(stream: &mut tokio::net::TcpStream) -> Option<Strin
     let mut buf = Vec::with_capacity(1024);
     let mut chunk = [0u8; 1024];
     while !buf.windows(2).any(|w| w == b"\r\n") && buf.len() < 8192 {
-        let n = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut chunk))
+        let n = tokio::time::timeout(REDIRECT_READ_TIMEOUT, stream.read(&mut chunk))
             .await
             .ok()?
             .ok()?;
@@ -412,23 +464,53 @@ mod tests {
         assert!(got.contains("code=abc"));
     }
 
+    /// Requests without this login's `state` (a forged or stale redirect
+    /// from another local program) are refused and do not end the sign-in;
+    /// silent connections do not stall the real redirect; the wait is bounded.
     #[tokio::test]
-    async fn loopback_listener_rejects_a_wrong_state_and_times_out() {
+    async fn loopback_listener_ignores_strays_and_serves_connections_concurrently() {
         let browser = LoopbackBrowser {
             opener: Arc::new(NoOpen),
             wait: Duration::from_secs(10),
         };
         let redirect = browser.redirect(None).await.unwrap();
         let uri = redirect.uri();
+        let port: u16 = Url::parse(&uri).unwrap().port().unwrap();
         let waiter =
             tokio::spawn(async move { redirect.complete("https://as/authorize?state=s1").await });
-        let bad = reqwest::Client::new()
-            .get(format!("{uri}?code=abc&state=evil"))
+        let client = reqwest::Client::new();
+        for forged in [
+            "?code=abc&state=evil",
+            "?code=abc",
+            "?error=access_denied&state=x",
+        ] {
+            let bad = client.get(format!("{uri}{forged}")).send().await.unwrap();
+            assert_eq!(bad.status(), 400, "{forged}");
+        }
+        assert!(!waiter.is_finished(), "a stray request ended the sign-in");
+        // Local clients that connect and say nothing.
+        let mut silent = Vec::new();
+        for _ in 0..5 {
+            silent.push(
+                tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .unwrap(),
+            );
+        }
+        let started = std::time::Instant::now();
+        let ok = client
+            .get(format!("{uri}?code=real&state=s1"))
             .send()
             .await
             .unwrap();
-        assert_eq!(bad.status(), 400);
-        assert_eq!(waiter.await.unwrap().unwrap_err().step, AuthStep::Redirect);
+        assert_eq!(ok.status(), 200);
+        assert!(
+            started.elapsed() < REDIRECT_READ_TIMEOUT,
+            "the real redirect waited behind silent clients: {:?}",
+            started.elapsed()
+        );
+        let got = waiter.await.unwrap().unwrap();
+        assert!(got.contains("code=real"), "{got}");
 
         let quick = LoopbackBrowser {
             opener: Arc::new(NoOpen),
