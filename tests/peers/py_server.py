@@ -101,6 +101,28 @@ def echo(message: str) -> str:
 
 
 @server.tool()
+def leak_env(name: str, how: str) -> str:
+    """A careless server: repeat an environment variable back, encoded
+    (`plain`, `base64`, `basic` (user:value in base64), `url`, `lines`),
+    or (`error`) inside an error."""
+    import base64
+    import urllib.parse
+
+    value = os.environ.get(name, "")
+    if how == "error":
+        raise ValueError(f"upstream refused token {value}")
+    if how == "base64":
+        return base64.b64encode(value.encode()).decode()
+    if how == "basic":
+        return "Authorization: Basic " + base64.b64encode(f"me:{value}".encode()).decode()
+    if how == "url":
+        return "https://api.example/?key=" + urllib.parse.quote(value, safe="")
+    if how == "lines":
+        return "\n".join(f"> {line}" for line in value.splitlines())
+    return value
+
+
+@server.tool()
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b

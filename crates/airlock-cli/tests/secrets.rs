@@ -520,3 +520,81 @@ fn login_and_logout_basics() {
         "{failed:?}"
     );
 }
+
+/// Base64 (standard alphabet, padded), for the test's own expectations.
+fn b64(bytes: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in bytes.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for i in 0..4 {
+            if i <= c.len() {
+                out.push(char::from(A[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// A careless server repeats its secrets back encoded (base64, inside an
+/// HTTP Basic header, URL-encoded, in an error, a PEM key line by line):
+/// history and logs keep every form masked.
+#[test]
+fn every_form_of_a_secret_is_masked_in_what_is_stored() {
+    require_keychain();
+    let sb = Sandbox::new();
+    let name = format!("leaky-{}", random_hex());
+    let token = format!("tok/{}+{}=", random_hex(), random_hex());
+    let key_lines = [
+        format!("MIIEvQ{}", random_hex().to_uppercase()),
+        format!("BKcwgg{}", random_hex().to_uppercase()),
+    ];
+    let pem = format!(
+        "-----BEGIN PRIVATE KEY-----\n{}\n{}\n-----END PRIVATE KEY-----",
+        key_lines[0], key_lines[1]
+    );
+    sb.add_py(
+        &name,
+        &[&format!("API_TOKEN={token}"), &format!("PEM_SECRET={pem}")],
+    );
+    for (var, how) in [
+        ("API_TOKEN", "plain"),
+        ("API_TOKEN", "base64"),
+        ("API_TOKEN", "basic"),
+        ("API_TOKEN", "url"),
+        ("API_TOKEN", "error"),
+        ("PEM_SECRET", "lines"),
+    ] {
+        let args = json!({"name": var, "how": how}).to_string();
+        sb.run(&["call", &name, "leak_env", "--args", &args]);
+    }
+    let url_encoded: String = token
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect();
+    let basic = b64(format!("me:{token}").as_bytes());
+    // The part of the Basic header that only the token determines.
+    let basic_core = &basic[4..basic.len() - 4];
+    let forms = [
+        token.clone(),
+        b64(token.as_bytes()).trim_end_matches('=').to_owned(),
+        basic_core.to_owned(),
+        url_encoded,
+        key_lines[0].clone(),
+        key_lines[1].clone(),
+    ];
+    let forms: Vec<&str> = forms.iter().map(String::as_str).collect();
+    assert_no_canary_in_data_dir(&sb, &forms);
+    let history = sb.history(&["--limit", "10"]).len();
+    assert_eq!(history, 6, "every call is in history (masked)");
+}

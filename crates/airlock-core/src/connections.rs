@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use crate::events::CoreEvent;
 use crate::mcp::{self, ConnectContext, ConnectError, Session};
-use crate::secrets::Redactor;
 use crate::servers::{ServerDef, Transport};
 use crate::status::ConnStatus;
 use crate::{Airlock, ConnectionReport, CoreError, CoreResult};
@@ -43,11 +42,31 @@ impl Airlock {
             .unwrap_or(ConnStatus::Disconnected)
     }
 
+    /// Mask the server's secrets in text about it (its errors, say).
+    pub(crate) fn redact(&self, server: &str, text: &str) -> String {
+        match self
+            .redactors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(server)
+        {
+            Some(r) => r.redact(text),
+            None => text.to_owned(),
+        }
+    }
+
     pub(crate) fn log(&self, server: &str, level: &str, text: &str) {
+        let redactor = self
+            .redactors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(server)
+            .cloned()
+            .unwrap_or_default();
         mcp::log_line(
             &self.store,
             &self.events,
-            &Redactor::default(),
+            &redactor,
             server,
             "airlock",
             level,
@@ -72,7 +91,7 @@ impl Airlock {
             store: self.store.clone(),
             broker: self.broker.clone(),
             events: self.events.clone(),
-            redactor: Arc::new(Redactor::default()),
+            redactor: Arc::new(crate::secrets::Redactor::default()),
             connect_timeout: self.connect_timeout,
             oauth: None,
         };
@@ -118,12 +137,19 @@ impl Airlock {
         interactive: bool,
     ) -> CoreResult<(Arc<Session>, i64)> {
         let (transport, redactor) = self.resolve(def)?;
+        let redactor = Arc::new(redactor);
+        // Everything stored or logged about this server from now on (its
+        // errors included) is masked with its secrets.
+        self.redactors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(def.name.clone(), redactor.clone());
         let conn_row = self.store.connection_started(&def.name)?;
         let ctx = ConnectContext {
             store: self.store.clone(),
             broker: self.broker.clone(),
             events: self.events.clone(),
-            redactor: Arc::new(redactor),
+            redactor: redactor.clone(),
             connect_timeout: self.connect_timeout,
             // OAuth is for Streamable HTTP: stdio connects read no keychain for it.
             oauth: match def.transport {
@@ -156,6 +182,7 @@ impl Airlock {
                 Ok((Arc::new(session), conn_row))
             }
             Err(source) => {
+                let source = source.redacted(&redactor);
                 let reason = source.to_string();
                 let _ =
                     self.store

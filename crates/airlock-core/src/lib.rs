@@ -134,6 +134,8 @@ pub struct Airlock {
     /// the window asks on every refresh).
     oauth_summaries: Mutex<HashMap<String, OAuthSummary>>,
     next_sign_in: std::sync::atomic::AtomicU64,
+    /// Each server's secret masker, from its last connect.
+    redactors: Mutex<HashMap<String, Arc<secrets::Redactor>>>,
     /// This process's run lock, held while Airlock is open.
     _run: runs::Run,
 }
@@ -171,6 +173,7 @@ impl Airlock {
             sign_ins: Mutex::new(HashMap::new()),
             oauth_summaries: Mutex::new(HashMap::new()),
             next_sign_in: std::sync::atomic::AtomicU64::new(1),
+            redactors: Mutex::new(HashMap::new()),
             _run: run,
         }))
     }

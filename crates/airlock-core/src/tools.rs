@@ -292,7 +292,7 @@ impl Airlock {
                         &args_json,
                         None,
                         ToolCallOutcome::Failed,
-                        Some(&e.to_string()),
+                        Some(&self.redact(server, &e.to_string())),
                         started_at,
                         duration_ms,
                     );

@@ -66,6 +66,29 @@ pub enum ConnectError {
     Authorization(crate::auth::AuthFlowError),
 }
 
+impl ConnectError {
+    /// The same error with the server's secrets masked in its text (a
+    /// server may echo a token in an error page or on stderr).
+    pub fn redacted(self, r: &Redactor) -> Self {
+        match self {
+            Self::Timeout { secs, tail } => Self::Timeout {
+                secs,
+                tail: r.redact(&tail),
+            },
+            Self::Handshake { detail, tail } => Self::Handshake {
+                detail: r.redact(&detail),
+                tail: r.redact(&tail),
+            },
+            Self::Spawn { command, detail } => Self::Spawn {
+                command,
+                detail: r.redact(&detail),
+            },
+            Self::Config(detail) => Self::Config(r.redact(&detail)),
+            other => other,
+        }
+    }
+}
+
 /// An open MCP session with one server.
 pub struct Session {
     pub server: String,

@@ -3,6 +3,8 @@
 //! reference. There is no plaintext fallback: without a keychain, saving a
 //! secret fails with an error that says what to do.
 
+mod encodings;
+
 use std::fmt;
 
 /// Keychain service name under which every Airlock secret is filed.
@@ -158,26 +160,32 @@ pub struct Redactor {
 
 /// Secrets shorter than this are not masked: masking "1" would shred every log line.
 const MIN_REDACT_LEN: usize = 4;
+/// Derived forms (encodings, lines of a multi-line secret) shorter than this
+/// are not masked on their own: too likely to match ordinary text.
+const MIN_FORM_LEN: usize = 8;
 
 impl Redactor {
     pub fn new(values: impl IntoIterator<Item = SecretValue>) -> Self {
-        let mut values: Vec<SecretValue> = values
-            .into_iter()
-            .filter(|v| v.0.len() >= MIN_REDACT_LEN)
-            .flat_map(|v| {
-                // Also the form the value takes inside a JSON string (quotes,
-                // backslashes, control characters escaped).
-                let escaped = serde_json::to_string(v.expose())
-                    .ok()
-                    .map(|s| s[1..s.len() - 1].to_owned())
-                    .filter(|e| e != v.expose())
-                    .map(SecretValue);
-                std::iter::once(v).chain(escaped)
-            })
-            .collect();
+        let mut forms: Vec<String> = Vec::new();
+        for v in values {
+            let v = v.expose();
+            if v.len() < MIN_REDACT_LEN {
+                continue;
+            }
+            forms.push(v.to_owned());
+            forms.extend(
+                encodings::derived_forms(v)
+                    .into_iter()
+                    .filter(|f| f.len() >= MIN_FORM_LEN && f != v),
+            );
+        }
+        forms.sort();
+        forms.dedup();
         // Longest first, so a secret containing another is masked whole.
-        values.sort_by_key(|v| std::cmp::Reverse(v.0.len()));
-        Self { values }
+        forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+        Self {
+            values: forms.into_iter().map(SecretValue).collect(),
+        }
     }
 
     pub fn redact(&self, text: &str) -> String {
