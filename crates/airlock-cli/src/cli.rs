@@ -1,0 +1,209 @@
+//! The command line: global flags, commands and their arguments (clap).
+
+use std::path::PathBuf;
+
+use airlock_core::limits;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(name = "airlock", version, about = "Airlock: the MCP host you can trust with sign-ins, secrets and payments", long_about = None)]
+pub(crate) struct Cli {
+    /// Where Airlock keeps its database (default: the platform data dir; env AIRLOCK_DATA_DIR)
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) data_dir: Option<PathBuf>,
+    /// Print machine-readable JSON (JSON lines for elicitation events)
+    #[arg(long, global = true)]
+    pub(crate) json: bool,
+    /// How to answer URL elicitations: ask in the terminal, or a fixed answer for scripts
+    #[arg(long, global = true, value_enum, default_value_t = ConsentMode::Ask)]
+    pub(crate) consent: ConsentMode,
+    /// How to open an accepted URL: the system browser, print it, or not at all
+    #[arg(long, global = true, value_enum, default_value_t = OpenMode::System)]
+    pub(crate) open: OpenMode,
+    /// Seconds the MCP handshake may take
+    #[arg(long, global = true, default_value_t = limits::CONNECT_TIMEOUT_SECS.default)]
+    pub(crate) connect_timeout: u64,
+    /// Seconds after which an accepted elicitation without completion is late
+    #[arg(long, global = true, default_value_t = limits::LATE_AFTER_SECS.default)]
+    pub(crate) late_after: u64,
+    /// Seconds after which Airlock stops waiting for a completion
+    #[arg(long, global = true, default_value_t = limits::GIVE_UP_AFTER_SECS.default)]
+    pub(crate) give_up_after: u64,
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub(crate) enum ConsentMode {
+    Ask,
+    Accept,
+    Decline,
+    Cancel,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub(crate) enum OpenMode {
+    System,
+    Print,
+    None,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Command {
+    /// Add, list, show, remove, import and export server definitions
+    #[command(subcommand)]
+    Servers(ServersCmd),
+    /// Connect to a server and show its status, protocol revision and capabilities
+    Connect { server: String },
+    /// Sign in to an OAuth-protected HTTP server in the browser; tokens go to the OS keychain
+    Login {
+        server: String,
+        /// Use this client, registered with the provider beforehand, instead
+        /// of dynamic registration (kept for later sign-ins)
+        #[arg(long)]
+        client_id: Option<String>,
+        /// With --client-id: read the client's secret from the first line of
+        /// stdin (kept in the OS keychain only)
+        #[arg(long, requires = "client_id")]
+        client_secret_stdin: bool,
+        /// With --client-id: the port of the redirect URI registered with the
+        /// provider, http://127.0.0.1:<PORT>/callback (default: any free port)
+        #[arg(long, requires = "client_id")]
+        redirect_port: Option<u16>,
+    },
+    /// Forget a server's OAuth tokens (OS keychain)
+    Logout {
+        server: String,
+        /// Also forget the client set with `login --client-id`
+        #[arg(long)]
+        forget_client: bool,
+    },
+    /// List a server's tools
+    Tools { server: String },
+    /// List a server's prompts
+    Prompts { server: String },
+    /// List a server's resources
+    Resources { server: String },
+    /// Read a resource
+    Read { server: String, uri: String },
+    /// Get a prompt
+    Prompt {
+        server: String,
+        name: String,
+        /// Prompt arguments as a JSON object
+        #[arg(long, value_name = "JSON")]
+        args: Option<String>,
+    },
+    /// Call a tool
+    Call {
+        server: String,
+        tool: String,
+        /// Tool arguments as a JSON object
+        #[arg(long, value_name = "JSON")]
+        args: Option<String>,
+    },
+    /// Show the history of tool calls, newest first
+    History {
+        #[arg(long)]
+        server: Option<String>,
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+        /// Text searched in tool names, arguments, results and errors
+        #[arg(long)]
+        search: Option<String>,
+        /// Only calls with this outcome
+        #[arg(long, value_enum)]
+        outcome: Option<OutcomeArg>,
+    },
+    /// Show a server's log (stderr, notifications/message, connection events)
+    Logs {
+        server: String,
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+    },
+    /// Show the elicitations (URL and form) Airlock handled, newest first
+    Elicitations {
+        #[arg(long)]
+        server: Option<String>,
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+    },
+    /// Show the audit trail, newest first
+    Audit {
+        #[arg(long)]
+        server: Option<String>,
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+    },
+    /// Client for the official MCP conformance suite (`npx conformance client
+    /// --command "airlock conformance-client"`): a throw-away data dir, forms
+    /// answered with their defaults, nothing opened. Reads MCP_CONFORMANCE_SCENARIO.
+    #[command(hide = true)]
+    ConformanceClient { url: String },
+    /// Inspect a URL the way a consent prompt does (no network access)
+    UrlCheck {
+        url: String,
+        /// Block http:// even to loopback hosts
+        #[arg(long)]
+        no_http_loopback: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum OutcomeArg {
+    Ok,
+    ToolError,
+    Failed,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum ServersCmd {
+    /// Add a server: `--command CMD [-- ARGS...]` (stdio) or `--url URL` (Streamable HTTP)
+    Add(AddArgs),
+    /// Replace a server's definition (same flags as add)
+    Edit(AddArgs),
+    /// List configured servers
+    List,
+    /// Show one server (secret values are never shown)
+    Show { name: String },
+    /// Remove a server and its secrets from the keychain
+    Remove { name: String },
+    /// Import Claude Desktop / Cursor (`mcpServers`) or VS Code (`servers`, `inputs`) JSON
+    Import {
+        file: PathBuf,
+        /// Answer a VS Code input without a prompt: ID=VALUE (repeatable)
+        #[arg(long = "input", value_name = "ID=VALUE")]
+        inputs: Vec<String>,
+    },
+    /// Export to `mcpServers` JSON (secrets are left out)
+    Export,
+}
+
+#[derive(Args)]
+pub(crate) struct AddArgs {
+    pub(crate) name: String,
+    /// Command of a stdio server
+    #[arg(long, conflicts_with = "url", required_unless_present = "url")]
+    pub(crate) command: Option<String>,
+    /// Arguments of the stdio command (after `--`)
+    #[arg(last = true)]
+    pub(crate) args: Vec<String>,
+    /// Environment variable NAME=VALUE (secret-looking names go to the keychain)
+    #[arg(long = "env", value_name = "NAME=VALUE")]
+    pub(crate) env: Vec<String>,
+    /// Environment variable stored in the OS keychain: NAME=VALUE
+    #[arg(long = "secret-env", value_name = "NAME=VALUE")]
+    pub(crate) secret_env: Vec<String>,
+    /// Working directory of the stdio command
+    #[arg(long)]
+    pub(crate) cwd: Option<String>,
+    /// URL of a Streamable HTTP server
+    #[arg(long)]
+    pub(crate) url: Option<String>,
+    /// HTTP header NAME=VALUE (Authorization and other secret-looking names go to the keychain)
+    #[arg(long = "header", value_name = "NAME=VALUE")]
+    pub(crate) header: Vec<String>,
+    /// HTTP header stored in the OS keychain: NAME=VALUE
+    #[arg(long = "secret-header", value_name = "NAME=VALUE")]
+    pub(crate) secret_header: Vec<String>,
+}

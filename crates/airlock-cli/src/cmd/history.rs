@@ -1,0 +1,130 @@
+//! What Airlock recorded: `history`, `logs`, `elicitations` and `audit`.
+//! These read the store directly.
+
+use std::sync::Arc;
+
+use airlock_core::elicitation::Mode;
+use airlock_core::store::{HistoryQuery, ToolCallOutcome};
+use airlock_core::{Airlock, CoreError};
+
+use crate::cli::OutcomeArg;
+use crate::failure::Failure;
+use crate::output::{self, plain, print_json};
+
+/// The arguments of `history`.
+pub(crate) struct History {
+    pub(crate) server: Option<String>,
+    pub(crate) limit: u32,
+    pub(crate) search: Option<String>,
+    pub(crate) outcome: Option<OutcomeArg>,
+}
+
+pub(crate) fn history(core: &Arc<Airlock>, args: History, json: bool) -> Result<u8, Failure> {
+    let History {
+        server,
+        limit,
+        search,
+        outcome,
+    } = args;
+    let page = core
+        .store()
+        .history(&HistoryQuery {
+            server,
+            search,
+            outcome: outcome.map(|o| match o {
+                OutcomeArg::Ok => ToolCallOutcome::Ok,
+                OutcomeArg::ToolError => ToolCallOutcome::ToolError,
+                OutcomeArg::Failed => ToolCallOutcome::Failed,
+            }),
+            limit,
+            ..HistoryQuery::default()
+        })
+        .map_err(CoreError::from)?;
+    if json {
+        print_json(&page);
+    } else {
+        output::print_history(&page.calls);
+    }
+    Ok(0)
+}
+
+pub(crate) fn logs(
+    core: &Arc<Airlock>,
+    server: &str,
+    limit: u32,
+    json: bool,
+) -> Result<u8, Failure> {
+    core.get_server(server)?;
+    let lines = core.store().logs(server, limit).map_err(CoreError::from)?;
+    if json {
+        print_json(&lines);
+    } else {
+        for l in &lines {
+            say!(
+                "{} {:<12} {:<7} {}",
+                output::time(l.at),
+                l.source,
+                l.level,
+                plain(&l.text)
+            );
+        }
+    }
+    Ok(0)
+}
+
+pub(crate) fn elicitations(
+    core: &Arc<Airlock>,
+    server: Option<&str>,
+    limit: u32,
+    json: bool,
+) -> Result<u8, Failure> {
+    let rows = core
+        .store()
+        .elicitations(server, limit)
+        .map_err(CoreError::from)?;
+    if json {
+        print_json(&rows);
+    } else {
+        for r in &rows {
+            say!(
+                "{} {:<10} {:<14} {}  {}",
+                output::time(r.created_at),
+                plain(&r.server),
+                r.state,
+                plain(
+                    r.registrable_domain
+                        .as_deref()
+                        .unwrap_or(if r.mode == Mode::Form { "(form)" } else { "-" })
+                ),
+                plain(r.url.as_deref().unwrap_or(""))
+            );
+        }
+    }
+    Ok(0)
+}
+
+pub(crate) fn audit(
+    core: &Arc<Airlock>,
+    server: Option<&str>,
+    limit: u32,
+    json: bool,
+) -> Result<u8, Failure> {
+    let rows = core
+        .store()
+        .audit_events(server, limit)
+        .map_err(CoreError::from)?;
+    if json {
+        print_json(&rows);
+    } else {
+        for e in &rows {
+            say!(
+                "{} {:<10} {:<28} {}",
+                output::time(e.at),
+                plain(e.server.as_deref().unwrap_or("-")),
+                e.kind,
+                plain(&e.detail.to_string())
+            );
+        }
+    }
+    Ok(0)
+}

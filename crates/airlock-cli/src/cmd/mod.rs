@@ -1,0 +1,31 @@
+//! One module per command group; `run` in main.rs dispatches to them.
+
+pub(crate) mod auth;
+pub(crate) mod calls;
+pub(crate) mod history;
+pub(crate) mod servers;
+
+use airlock_core::url_safety::{inspect, Policy};
+
+use crate::output::{self, print_json};
+
+/// `url-check`: inspect a URL the way a consent prompt does (no network
+/// access). Exit code 1 when the URL would be blocked.
+pub(crate) fn url_check(url: &str, no_http_loopback: bool, json: bool) -> u8 {
+    let report = inspect(
+        url,
+        &Policy {
+            allow_http_loopback: !no_http_loopback,
+        },
+    );
+    if json {
+        print_json(&report);
+    } else {
+        output::print_inspection(&report);
+    }
+    if report.block_reason.is_some() {
+        1
+    } else {
+        0
+    }
+}
