@@ -178,12 +178,6 @@ impl Airlock {
         }))
     }
 
-    pub fn store(&self) -> &Arc<Store> {
-        &self.store
-    }
-    pub fn broker(&self) -> &Arc<Broker> {
-        &self.broker
-    }
     pub fn data_dir(&self) -> &Path {
         &self.data_dir
     }

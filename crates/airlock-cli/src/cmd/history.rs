@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use airlock_core::elicitation::Mode;
 use airlock_core::store::{HistoryQuery, ToolCallOutcome};
-use airlock_core::{Airlock, CoreError};
+use airlock_core::Airlock;
 
 use crate::cli::OutcomeArg;
 use crate::failure::Failure;
@@ -26,20 +26,17 @@ pub(crate) fn history(core: &Arc<Airlock>, args: History, json: bool) -> Result<
         search,
         outcome,
     } = args;
-    let page = core
-        .store()
-        .history(&HistoryQuery {
-            server,
-            search,
-            outcome: outcome.map(|o| match o {
-                OutcomeArg::Ok => ToolCallOutcome::Ok,
-                OutcomeArg::ToolError => ToolCallOutcome::ToolError,
-                OutcomeArg::Failed => ToolCallOutcome::Failed,
-            }),
-            limit,
-            ..HistoryQuery::default()
-        })
-        .map_err(CoreError::from)?;
+    let page = core.history(&HistoryQuery {
+        server,
+        search,
+        outcome: outcome.map(|o| match o {
+            OutcomeArg::Ok => ToolCallOutcome::Ok,
+            OutcomeArg::ToolError => ToolCallOutcome::ToolError,
+            OutcomeArg::Failed => ToolCallOutcome::Failed,
+        }),
+        limit,
+        ..HistoryQuery::default()
+    })?;
     if json {
         print_json(&page);
     } else {
@@ -55,7 +52,7 @@ pub(crate) fn logs(
     json: bool,
 ) -> Result<u8, Failure> {
     core.get_server(server)?;
-    let lines = core.store().logs(server, limit).map_err(CoreError::from)?;
+    let lines = core.logs(server, limit)?;
     if json {
         print_json(&lines);
     } else {
@@ -78,10 +75,7 @@ pub(crate) fn elicitations(
     limit: u32,
     json: bool,
 ) -> Result<u8, Failure> {
-    let rows = core
-        .store()
-        .elicitations(server, limit)
-        .map_err(CoreError::from)?;
+    let rows = core.elicitations(server, limit)?;
     if json {
         print_json(&rows);
     } else {
@@ -109,10 +103,7 @@ pub(crate) fn audit(
     limit: u32,
     json: bool,
 ) -> Result<u8, Failure> {
-    let rows = core
-        .store()
-        .audit_events(server, limit)
-        .map_err(CoreError::from)?;
+    let rows = core.audit_events(server, limit)?;
     if json {
         print_json(&rows);
     } else {

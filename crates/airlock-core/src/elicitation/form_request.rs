@@ -119,7 +119,22 @@ impl Broker {
         };
         let given = self.consent.ask_form(&request).await;
         asking.answered = true;
-        let answer = match given {
+        let answer = self.settle_form(record_id, &request, given);
+        Ok(FormOutcome {
+            record_id: Some(record_id),
+            answer,
+        })
+    }
+
+    /// Record what the person answered; an accept is validated again and
+    /// never sent when it does not fit the form.
+    fn settle_form(
+        &self,
+        record_id: i64,
+        request: &FormConsentRequest,
+        given: FormAnswer,
+    ) -> FormAnswer {
+        match given {
             FormAnswer::Accept(content) => match request.schema.validate(&content) {
                 Ok(clean) => {
                     let sent: Vec<&String> = clean.keys().collect();
@@ -132,8 +147,7 @@ impl Broker {
                     FormAnswer::Accept(clean)
                 }
                 Err(errors) => {
-                    // Never send what does not fit the form. The audit names
-                    // the fields, not what was typed into them.
+                    // The audit names the fields, not what was typed into them.
                     let fields: Vec<&String> = errors.iter().map(|e| &e.field).collect();
                     self.advance(
                         record_id,
@@ -152,10 +166,6 @@ impl Broker {
                 self.advance(record_id, S::Cancelled, None, serde_json::json!({}));
                 FormAnswer::Cancel
             }
-        };
-        Ok(FormOutcome {
-            record_id: Some(record_id),
-            answer,
-        })
+        }
     }
 }

@@ -38,7 +38,7 @@ fn base64_core(secret: &[u8], k: usize, alphabet: &[u8; 64]) -> String {
     };
     // The last character mixes in whatever follows unless the bits end on
     // a character boundary.
-    let drop_last = usize::from(((k + secret.len()) * 8) % 6 != 0);
+    let drop_last = usize::from(!((k + secret.len()) * 8).is_multiple_of(6));
     let end = enc.len().saturating_sub(drop_last);
     enc.get(skip..end).unwrap_or_default().to_owned()
 }
