@@ -13,15 +13,23 @@
 //!
 //! [`neutralize_for_display`] and [`elide_middle`] help show untrusted
 //! text (messages, URLs) as plain text in a terminal or GUI.
+//!
+//! [`skeleton`], [`resemblance`] and [`closest_resemblance`] tell whether a
+//! domain the user has not opened before resembles one they have (same
+//! look once confusable characters are folded, same name under another
+//! suffix, a letter or two apart, or embedded in the host): pure functions
+//! for the caller's "domain familiarity" check.
 
 mod idn;
 mod ip;
+mod lookalike;
 mod text;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use url::{Host, Url};
 
+pub use lookalike::{closest_resemblance, resemblance, skeleton, Resemblance, MAX_DOMAIN_LEN};
 pub use text::{elide_middle, neutralize_for_display};
 
 /// Longest raw URL (in bytes) that is inspected at all; anything longer is
