@@ -85,6 +85,46 @@ pub(crate) fn is_localhost_name(host: &str) -> bool {
     h == "localhost" || (h.ends_with(".localhost") && h.len() > ".localhost".len())
 }
 
+/// Suffixes of names that only resolve on a local network: `.local`
+/// (multicast DNS, RFC 6762), `.internal` (reserved by ICANN for private
+/// use, 2024), `.home.arpa` (home networks, RFC 8375), `.lan` (never
+/// delegated; the de-facto home router suffix) and `.localhost` (RFC 6761,
+/// loopback; see [`is_localhost_name`]).
+const LOCAL_SUFFIXES: [&str; 5] = ["local", "internal", "home.arpa", "lan", "localhost"];
+
+/// For a name that only resolves on a local network, the local suffix it
+/// ends with, without the leading dot: `Some("")` for a dotless name
+/// (`intranet`, `printer`, also `localhost`), `Some("local")` for
+/// `printer.local`, `Some("home.arpa")` for `nas.home.arpa` and for
+/// `home.arpa` itself. `None` for any other name.
+///
+/// `host` is an ASCII host name without a trailing dot; case does not
+/// matter. A dotless name never reaches the public Internet through a
+/// browser in practice: it is completed with the local search domains or
+/// answered by the local resolver (the few top-level domains that once
+/// published an address of their own are the rare exception, and a warning
+/// on those costs nothing).
+pub(crate) fn local_name_suffix(host: &str) -> Option<&str> {
+    if host.is_empty() {
+        return None;
+    }
+    if !host.contains('.') {
+        return Some("");
+    }
+    LOCAL_SUFFIXES.into_iter().find_map(|suffix| {
+        let start = host.len().checked_sub(suffix.len())?;
+        let tail = host.get(start..)?;
+        if !tail.eq_ignore_ascii_case(suffix) {
+            return None;
+        }
+        // The whole name, or a whole label boundary before the suffix (and
+        // a non-empty label in front of it).
+        let whole = start == 0;
+        let label = start >= 2 && host.as_bytes().get(start - 1) == Some(&b'.');
+        (whole || label).then_some(tail)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,6 +210,35 @@ mod tests {
         assert!(v6_is_loopback(v6("::ffff:127.1.2.3")));
         assert!(!v6_is_loopback(v6("::127.0.0.1")));
         assert!(!v6_is_loopback(v6("::")));
+    }
+
+    #[test]
+    fn local_network_names() {
+        let rows: &[(&str, Option<&str>)] = &[
+            ("intranet", Some("")),
+            ("localhost", Some("")),
+            ("printer.local", Some("local")),
+            ("PRINTER.LOCAL", Some("LOCAL")),
+            ("a.b.corp.internal", Some("internal")),
+            ("nas.home.arpa", Some("home.arpa")),
+            ("home.arpa", Some("home.arpa")),
+            ("router.lan", Some("lan")),
+            ("app.localhost", Some("localhost")),
+            ("local", Some("")),
+            ("example.com", None),
+            ("notlocal", Some("")),
+            ("notlocal.com", None),
+            ("local.com", None),
+            ("xlocal", Some("")),
+            ("x.xlocal", None),
+            ("myhome.arpa", None),
+            ("arpa.lan.com", None),
+            (".local", None),
+            ("", None),
+        ];
+        for (host, expected) in rows {
+            assert_eq!(local_name_suffix(host), *expected, "{host:?}");
+        }
     }
 
     #[test]

@@ -13,15 +13,23 @@
 //!
 //! [`neutralize_for_display`] and [`elide_middle`] help show untrusted
 //! text (messages, URLs) as plain text in a terminal or GUI.
+//!
+//! [`skeleton`], [`resemblance`] and [`closest_resemblance`] tell whether a
+//! domain the user has not opened before resembles one they have (same
+//! look once confusable characters are folded, same name under another
+//! suffix, a letter or two apart, or embedded in the host): pure functions
+//! for the caller's "domain familiarity" check.
 
 mod idn;
 mod ip;
+mod lookalike;
 mod text;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use url::{Host, Url};
 
+pub use lookalike::{closest_resemblance, resemblance, skeleton, Resemblance, MAX_DOMAIN_LEN};
 pub use text::{elide_middle, neutralize_for_display};
 
 /// Longest raw URL (in bytes) that is inspected at all; anything longer is
@@ -84,7 +92,17 @@ pub enum Warning {
     /// or `0x7f.1` that browsers turn into one).
     IpLiteral,
     /// The host is loopback, private, link-local, CGNAT, unique-local,
-    /// unspecified or `localhost`.
+    /// unspecified or `localhost`, or a name that only resolves on a local
+    /// network: a dotless name (`intranet`) or a name under `.local`,
+    /// `.internal`, `.home.arpa`, `.lan` or `.localhost`.
+    //
+    // Local-network names share this warning rather than getting a code of
+    // their own: what the user must know is the same (not the public
+    // Internet, possibly a device of their own network), the sentence
+    // already says "local network", every consumer already shows it and
+    // drops one-click approval for it, and a new code would change the
+    // generated TypeScript union and the UI's text table for no difference
+    // a person could act on.
     LocalAddress,
     /// The URL has text before an `@` in the authority.
     Userinfo,
@@ -221,8 +239,11 @@ pub struct Inspection {
     pub ascii_host: Option<String>,
     /// eTLD+1 in ASCII, from the embedded Public Suffix List (ICANN and
     /// private sections, so `attacker.github.io` stays `attacker.github.io`),
-    /// without a trailing dot. For IP literals, `localhost` names and hosts
-    /// that are themselves a public suffix: the host itself.
+    /// without a trailing dot. For IP literals, local-network names
+    /// (dotless, `localhost`, `.local`, `.internal`, `.home.arpa`, `.lan`,
+    /// `.localhost`: no registry hands those out, so every label is chosen
+    /// by whoever runs the network and the user must read all of them) and
+    /// hosts that are themselves a public suffix: the host itself.
     pub registrable_domain: Option<String>,
     /// The port, only when it is not the scheme's default.
     pub port: Option<u16>,
@@ -300,8 +321,15 @@ pub fn inspect(raw: &str, policy: &Policy) -> Inspection {
     let scheme = url.scheme().to_owned();
     let is_web = scheme == "http" || scheme == "https";
 
+    // Special schemes put a DNS name (or an IP address) in the host;
+    // other schemes have an opaque host (`vscode://extension/...`) that is
+    // no network name at all.
+    let special = matches!(
+        scheme.as_str(),
+        "http" | "https" | "ws" | "wss" | "ftp" | "file"
+    );
     let host_info = match (url.host(), url.host_str()) {
-        (Some(h), Some(serialized)) => Some(HostInfo::classify(h, serialized)),
+        (Some(h), Some(serialized)) => Some(HostInfo::classify(h, serialized, special)),
         _ => None,
     };
 
@@ -345,6 +373,16 @@ pub fn inspect(raw: &str, policy: &Policy) -> Inspection {
         out.block_reason = Some(BlockReason::SchemeNotAllowed);
     } else if scheme == "http" {
         warnings.push(Warning::NotHttps);
+        // Only loopback may be reached over http (when the policy allows
+        // it): `localhost`, `*.localhost` (RFC 6761 resolves them to this
+        // computer), 127.0.0.0/8 and `::1`. Local-network names (`intranet`,
+        // `printer.local`, `nas.home.arpa`, `router.lan`, `*.internal`)
+        // deliberately follow the rule for private IP addresses instead:
+        // their traffic crosses the network, where plain http can be read
+        // and changed, and a hostile server steering the browser to
+        // `http://router.lan/...` is the same cross-site request against the
+        // local network as `http://192.168.1.1/...`, which is blocked too.
+        // Over https they are allowed, with the local-address warning.
         let loopback = host_info.as_ref().is_some_and(|h| h.loopback);
         if !(loopback && policy.allow_http_loopback) {
             out.block_reason = Some(BlockReason::InsecureScheme);
@@ -369,8 +407,10 @@ struct HostInfo {
 
 impl HostInfo {
     /// `serialized` is the host as it appears in the normalised URL
-    /// (IPv6 in brackets and in the WHATWG canonical form).
-    fn classify(host: Host<&str>, serialized: &str) -> HostInfo {
+    /// (IPv6 in brackets and in the WHATWG canonical form). `special`: the
+    /// URL's scheme is a special one, whose host is a DNS name (local-name
+    /// rules apply) rather than opaque text.
+    fn classify(host: Host<&str>, serialized: &str, special: bool) -> HostInfo {
         match host {
             Host::Ipv4(v4) => {
                 let s = serialized.to_owned();
@@ -407,6 +447,7 @@ impl HostInfo {
                     && ascii.is_ascii()
                     && idna::uts46::verify_dns_length(&ascii, true);
                 let localhost = ip::is_localhost_name(&ascii);
+                let local_name = special && valid && ip::local_name_suffix(trimmed).is_some();
                 let display = if ascii.is_ascii() {
                     idn::display_host(&ascii)
                 } else {
@@ -415,7 +456,7 @@ impl HostInfo {
                 let registrable = if localhost || !valid {
                     trimmed.to_owned()
                 } else {
-                    registrable_domain(trimmed)
+                    split_registrable(trimmed).0.to_owned()
                 };
                 HostInfo {
                     punycode: idn::has_punycode_label(&display),
@@ -423,7 +464,7 @@ impl HostInfo {
                     display,
                     registrable,
                     ip_literal: false,
-                    local: localhost,
+                    local: localhost || local_name,
                     loopback: localhost,
                     valid,
                 }
@@ -432,12 +473,33 @@ impl HostInfo {
     }
 }
 
-/// eTLD+1 of a lower-case ASCII host without trailing dot; the host itself
-/// when it is a public suffix or has no registrable part.
-fn registrable_domain(host: &str) -> String {
+/// The registrable domain of a lower-case ASCII host without trailing dot,
+/// and the public suffix it ends with: both tails of `host`.
+///
+/// - Local-network names (see [`ip::local_name_suffix`]): the whole name,
+///   with the local suffix (`""` for a dotless name). The Public Suffix
+///   List has no entry for them (its catch-all rule would turn
+///   `a.b.corp.internal` into `corp.internal`), and no registry stands
+///   behind any of their labels.
+/// - Otherwise eTLD+1 from the embedded list, ICANN and private sections.
+/// - A host that is itself a public suffix (`github.io`, `co.uk`): the host,
+///   which is also the suffix.
+pub(crate) fn split_registrable(host: &str) -> (&str, &str) {
+    if let Some(suffix) = ip::local_name_suffix(host) {
+        return (host, suffix);
+    }
+    // Both are tails of `host` (the list works on the labels of the input),
+    // so take them by length from `host`: that keeps `&str` without another
+    // UTF-8 check and can never panic.
+    let tail = |len: usize| {
+        host.len()
+            .checked_sub(len)
+            .and_then(|start| host.get(start..))
+            .unwrap_or(host)
+    };
     match psl::domain(host.as_bytes()) {
-        Some(d) => String::from_utf8_lossy(d.as_bytes()).into_owned(),
-        None => host.to_owned(),
+        Some(d) => (tail(d.as_bytes().len()), tail(d.suffix().as_bytes().len())),
+        None => (host, host),
     }
 }
 

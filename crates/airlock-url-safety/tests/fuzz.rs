@@ -70,6 +70,10 @@ const FRAGMENTS: &[&str] = &[
     "com",
     "co.uk",
     "github.io",
+    ".local",
+    ".internal",
+    ".home.arpa",
+    ".lan",
     "a",
     "-",
     "_",
@@ -126,6 +130,11 @@ const HOSTS: &[&str] = &[
     "пример.рф",
     "example.com.",
     "com",
+    "intranet",
+    "printer.LOCAL.",
+    "nas.home.arpa",
+    "router.lan",
+    "wiki.corp.internal",
 ];
 
 /// A URL-shaped string: scheme, optional userinfo, a host, optional port,

@@ -432,9 +432,16 @@ fn local_addresses() {
         "https://[fec0::1]/x", // deprecated site-local: counted as local
         "https://[::ffff:1.1.1.1]/",
         "https://localhost.example.com/",
-        "https://mylocalhost/",
-        "https://localhostx/",
+        // (Dotless `mylocalhost` is a local-network name: see
+        // `local_network_names`.)
+        "https://mylocalhost.com/",
+        "https://localhostx.com/",
         "https://example.com/localhost",
+        "https://local.example.com/",
+        "https://internal.example.com/",
+        "https://lan.example.com/",
+        "https://example.com.local.example/",
+        "https://home.arpa.example/",
     ];
     for raw in public {
         let i = run(raw);
@@ -451,6 +458,129 @@ fn local_addresses() {
         run("https://localhost./").registrable_domain.as_deref(),
         Some("localhost")
     );
+}
+
+#[test]
+fn local_network_names() {
+    // (raw, registrable domain): all get `local_address`, none is loopback.
+    let rows: &[(&str, &str)] = &[
+        ("https://intranet/", "intranet"),
+        ("https://INTRANET/", "intranet"),
+        ("https://intranet./", "intranet"),
+        ("https://printer:8443/", "printer"),
+        ("https://mylocalhost/", "mylocalhost"),
+        ("https://com/", "com"),
+        ("https://printer.local/", "printer.local"),
+        ("https://Printer.LOCAL./", "printer.local"),
+        ("https://a.b.printer.local/", "a.b.printer.local"),
+        ("https://local/", "local"),
+        ("https://wiki.corp.internal/", "wiki.corp.internal"),
+        (
+            "https://metadata.google.internal/",
+            "metadata.google.internal",
+        ),
+        ("https://nas.home.arpa/", "nas.home.arpa"),
+        ("https://NAS.Home.Arpa./", "nas.home.arpa"),
+        ("https://home.arpa/", "home.arpa"),
+        ("https://router.lan/", "router.lan"),
+        ("https://ROUTER.LAN./", "router.lan"),
+        ("https://drucker-büro.local/", "xn--drucker-bro-1hb.local"),
+    ];
+    for (raw, reg) in rows {
+        let i = run(raw);
+        check_invariants(raw, &i);
+        assert!(i.has_warning(LocalAddress), "{raw:?}: {i:?}");
+        assert_eq!(i.block_reason, None, "{raw:?}: {i:?}");
+        assert_eq!(i.verdict, Verdict::Warn, "{raw:?}");
+        assert_eq!(
+            i.registrable_domain.as_deref(),
+            Some(*reg),
+            "{raw:?}: {i:?}"
+        );
+    }
+    assert_eq!(run("https://intranet/").warnings, vec![LocalAddress]);
+    assert_eq!(
+        run("https://printer:8443/").warnings,
+        vec![LocalAddress, NonDefaultPort]
+    );
+    // The host is shown as typed (with its trailing dot), the registrable
+    // domain without.
+    let i = run("https://Printer.LOCAL./");
+    assert_eq!(i.display_host.as_deref(), Some("printer.local."));
+
+    // Plain http to a local-network name follows the private-IP rule
+    // (blocked), not the loopback one; `.localhost` stays loopback.
+    let rows: &[Row] = &[
+        (
+            "http://intranet/",
+            &[NotHttps, LocalAddress],
+            Some(InsecureScheme),
+        ),
+        (
+            "http://printer:8080/",
+            &[NotHttps, LocalAddress, NonDefaultPort],
+            Some(InsecureScheme),
+        ),
+        (
+            "http://printer.local/",
+            &[NotHttps, LocalAddress],
+            Some(InsecureScheme),
+        ),
+        (
+            "http://nas.home.arpa/",
+            &[NotHttps, LocalAddress],
+            Some(InsecureScheme),
+        ),
+        (
+            "http://router.lan/",
+            &[NotHttps, LocalAddress],
+            Some(InsecureScheme),
+        ),
+        (
+            "http://x.internal/",
+            &[NotHttps, LocalAddress],
+            Some(InsecureScheme),
+        ),
+        ("http://app.localhost/", &[NotHttps, LocalAddress], None),
+        ("http://localhost./", &[NotHttps, LocalAddress], None),
+    ];
+    check_rows(rows, &Policy::default());
+    let rows: &[Row] = &[
+        (
+            "http://router.lan/",
+            &[NotHttps, LocalAddress],
+            Some(InsecureScheme),
+        ),
+        ("https://router.lan/", &[LocalAddress], None),
+        (
+            "http://app.localhost/",
+            &[NotHttps, LocalAddress],
+            Some(InsecureScheme),
+        ),
+    ];
+    check_rows(rows, &strict());
+
+    // Opaque hosts of other schemes are no network names: blocked, but not
+    // called local (`extension` here is not a machine).
+    let i = run("vscode://extension/install");
+    assert_eq!(i.block_reason, Some(SchemeNotAllowed));
+    assert!(!i.has_warning(LocalAddress), "{i:?}");
+    // `file:` hosts are DNS names: a dotless file server is local.
+    let i = run("file://server/share");
+    assert_eq!(i.block_reason, Some(SchemeNotAllowed));
+    assert!(i.has_warning(LocalAddress), "{i:?}");
+
+    // Look-alikes of the suffixes are public names.
+    for raw in [
+        "https://printer.local.example.com/",
+        "https://printerlocal.com/",
+        "https://x.xlan/",
+        "https://myhome.arpa/",
+        "https://x.internal.example/",
+    ] {
+        let i = run(raw);
+        assert!(!i.has_warning(LocalAddress), "{raw:?}: {i:?}");
+    }
 }
 
 #[test]
@@ -729,9 +859,12 @@ fn registrable_domain_from_embedded_psl() {
         ("https://github.io/", "github.io"),
         ("https://co.uk/", "co.uk"),
         ("https://com/", "com"),
-        ("https://intranet/", "intranet"),
         // Unknown TLDs fall back to the "*" rule.
-        ("https://a.b.corp.internal/", "corp.internal"),
+        ("https://a.b.corp.unknowntld/", "corp.unknowntld"),
+        // Local-network names: no registry, the whole name (see
+        // `local_network_names`).
+        ("https://intranet/", "intranet"),
+        ("https://a.b.corp.internal/", "a.b.corp.internal"),
         // Trailing dot.
         ("https://example.com./", "example.com"),
         ("https://www.example.co.uk./", "example.co.uk"),
