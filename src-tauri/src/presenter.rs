@@ -343,6 +343,7 @@ mod tests {
             elicitation_id: Some("e1".into()),
             origin,
             inspection: inspect(url, &Policy::default()),
+            familiarity: Default::default(),
         }
     }
 

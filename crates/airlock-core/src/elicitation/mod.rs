@@ -31,9 +31,9 @@ pub use broker::{
 };
 pub use outcome::{RateLimit, Refusal, UrlOutcome};
 pub use ports::{
-    BoxFuture, Consent, ConsentDecision, ContinueDecision, FixedConsent, FormAnswer,
-    FormConsentRequest, FormOutcome, Opener, PrintOpener, SystemBrowser, UrlConsentRequest,
-    OPENER_CHECK,
+    BoxFuture, Consent, ConsentDecision, ContinueDecision, Familiarity, FixedConsent, FormAnswer,
+    FormConsentRequest, FormOutcome, LookAlike, Opener, PrintOpener, SystemBrowser,
+    UrlConsentRequest, OPENER_CHECK,
 };
 pub use sign_in::SignInRecord;
 pub use url::{InputAction, RequiredElicitation};

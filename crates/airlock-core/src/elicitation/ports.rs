@@ -35,6 +35,39 @@ pub struct UrlConsentRequest {
     pub elicitation_id: Option<String>,
     pub origin: Origin,
     pub inspection: Inspection,
+    /// Has this server sent the user to this domain before; does a
+    /// first-time domain look like one the user opened before?
+    pub familiarity: Familiarity,
+}
+
+/// What Airlock knows about the domain from the user's own history (no
+/// network): the strongest phishing signal it can give.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Familiarity {
+    /// Times this server sent the user to this registrable domain before.
+    pub times_before: u32,
+    /// When it first did (ms since the epoch).
+    pub first_seen_ms: Option<i64>,
+    /// A domain the user opened before that this first-time domain looks like.
+    pub looks_like: Option<LookAlike>,
+}
+
+/// A known domain a new one resembles, and how.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct LookAlike {
+    pub domain: String,
+    pub resemblance: airlock_url_safety::Resemblance,
+    /// The resemblance in words.
+    pub why: String,
+}
+
+impl Familiarity {
+    /// Nothing about the domain calls for a closer look (no one-click approval otherwise).
+    pub fn is_reassuring(&self) -> bool {
+        self.looks_like.is_none()
+    }
 }
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

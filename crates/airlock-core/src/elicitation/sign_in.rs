@@ -93,6 +93,8 @@ impl Broker {
             )
             .await;
         let request = result?;
+        // The sign-in flow opens the page itself; it counts as a visit.
+        self.note_opened(&request);
         Ok(SignInRecord {
             broker: self.clone(),
             record_id: request.record_id,

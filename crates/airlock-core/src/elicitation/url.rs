@@ -23,7 +23,7 @@ use tokio::sync::oneshot;
 
 use super::broker::{bounded_id, bounded_message, Broker, Ending, Tracked, MAX_TRACKED};
 use super::outcome::{Refusal, UrlOutcome};
-use super::ports::{ConsentDecision, ContinueDecision, UrlConsentRequest};
+use super::ports::{ConsentDecision, ContinueDecision, Familiarity, LookAlike, UrlConsentRequest};
 use crate::lifecycle::{ElicitationState as S, Mode, Origin};
 use crate::store::NewElicitation;
 
@@ -147,6 +147,14 @@ impl Broker {
             );
             return (Some(record_id), Err(refusal));
         }
+        let familiarity = self.familiarity(server, &inspection);
+        if let Some(l) = &familiarity.looks_like {
+            let _ = self.store.audit(
+                Some(server),
+                "elicitation_lookalike",
+                &serde_json::json!({"record_id": record_id, "domain": inspection.registrable_domain, "looks_like": l.domain, "resemblance": l.resemblance}),
+            );
+        }
         let request = UrlConsentRequest {
             record_id,
             server: server.to_owned(),
@@ -154,6 +162,7 @@ impl Broker {
             elicitation_id,
             origin,
             inspection,
+            familiarity,
         };
         let mut asking = Asking {
             broker: self,
@@ -174,9 +183,51 @@ impl Broker {
         (Some(record_id), result)
     }
 
+    /// Has `server` sent the user to this domain before; if not, does it
+    /// look like a domain the user opened before (any server)?
+    fn familiarity(
+        &self,
+        server: &str,
+        inspection: &airlock_url_safety::Inspection,
+    ) -> Familiarity {
+        let Some(domain) = inspection.registrable_domain.as_deref() else {
+            return Familiarity::default();
+        };
+        if let Ok(Some((times, first))) = self.store.opened_before(server, domain) {
+            return Familiarity {
+                times_before: times,
+                first_seen_ms: Some(first),
+                looks_like: None,
+            };
+        }
+        let known = self.store.known_domains().unwrap_or_default();
+        let host = inspection.ascii_host.as_deref().unwrap_or(domain);
+        let looks_like =
+            airlock_url_safety::closest_resemblance(host, known.iter().map(String::as_str)).map(
+                |(d, r)| LookAlike {
+                    domain: d.to_owned(),
+                    resemblance: r,
+                    why: r.describe().to_owned(),
+                },
+            );
+        Familiarity {
+            times_before: 0,
+            first_seen_ms: None,
+            looks_like,
+        }
+    }
+
+    /// The user is sent to this page: remember the domain for next time.
+    pub(super) fn note_opened(&self, request: &UrlConsentRequest) {
+        if let Some(domain) = request.inspection.registrable_domain.as_deref() {
+            let _ = self.store.note_opened(&request.server, domain);
+        }
+    }
+
     /// Hand an accepted page to the opener.
     fn open_page(&self, request: &UrlConsentRequest) {
         let url = request.inspection.url.as_deref().unwrap_or_default();
+        self.note_opened(request);
         match self.opener.open(url) {
             Ok(()) => self.advance(request.record_id, S::Opened, None, serde_json::json!({})),
             Err(e) => self.advance(

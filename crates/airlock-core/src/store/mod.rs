@@ -3,6 +3,7 @@
 //! One file per data dir, WAL mode, numbered migrations embedded in the binary.
 //! Nothing secret is ever written here: server configs hold keychain references.
 
+mod domains;
 mod history;
 mod migrate;
 
@@ -12,6 +13,7 @@ use std::sync::{Mutex, MutexGuard};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 
+pub use domains::MAX_KNOWN_DOMAINS;
 pub use history::{
     AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine, NewElicitation,
     ToolCallOutcome, ToolCallRecord,
