@@ -11,14 +11,15 @@
 # and says so; licences, bans and sources still run and decide the exit code.
 # Installs nothing: scripts/setup.sh --test installs cargo-deny (pinned).
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+self=$(readlink -f "${BASH_SOURCE[0]}")
+root=$(cd "$(dirname "$self")/.." && pwd)
 cd "$root"
 
 fetch=0
 for arg in "$@"; do
   case "$arg" in
     --fetch) fetch=1 ;;
-    -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,12p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "deny: unknown argument: $arg (usage: $0 [--fetch])" >&2; exit 2 ;;
   esac
 done

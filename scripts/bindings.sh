@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The TypeScript bindings in ui/src/lib/bindings are generated from the Rust
+# types (ts-rs) by a test of the desktop app; a difference from what git has
+# means someone changed a Rust type without committing the new bindings.
+#
+#   bash scripts/bindings.sh           # regenerate them, then check
+#   bash scripts/bindings.sh --check   # only check (after a full cargo test regenerated them)
+set -euo pipefail
+self=$(readlink -f "${BASH_SOURCE[0]}")
+root=$(cd "$(dirname "$self")/.." && pwd)
+cd "$root"
+
+regen=1
+case "${1:-}" in
+  "") ;;
+  --check) regen=0 ;;
+  -h | --help) sed -n '2,7p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "bindings: unknown argument: $1 (usage: $0 [--check])" >&2; exit 2 ;;
+esac
+
+if [[ $regen -eq 1 ]]; then
+  out=$(cargo test --locked -p airlock-desktop --bin airlock-desktop export_typescript_bindings 2>&1) || {
+    echo "$out" >&2
+    exit 1
+  }
+  # A renamed test would otherwise pass here without writing anything.
+  if ! grep -q '^test result: ok\. [1-9]' <<<"$out"; then
+    echo "$out" >&2
+    echo "bindings: no test named export_typescript_bindings ran (src-tauri/src/commands.rs)" >&2
+    exit 1
+  fi
+fi
+
+if [[ -d .git || -f .git ]] && { ! git diff --quiet -- ui/src/lib/bindings \
+  || [[ -n "$(git ls-files --others --exclude-standard ui/src/lib/bindings)" ]]; }; then
+  git status --short ui/src/lib/bindings
+  echo "bindings: ui/src/lib/bindings is out of date: run bash scripts/bindings.sh and commit the result" >&2
+  exit 1
+fi
+echo "bindings: ui/src/lib/bindings matches the Rust types"
