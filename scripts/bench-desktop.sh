@@ -21,7 +21,7 @@ while [[ $# -gt 0 ]]; do
 done
 if [[ "${_AIRLOCK_BENCH_INNER:-}" != 1 ]]; then
   bash scripts/setup.sh >/dev/null
-  (cd ui && { [[ -x node_modules/.bin/vite ]] || npm ci --no-audit --no-fund --loglevel=error >/dev/null; } && npm run --silent build >/dev/null)
+  bash scripts/ui.sh install build >/dev/null
   flag=(); [[ $profile == release ]] && flag=(--release)
   cargo build --locked -q "${flag[@]}" -p airlock-desktop -p airlock-demo-server
   export _AIRLOCK_BENCH_INNER=1 AIRLOCK_SESSION_XVFB=1

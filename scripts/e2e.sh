@@ -38,8 +38,7 @@ bash scripts/setup.sh --e2e
 export PATH="$PATH:${CARGO_HOME:-$HOME/.cargo}/bin"
 
 section "ui build"
-npm_ci ui
-npm --prefix ui run --silent build
+bash scripts/ui.sh install build
 
 section "cargo build (desktop app, CLI, demo server)"
 # The whole workspace with every target: the same feature set as

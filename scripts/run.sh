@@ -13,7 +13,7 @@ target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import js
 export AIRLOCK_DATA_DIR="${AIRLOCK_DATA_DIR:-$root/.airlock-demo}"
 
 if [[ -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" ]]; then
-  (cd ui && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build)
+  bash scripts/ui.sh install build
   cargo build --locked -q -p airlock-desktop -p airlock-demo-server -p airlock-cli
   echo "Starting Airlock (data in $AIRLOCK_DATA_DIR). The demo server asks you to connect a demo account:"
   echo "the consent dialog shows who asks, why, the domain and the full URL. Decline is the default."

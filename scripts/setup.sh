@@ -3,10 +3,12 @@
 #
 #   scripts/setup.sh [--test] [--e2e]
 #
-#   (always)  Debian packages for Tauri 2 and its tests (only apt-get when one is missing),
+#   (always)  the Rust toolchain of rust-toolchain.toml (rustup, when it is missing),
+#             Debian packages for Tauri 2 and its tests (only apt-get when one is missing),
 #             tests/peers: npm ci (server-everything, TypeScript SDK) and the Python
 #             venv tests/peers/.venv with requirements.txt (mcp SDK).
-#   --test    accepted for compatibility: the test peers above are always installed.
+#   --test    also `cargo install cargo-deny` (pinned) when it is not on PATH
+#             (5-9 min on 2 cores; scripts/deny.sh runs it).
 #   --e2e     also `cargo install tauri-driver` (2.x) when it is not on PATH (~1 min).
 #
 # Prints one line per step, saying whether it did something or skipped.
@@ -14,12 +16,13 @@
 set -euo pipefail
 
 e2e=0
+test=0
 for arg in "$@"; do
   case "$arg" in
-    --test) ;;
+    --test) test=1 ;;
     --e2e) e2e=1 ;;
     -h | --help)
-      sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -44,6 +47,18 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 
 sha() { sha256sum "$@" | awk '{print $1}' | sha256sum | awk '{print $1}'; }
+
+# ---- 0. Rust toolchain (rust-toolchain.toml) ---------------------------------
+channel=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' "$root/rust-toolchain.toml")
+if ! command -v rustup >/dev/null; then
+  step toolchain "skipped (no rustup: using $(cargo --version 2>/dev/null || echo 'no cargo'))"
+elif rustup toolchain list | grep -q "^$channel-"; then
+  step toolchain "skipped ($channel already installed)"
+else
+  t0=$SECONDS
+  (cd "$root" && rustup toolchain install)
+  step toolchain "rustup toolchain install $channel ($((SECONDS - t0)) s)"
+fi
 
 # ---- 1. Debian packages ----------------------------------------------------
 # From docs (recipes.md, "System packages for Tauri 2 and its tests").
@@ -111,7 +126,25 @@ else
   step venv "pip install -r tests/peers/requirements.txt ($((SECONDS - t0)) s)"
 fi
 
-# ---- 4. tauri-driver (only with --e2e) -------------------------------------
+# ---- 4. cargo-deny (only with --test) --------------------------------------
+# The one place that names its version; scripts/deny.sh runs it.
+cargo_deny_version=0.20.2
+cargo_bin="${CARGO_HOME:-$HOME/.cargo}/bin"
+if [[ $test -eq 0 ]]; then
+  step cargo-deny "skipped (no --test)"
+elif PATH="$PATH:$cargo_bin" command -v cargo-deny >/dev/null; then
+  found=$(PATH="$PATH:$cargo_bin" cargo-deny --version 2>/dev/null | awk '{print $2}')
+  note=""
+  [[ "$found" == "$cargo_deny_version" ]] || note="; the project pins $cargo_deny_version"
+  step cargo-deny "skipped (cargo-deny $found already on PATH$note)"
+else
+  command -v cargo >/dev/null || { echo "setup: --test needs cargo (rustup) on PATH" >&2; exit 1; }
+  t0=$SECONDS
+  (cd "$root" && nice -n 10 cargo install --locked --quiet "cargo-deny@$cargo_deny_version")
+  step cargo-deny "cargo install cargo-deny@$cargo_deny_version ($((SECONDS - t0)) s)"
+fi
+
+# ---- 5. tauri-driver (only with --e2e) -------------------------------------
 if [[ $e2e -eq 0 ]]; then
   step tauri-driver "skipped (no --e2e)"
 elif PATH="$PATH:${CARGO_HOME:-$HOME/.cargo}/bin" command -v tauri-driver >/dev/null; then

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Set up what is missing, then run every check and test:
-#   format, clippy (warnings are errors), the UI's type check, linter and build,
-#   and the whole cargo test suite inside a private D-Bus session with an
-#   unlocked gnome-keyring (real OS keychain) and real MCP peers.
+#   the UI's unit tests and build (scripts/ui.sh), every static check
+#   (scripts/lint.sh: rustfmt, clippy -D warnings, the UI's type check and
+#   eslint, cargo-deny), the whole cargo test suite inside a private D-Bus
+#   session with an unlocked gnome-keyring (real OS keychain) and real MCP
+#   peers, the MCP conformance suite, the desktop end-to-end tests, and the
+#   TypeScript bindings check (scripts/bindings.sh). Ends with one line
+#   `summary: N passed, M failed` over every test runner above.
 #
-#   bash scripts/test.sh
+#   bash scripts/test.sh              (or: cargo xtask test)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -15,20 +19,14 @@ section() { printf '\n== %s (%d s so far)\n' "$1" "$((SECONDS - t0))"; }
 section "setup"
 bash scripts/setup.sh --test
 
-if [[ -f ui/package.json ]]; then
-  section "ui: install, type check, lint, build"
-  (cd ui && npm ci --no-audit --no-fund --loglevel=error \
-    && npm run --silent check && npm run --silent lint && npm run --silent build)
-fi
-
-section "cargo fmt --check"
-cargo fmt --all -- --check
-
-section "cargo clippy -D warnings"
-cargo clippy --workspace --all-targets --locked -- -D warnings
-
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+
+section "ui: install, unit tests (Vitest), build"
+bash scripts/ui.sh install test build 2>&1 | tee -a "$log"
+
+section "lint: rustfmt, clippy -D warnings, ui type check and eslint, cargo-deny"
+bash scripts/lint.sh
 
 section "cargo test (real keychain, real MCP peers)"
 bash scripts/with-session.sh cargo test --workspace --locked --no-fail-fast 2>&1 | tee -a "$log"
@@ -40,21 +38,13 @@ section "desktop end-to-end (tests/e2e: the real app under Xvfb via WebDriver)"
 bash scripts/e2e.sh 2>&1 | tee -a "$log"
 
 section "generated files match the Rust types and the API declaration"
-# `cargo test -p airlock-desktop` regenerates ui/src/lib/bindings, and the
-# desktop build writes the capability and the isolation hook's allow-list from
-# src-tauri/src/api_declaration.rs; a diff means someone changed a Rust type or
-# the declaration without committing what it generates.
-generated=(ui/src/lib/bindings src-tauri/capabilities src-tauri/isolation)
-if [[ -e .git ]] && { ! git diff --quiet -- "${generated[@]}" \
-  || [[ -n "$(git ls-files --others --exclude-standard "${generated[@]}")" ]]; }; then
-  git status --short "${generated[@]}"
-  echo "generated files are out of date: run cargo test -p airlock-desktop and commit the result" >&2
-  exit 1
-fi
+# The cargo test run above regenerated ui/src/lib/bindings; the desktop build
+# wrote the capability and the isolation hook's allow-list.
+bash scripts/bindings.sh --check
 
 section "done"
-# One closing line for everything above: cargo's test results and the
-# conformance checks.
+# One closing line for everything above: the UI's unit tests, cargo's test
+# results, the conformance checks and the end-to-end tests (node:test).
 awk '/^test result:/ {p += $4; f += $6}
      /^[0-9]+ passed, [0-9]+ failed$/ {p += $1; f += $3}
      NF == 3 && ($1 == "#" || $1 == "ℹ") && $2 == "pass" && $3 ~ /^[0-9]+$/ {p += $3}

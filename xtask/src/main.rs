@@ -1,0 +1,236 @@
+//! `cargo xtask`: every task of the repository in one list.
+//!
+//! Each task runs one of the scripts in `scripts/`, which stay the one place
+//! that knows the commands (and what `bash scripts/run.sh` and
+//! `bash scripts/test.sh` run, the README's quick start). Arguments after the
+//! task name go to the script.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// One entry of the list.
+struct Task {
+    name: &'static str,
+    /// The script under `scripts/` and the arguments it always gets.
+    script: &'static str,
+    fixed_args: &'static [&'static str],
+    /// What a user may add after the task name.
+    usage: &'static str,
+    about: &'static str,
+}
+
+const TASKS: &[Task] = &[
+    Task {
+        name: "setup",
+        script: "setup.sh",
+        fixed_args: &[],
+        usage: "[--test] [--e2e]",
+        about: "install what is missing (toolchain, Debian packages, test peers; --test: cargo-deny; --e2e: tauri-driver)",
+    },
+    Task {
+        name: "run",
+        script: "run.sh",
+        fixed_args: &[],
+        usage: "",
+        about: "build and start the desktop app with the demo server (in the terminal without a display)",
+    },
+    Task {
+        name: "test",
+        script: "test.sh",
+        fixed_args: &[],
+        usage: "",
+        about: "everything CI runs: lint, UI tests, cargo test, conformance, e2e, bindings check",
+    },
+    Task {
+        name: "lint",
+        script: "lint.sh",
+        fixed_args: &[],
+        usage: "",
+        about: "rustfmt --check, clippy -D warnings, the UI's type check and eslint, cargo-deny",
+    },
+    Task {
+        name: "deny",
+        script: "deny.sh",
+        fixed_args: &[],
+        usage: "[--fetch]",
+        about: "cargo-deny: licences, bans, sources (advisories with a local RustSec copy, or --fetch)",
+    },
+    Task {
+        name: "ui",
+        script: "ui.sh",
+        fixed_args: &[],
+        usage: "[install|check|lint|test|build]...",
+        about: "the UI's steps in ui/ (default: all of them, in that order)",
+    },
+    Task {
+        name: "ui-test",
+        script: "ui.sh",
+        fixed_args: &["install", "test"],
+        usage: "",
+        about: "the UI's unit tests (Vitest: form, schema and format logic)",
+    },
+    Task {
+        name: "bindings",
+        script: "bindings.sh",
+        fixed_args: &[],
+        usage: "[--check]",
+        about: "regenerate ui/src/lib/bindings from the Rust types and fail if they differ from git",
+    },
+    Task {
+        name: "e2e",
+        script: "e2e.sh",
+        fixed_args: &[],
+        usage: "[FILE-FILTER...]",
+        about: "desktop end-to-end tests: the real window under Xvfb through WebDriver",
+    },
+    Task {
+        name: "conformance",
+        script: "conformance.sh",
+        fixed_args: &[],
+        usage: "[SCENARIO...]",
+        about: "the official MCP conformance suite's client scenarios against `airlock conformance-client`",
+    },
+    Task {
+        name: "bench",
+        script: "bench.sh",
+        fixed_args: &[],
+        usage: "[--calls N] [--rounds R]",
+        about: "tools/call throughput: Airlock's core vs the TypeScript SDK, stdio and HTTP",
+    },
+    Task {
+        name: "bench-desktop",
+        script: "bench-desktop.sh",
+        fixed_args: &[],
+        usage: "[--runs N] [--debug]",
+        about: "desktop cold start and idle memory under Xvfb",
+    },
+    Task {
+        name: "with-session",
+        script: "with-session.sh",
+        fixed_args: &[],
+        usage: "CMD [ARGS...]",
+        about: "run a command in a private D-Bus session with an unlocked keychain (e.g. cargo test -p airlock-core)",
+    },
+];
+
+fn find(name: &str) -> Option<&'static Task> {
+    TASKS.iter().find(|t| t.name == name)
+}
+
+/// The repository root: this crate lives in `<root>/xtask`.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+fn help() -> String {
+    let width = TASKS.iter().map(|t| t.name.len()).max().unwrap_or(0);
+    let mut out = String::from(
+        "Airlock's tasks. Usage: cargo xtask <task> [args...]\n\
+         Each task runs the script shown under it; args after the task go to the script.\n\n",
+    );
+    for t in TASKS {
+        let cmd = std::iter::once(format!("bash scripts/{}", t.script))
+            .chain(t.fixed_args.iter().map(|a| (*a).to_owned()))
+            .chain((!t.usage.is_empty()).then(|| t.usage.to_owned()))
+            .collect::<Vec<_>>()
+            .join(" ");
+        out.push_str(&format!(
+            "  {:width$}  {}\n  {:width$}  = {cmd}\n",
+            t.name, t.about, ""
+        ));
+    }
+    out
+}
+
+fn run(task: &Task, args: &[String]) -> ExitCode {
+    let root = root();
+    let script = root.join("scripts").join(task.script);
+    let status = Command::new("bash")
+        .arg(&script)
+        .args(task.fixed_args)
+        .args(args)
+        .current_dir(&root)
+        .status();
+    match status {
+        Ok(s) if s.success() => ExitCode::SUCCESS,
+        // A script's own exit code (1 failed, 2 bad usage...); killed by a signal: 1.
+        Ok(s) => ExitCode::from(s.code().and_then(|c| u8::try_from(c).ok()).unwrap_or(1)),
+        Err(e) => {
+            eprintln!("xtask: cannot run bash {}: {e}", script.display());
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let Some(name) = args.next() else {
+        print!("{}", help());
+        return ExitCode::SUCCESS;
+    };
+    if matches!(name.as_str(), "help" | "-h" | "--help") {
+        print!("{}", help());
+        return ExitCode::SUCCESS;
+    }
+    match find(&name) {
+        Some(task) => run(task, &args.collect::<Vec<_>>()),
+        None => {
+            eprint!("xtask: unknown task {name:?}\n\n{}", help());
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_task_runs_a_script_that_exists() {
+        for t in TASKS {
+            let script = root().join("scripts").join(t.script);
+            assert!(
+                script.is_file(),
+                "task {}: {} is missing",
+                t.name,
+                script.display()
+            );
+        }
+    }
+
+    #[test]
+    fn task_names_are_unique_and_all_listed() {
+        let h = help();
+        for (i, t) in TASKS.iter().enumerate() {
+            assert!(
+                TASKS[i + 1..].iter().all(|u| u.name != t.name),
+                "task {} twice",
+                t.name
+            );
+            assert!(
+                h.lines()
+                    .any(|l| l.trim_start().starts_with(&format!("{} ", t.name))),
+                "help does not list {}",
+                t.name
+            );
+            assert_eq!(find(t.name).map(|f| f.script), Some(t.script));
+        }
+        assert!(find("no-such-task").is_none());
+    }
+
+    #[test]
+    fn the_alias_and_the_readme_point_here() {
+        let config = std::fs::read_to_string(root().join(".cargo/config.toml")).unwrap();
+        assert!(
+            config.contains("xtask = \"run --quiet --package xtask --\""),
+            "{config}"
+        );
+        let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+        assert!(
+            readme.contains("cargo xtask"),
+            "README.md does not mention cargo xtask"
+        );
+    }
+}
