@@ -1,6 +1,7 @@
 // Display helpers (format.ts): times, statuses, server lines, secret names.
 import { afterEach, describe, expect, it } from "vitest";
 import type { ConnStatus, ServerDef } from "./api";
+import type { ElicitationState } from "./bindings/ElicitationState";
 import {
   dateTime,
   dayEnd,
@@ -106,7 +107,8 @@ describe("server status", () => {
 
 describe("elicitation states", () => {
   it("every state the core records has words, and a tone", () => {
-    const words: Record<string, [string, ReturnType<typeof stateTone>]> = {
+    // Typed by the Rust enum: a state added in Rust without words here fails the type check.
+    const words: Record<ElicitationState, [string, ReturnType<typeof stateTone>]> = {
       requested: ["Waiting for you", "busy"],
       accepted: ["Accepted", "busy"],
       opened: ["Opened in browser", "busy"],
@@ -121,15 +123,18 @@ describe("elicitation states", () => {
       rate_limited: ["Rate limited", "bad"],
       invalid_schema: ["Invalid form", "bad"],
       connection_lost: ["Connection lost", "bad"],
+      failed: ["Failed", "bad"],
+      interrupted: ["Interrupted (Airlock stopped)", "bad"],
     };
-    for (const [state, [label, tone]] of Object.entries(words)) {
+    for (const [state, [label, tone]] of Object.entries(words) as [ElicitationState, [string, string]][]) {
       expect([state, stateLabel(state), stateTone(state)]).toEqual([state, label, tone]);
     }
   });
 
-  it("a state it does not know is shown as it is, neutral", () => {
-    expect(stateLabel("some_new_state")).toBe("some_new_state");
-    expect(stateTone("some_new_state")).toBe("idle");
+  it("a state a newer core sends is shown as it is, neutral", () => {
+    const unknown = "some_new_state" as ElicitationState;
+    expect(stateLabel(unknown)).toBe("some_new_state");
+    expect(stateTone(unknown)).toBe("idle");
   });
 });
 
