@@ -130,6 +130,7 @@ fn configure_demo_once(core: &Arc<Airlock>, data_dir: &std::path::Path) {
     if let Some(path) = demo {
         let input = ServerInput {
             name: "demo".into(),
+            options: Default::default(),
             transport: Transport::Stdio {
                 command: path.display().to_string(),
                 args: Vec::new(),

@@ -206,4 +206,10 @@ pub(crate) struct AddArgs {
     /// HTTP header stored in the OS keychain: NAME=VALUE
     #[arg(long = "secret-header", value_name = "NAME=VALUE")]
     pub(crate) secret_header: Vec<String>,
+    /// MCP protocol revision: auto (2026-07-28 when the server offers it,
+    /// else 2025-11-25; a server that sends requests the 2025-11-25 way is
+    /// moved to 2025-11-25 and remembered), 2026-07-28, or 2025-11-25
+    #[arg(long, value_name = "REVISION", default_value = "auto",
+          value_parser = ["auto", "2026-07-28", "2025-11-25"])]
+    pub(crate) protocol: String,
 }

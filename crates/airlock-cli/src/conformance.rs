@@ -200,6 +200,7 @@ pub async fn run(url: &str) -> Result<u8, String> {
     let core = Airlock::open(opts).map_err(|e| e.to_string())?;
     core.add_server(&ServerInput {
         name: SERVER.into(),
+        options: Default::default(),
         transport: Transport::Http {
             url: url.to_owned(),
             headers: BTreeMap::new(),

@@ -2,7 +2,7 @@
 //! through `plain` first.
 
 use airlock_core::mcp::ConnStatus;
-use airlock_core::servers::{ServerDef, StoredValue, Transport};
+use airlock_core::servers::{ProtocolChoice, ServerDef, StoredValue, Transport};
 use airlock_core::store::ToolCallRecord;
 use airlock_core::url_safety::{neutralize_for_display, Inspection, Verdict};
 use airlock_core::ConnectionReport;
@@ -94,6 +94,14 @@ pub fn print_server(d: &ServerDef) {
                 say!("{label:<10} {}=<secret, in the OS keychain>", plain(k))
             }
         }
+    }
+    match (d.options.protocol, d.protocol_learned.as_deref()) {
+        (ProtocolChoice::Auto, Some(learned)) => say!(
+            "protocol:  automatic, {} (learned: the server sends requests the 2025-11-25 way)",
+            plain(learned)
+        ),
+        (ProtocolChoice::Auto, None) => say!("protocol:  automatic"),
+        (p, _) => say!("protocol:  {}", p.as_str()),
     }
 }
 

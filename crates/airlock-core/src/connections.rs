@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::events::CoreEvent;
 use crate::mcp::{self, ConnectContext, ConnectError, Session};
-use crate::servers::{ServerDef, Transport};
+use crate::servers::{ProtocolChoice, ServerDef, Transport};
 use crate::status::ConnStatus;
 use crate::{Airlock, ConnectionReport, CoreError, CoreResult};
 
@@ -94,6 +94,7 @@ impl Airlock {
             redactor: Arc::new(crate::secrets::Redactor::default()),
             connect_timeout: self.connect_timeout,
             oauth: None,
+            protocol: crate::servers::ProtocolChoice::Auto,
         };
         let session = mcp::connect_io(name, io, mode, &ctx)
             .await
@@ -156,6 +157,7 @@ impl Airlock {
                 Transport::Http { .. } => self.oauth_context(&def.name, interactive),
                 Transport::Stdio { .. } => None,
             },
+            protocol: effective_protocol(def),
         };
         let connected = mcp::connect(&def.name, &transport, &ctx).await;
         if let Some(oauth) = &ctx.oauth {
@@ -430,6 +432,18 @@ impl Airlock {
             .ok_or_else(|| CoreError::NotConnected {
                 server: name.to_owned(),
             })
+    }
+}
+
+/// The revision to speak: the user's choice, or in automatic mode what
+/// Airlock learned about the server (2025-11-25 after it sent requests the
+/// old way).
+fn effective_protocol(def: &ServerDef) -> ProtocolChoice {
+    match (def.options.protocol, def.protocol_learned.as_deref()) {
+        (ProtocolChoice::Auto, Some(learned)) => {
+            ProtocolChoice::parse(learned).unwrap_or(ProtocolChoice::Auto)
+        }
+        (choice, _) => choice,
     }
 }
 

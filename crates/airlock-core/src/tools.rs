@@ -8,13 +8,14 @@ use std::time::Instant;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ElicitRequestParams, GetPromptRequestParams,
-    InputRequest, InputRequests, InputResponses, ReadResourceRequestParams,
+    InputRequest, InputRequests, InputResponses, ProtocolVersion, ReadResourceRequestParams,
 };
 use rmcp::service::ServiceError;
 use serde::Serialize;
 
 use crate::elicitation::{Origin, Refusal, RequiredElicitation};
 use crate::mcp::Session;
+use crate::servers::ProtocolChoice;
 use crate::store::{now_ms, ToolCallOutcome};
 use crate::{Airlock, CoreError, CoreResult};
 
@@ -125,6 +126,20 @@ where
         &session.server,
         format!("the server's {what} list went on for more than {MAX_LIST_PAGES} pages; stopped"),
     ))
+}
+
+/// A server tried a server-initiated request (2025-11-25 style) on a
+/// 2026-07-28 connection, where none exist: the Python SDK answers -32600
+/// "... no back-channel for server-initiated requests".
+fn sends_old_style_requests(e: &ServiceError) -> bool {
+    match e {
+        ServiceError::McpError(data) => {
+            data.code == rmcp::model::ErrorCode::INVALID_REQUEST
+                && (data.message.contains("back-channel")
+                    || data.message.contains("server-initiated"))
+        }
+        _ => false,
+    }
 }
 
 /// Why a call that needed a URL elicitation was not retried, in words.
@@ -312,6 +327,7 @@ impl Airlock {
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.arguments = arguments;
         let mut step_ups = 0usize;
+        let mut fell_back = false;
         let mut required_rounds = 0usize;
         let mut input_rounds = 0usize;
         let mut offered: HashSet<String> = HashSet::new();
@@ -360,6 +376,22 @@ impl Airlock {
                     self.required_round(server, &session, e.data.as_ref(), &mut offered)
                         .await?;
                 }
+                Err(e) if !fell_back && sends_old_style_requests(&e) => {
+                    // A server written for 2025-11-25 on a 2026-07-28
+                    // connection: in automatic mode, move it to 2025-11-25
+                    // (remembered) and retry the call once.
+                    fell_back = true;
+                    if !self.fall_back_to_2025(server, &session)? {
+                        return Err(protocol(
+                            server,
+                            format!(
+                                "{}; the server sends requests the 2025-11-25 way: set its protocol to 2025-11-25 or automatic (`airlock servers edit {server} --protocol 2025-11-25 ...`, or in the window's server form)",
+                                service_error(server, e)
+                            ),
+                        ));
+                    }
+                    session = self.session(server).await?;
+                }
                 Err(e) => {
                     // Step-up: a 403 `insufficient_scope` from an OAuth server;
                     // authorize once more with the scopes it named, reconnect,
@@ -377,6 +409,28 @@ impl Airlock {
                 }
             }
         }
+    }
+
+    /// Move a server in automatic mode that sent a request the 2025-11-25
+    /// way on a 2026-07-28 connection to 2025-11-25: remember it, say so in
+    /// its log, and drop the session so the next one is made the old way.
+    /// `false` when the user chose the revision (nothing to recover).
+    fn fall_back_to_2025(&self, server: &str, session: &Session) -> CoreResult<bool> {
+        let def = self.get_server(server)?;
+        if def.options.protocol != ProtocolChoice::Auto
+            || session.info.protocol_version != ProtocolVersion::V_2026_07_28.to_string()
+        {
+            return Ok(false);
+        }
+        self.store
+            .set_protocol_learned(server, Some(ProtocolChoice::V2025_11_25.as_str()))?;
+        self.log(
+            server,
+            "warning",
+            "the server sends requests the 2025-11-25 way (it has no back-channel on 2026-07-28): reconnecting on 2025-11-25, remembered for next time (protocol: automatic)",
+        );
+        self.disconnect(server);
+        Ok(true)
     }
 
     /// 2025-11-25 error path: the broker takes the listed elicitations

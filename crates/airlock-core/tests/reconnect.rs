@@ -79,6 +79,7 @@ async fn reconnects_after_the_server_comes_back() {
     let port = free_port();
     core.add_server(&ServerInput {
         name: "py".into(),
+        options: Default::default(),
         transport: Transport::Http {
             url: format!("http://127.0.0.1:{port}/mcp"),
             headers: Default::default(),
@@ -159,6 +160,7 @@ async fn a_server_that_drops_at_once_is_not_respawned_forever() {
     .collect();
     core.add_server(&ServerInput {
         name: "flappy".into(),
+        options: Default::default(),
         transport: Transport::Stdio {
             command: peers().join(".venv/bin/python").display().to_string(),
             args: vec![

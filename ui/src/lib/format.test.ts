@@ -142,6 +142,9 @@ describe("server definitions", () => {
   it("a stdio server as the command line to run, quoting what needs it", () => {
     const def: ServerDef = {
       name: "gh",
+      options: { protocol: "auto" },
+      protocol_learned: null,
+      paused: false,
       transport: {
         type: "stdio",
         command: "npx",
@@ -153,7 +156,13 @@ describe("server definitions", () => {
   });
 
   it("an HTTP server as its URL", () => {
-    const def: ServerDef = { name: "remote", transport: { type: "http", url: "https://mcp.example.com/mcp", headers: {} } };
+    const def: ServerDef = {
+      name: "remote",
+      options: { protocol: "auto" },
+      protocol_learned: null,
+      paused: false,
+      transport: { type: "http", url: "https://mcp.example.com/mcp", headers: {} },
+    };
     expect(transportSummary(def)).toBe("https://mcp.example.com/mcp");
   });
 

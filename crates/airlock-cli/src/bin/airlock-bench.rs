@@ -66,6 +66,7 @@ fn main() -> Result<(), String> {
         core.add_server(&ServerInput {
             name: "everything".into(),
             transport: server,
+            options: Default::default(),
         })
         .map_err(|e| e.to_string())?;
         core.connect("everything")

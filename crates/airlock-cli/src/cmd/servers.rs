@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use airlock_core::servers::{parse_config, InputValue, ServerDef, ServerInput, Transport};
+use airlock_core::servers::{
+    parse_config, InputValue, ProtocolChoice, ServerDef, ServerInput, ServerOptions, Transport,
+};
 use airlock_core::Airlock;
 
 use crate::cli::{AddArgs, ServersCmd};
@@ -228,8 +230,11 @@ fn to_input(a: &AddArgs) -> Result<ServerInput, Failure> {
     {
         return Err(usage("--header is for HTTP servers (--url)"));
     }
+    let protocol = ProtocolChoice::parse(&a.protocol)
+        .ok_or_else(|| usage(format!("--protocol: unknown revision {:?}", a.protocol)))?;
     Ok(ServerInput {
         name: a.name.clone(),
         transport,
+        options: ServerOptions { protocol },
     })
 }

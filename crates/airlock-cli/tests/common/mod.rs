@@ -659,7 +659,7 @@ pub fn url_port(url: &str) -> u16 {
 
 /// Spawn `cmd`, drain its stderr, and wait for a line containing `marker`
 /// followed by a URL (`http://...`); returns that URL.
-fn spawn_with_ready_line(mut cmd: Command, name: &str, marker: &'static str) -> HttpPeer {
+pub fn spawn_with_ready_line(mut cmd: Command, name: &str, marker: &'static str) -> HttpPeer {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
@@ -983,4 +983,28 @@ pub fn start_oauth_example() -> OAuthExample {
         auth_origin: format!("http://localhost:{}", ports[1]),
         log,
     }
+}
+
+// ----- servers written the 2025-11-25 way (server-initiated requests) -----
+
+pub fn py_old_style() -> PathBuf {
+    peers_dir().join("py_old_style.py")
+}
+
+pub fn ts_old_style() -> PathBuf {
+    peers_dir().join("ts_old_style.mjs")
+}
+
+/// py_old_style.py over streamable HTTP on a port it picks.
+pub fn start_py_old_style_http() -> HttpPeer {
+    let mut c = Command::new(py());
+    c.arg(py_old_style()).args(["http", "--port", "0"]);
+    spawn_with_ready_line(c, "py-old-style http", "py-old-style ready")
+}
+
+/// ts_old_style.mjs over streamable HTTP on a port it picks.
+pub fn start_ts_old_style_http() -> HttpPeer {
+    let mut c = Command::new("node");
+    c.arg(ts_old_style()).args(["http", "0"]);
+    spawn_with_ready_line(c, "ts-old-style http", "ts-old-style ready")
 }

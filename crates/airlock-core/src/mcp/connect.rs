@@ -19,7 +19,7 @@ use rmcp::RoleClient;
 use super::errors::{auth_challenge, error_chain, tail_suffix};
 use super::SessionInfo;
 use super::{stderr, AirlockClient, ConnectContext, ConnectError, OAuthContext, Session};
-use crate::servers::Transport;
+use crate::servers::{ProtocolChoice, Transport};
 
 static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
 
@@ -27,10 +27,18 @@ type Running = RunningService<RoleClient, AirlockClient>;
 /// One handshake attempt: timed out, failed, or a running service.
 type Attempt = Result<Result<Running, ClientInitializeError>, tokio::time::error::Elapsed>;
 
-fn lifecycle() -> ClientLifecycleMode {
-    ClientLifecycleMode::Auto {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25],
-        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+/// The handshake for a protocol choice: discovery (2026-07-28), a plain
+/// initialize (2025-11-25), or discovery with a fallback (automatic).
+pub fn lifecycle(protocol: ProtocolChoice) -> ClientLifecycleMode {
+    match protocol {
+        ProtocolChoice::Auto => ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        },
+        ProtocolChoice::V2026_07_28 => ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+        ProtocolChoice::V2025_11_25 => ClientLifecycleMode::Initialize,
     }
 }
 
@@ -273,7 +281,7 @@ pub async fn connect(
         ctx,
         stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
     };
-    let mut mode = lifecycle();
+    let mut mode = lifecycle(ctx.protocol);
     let mut auth = stored_authorization(server, transport, ctx.oauth.as_ref()).await;
     let mut signed_in = false;
     let handshake = loop {

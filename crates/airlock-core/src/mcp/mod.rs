@@ -147,6 +147,8 @@ pub struct ConnectContext {
     pub connect_timeout: Duration,
     /// OAuth for Streamable HTTP servers; `None` sends no tokens.
     pub oauth: Option<OAuthContext>,
+    /// The protocol revision to speak (automatic: 2026-07-28 when offered).
+    pub protocol: crate::servers::ProtocolChoice,
 }
 
 /// What a connect needs for MCP authorization: where tokens live and,

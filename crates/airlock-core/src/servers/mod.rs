@@ -146,12 +146,54 @@ impl<V> Transport<V> {
     }
 }
 
+/// Which MCP protocol revision to speak with a server.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum ProtocolChoice {
+    /// 2026-07-28 when the server offers it, else 2025-11-25; a server that
+    /// turns out to send requests the 2025-11-25 way is moved to 2025-11-25.
+    #[default]
+    #[serde(rename = "auto")]
+    Auto,
+    #[serde(rename = "2026-07-28")]
+    V2026_07_28,
+    #[serde(rename = "2025-11-25")]
+    V2025_11_25,
+}
+
+impl ProtocolChoice {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::V2026_07_28 => "2026-07-28",
+            Self::V2025_11_25 => "2025-11-25",
+        }
+    }
+
+    pub fn parse(word: &str) -> Option<Self> {
+        [Self::Auto, Self::V2026_07_28, Self::V2025_11_25]
+            .into_iter()
+            .find(|p| p.as_str() == word)
+    }
+}
+
+/// What the user sets for a server besides its transport.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerOptions {
+    /// The protocol revision to speak.
+    pub protocol: ProtocolChoice,
+}
+
 /// A server as the user describes it (CLI flags, GUI form, imported file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ServerInput {
     pub name: String,
     pub transport: Transport<InputValue>,
+    #[serde(default)]
+    pub options: ServerOptions,
 }
 
 /// A server as stored: no secret values, only references.
@@ -160,6 +202,12 @@ pub struct ServerInput {
 pub struct ServerDef {
     pub name: String,
     pub transport: Transport<StoredValue>,
+    pub options: ServerOptions,
+    /// The revision automatic mode settled on after the server sent
+    /// requests the 2025-11-25 way (`null`: nothing learned).
+    pub protocol_learned: Option<String>,
+    /// The user paused the server: it is not connected.
+    pub paused: bool,
 }
 
 /// Words of a header or env var name (split at anything not a letter or
@@ -370,6 +418,7 @@ mod tests {
     fn header_validation() {
         let mut input = ServerInput {
             name: "h".into(),
+            options: Default::default(),
             transport: Transport::Http {
                 url: "https://x.example/mcp".into(),
                 headers: [("X-A".to_string(), InputValue::plain("a\r\nb"))].into(),

@@ -5,18 +5,24 @@ use crate::mcp;
 use crate::secrets::{Redactor, SecretValue};
 use crate::servers::{
     self, secret_ref, DefinitionError, ExportedConfig, InputValue, ServerDef, ServerInput,
-    StoredValue, Transport,
+    ServerOptions, StoredValue, Transport,
 };
 use crate::store::{self, StoreError};
 use crate::{auth, Airlock, CoreError, CoreResult};
 
 impl Airlock {
     fn parse_def(row: &store::ServerRow) -> CoreResult<ServerDef> {
-        let transport: Transport<StoredValue> = serde_json::from_str(&row.config_json)
-            .map_err(|e| StoreError::Corrupt(format!("server {:?}: {e}", row.name)))?;
+        let corrupt =
+            |e: serde_json::Error| StoreError::Corrupt(format!("server {:?}: {e}", row.name));
+        let transport: Transport<StoredValue> =
+            serde_json::from_str(&row.config_json).map_err(corrupt)?;
+        let options: ServerOptions = serde_json::from_str(&row.options_json).map_err(corrupt)?;
         Ok(ServerDef {
             name: row.name.clone(),
             transport,
+            options,
+            protocol_learned: row.protocol_learned.clone(),
+            paused: row.paused,
         })
     }
 
@@ -74,6 +80,9 @@ impl Airlock {
                 ServerDef {
                     name: input.name.clone(),
                     transport,
+                    options: input.options.clone(),
+                    protocol_learned: None,
+                    paused: false,
                 },
                 written,
             )),
@@ -90,8 +99,13 @@ impl Airlock {
         }
     }
 
-    fn config_json(def: &ServerDef) -> String {
-        serde_json::to_string(&def.transport).unwrap_or_default()
+    fn row(def: &ServerDef) -> store::NewServerRow {
+        store::NewServerRow {
+            name: def.name.clone(),
+            transport: def.transport.kind().to_owned(),
+            config_json: serde_json::to_string(&def.transport).unwrap_or_default(),
+            options_json: serde_json::to_string(&def.options).unwrap_or_else(|_| "{}".into()),
+        }
     }
 
     pub fn add_server(&self, input: &ServerInput) -> CoreResult<ServerDef> {
@@ -115,11 +129,7 @@ impl Airlock {
             match self.store_secrets(input) {
                 Ok((def, w)) => {
                     written.extend(w);
-                    rows.push((
-                        def.name.clone(),
-                        def.transport.kind().to_owned(),
-                        Self::config_json(&def),
-                    ));
+                    rows.push(Self::row(&def));
                 }
                 Err(e) => {
                     self.forget_secrets(&written);
@@ -131,22 +141,19 @@ impl Airlock {
             self.forget_secrets(&written);
             return Err(e.into());
         }
-        for (name, _, _) in &rows {
+        for r in &rows {
             let _ = self
                 .store
-                .audit(Some(name), "server_added", &serde_json::json!({}));
+                .audit(Some(&r.name), "server_added", &serde_json::json!({}));
         }
-        Ok(rows.into_iter().map(|(n, _, _)| n).collect())
+        Ok(rows.into_iter().map(|r| r.name).collect())
     }
 
     /// Replace a server's definition. Secrets no longer used are deleted.
     pub fn update_server(&self, input: &ServerInput) -> CoreResult<ServerDef> {
         let old = self.get_server(&input.name)?;
         let (def, written) = self.store_secrets(input)?;
-        if let Err(e) =
-            self.store
-                .update_server(&def.name, def.transport.kind(), &Self::config_json(&def))
-        {
+        if let Err(e) = self.store.update_server(&Self::row(&def)) {
             self.forget_secrets(&written);
             return Err(e.into());
         }

@@ -16,6 +16,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (3, include_str!("../../migrations/0003_meta.sql")),
     (4, include_str!("../../migrations/0004_runs.sql")),
     (5, include_str!("../../migrations/0005_opened_domains.sql")),
+    (6, include_str!("../../migrations/0006_server_options.sql")),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

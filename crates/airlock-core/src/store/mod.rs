@@ -66,8 +66,20 @@ pub struct ServerRow {
     pub name: String,
     pub transport: String,
     pub config_json: String,
+    pub options_json: String,
+    pub protocol_learned: Option<String>,
+    pub paused: bool,
     pub created_at: i64,
     pub updated_at: i64,
+}
+
+/// A server definition to store: name, transport kind, config and options (JSON).
+#[derive(Debug, Clone)]
+pub struct NewServerRow {
+    pub name: String,
+    pub transport: String,
+    pub config_json: String,
+    pub options_json: String,
 }
 
 pub struct Store {
@@ -216,39 +228,55 @@ impl Store {
 
     // ----- servers -----
 
-    pub fn insert_server(&self, name: &str, transport: &str, config_json: &str) -> StoreResult<()> {
-        let now = now_ms();
-        self.lock().execute(
-            "INSERT INTO servers (name, transport, config_json, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
-            params![name, transport, config_json, now],
-        )?;
-        Ok(())
-    }
-
     /// Insert several servers in one transaction: all land or none does.
-    pub fn insert_servers(&self, rows: &[(String, String, String)]) -> StoreResult<()> {
+    pub fn insert_servers(&self, rows: &[NewServerRow]) -> StoreResult<()> {
         let now = now_ms();
         let mut conn = self.lock();
         let tx = conn.transaction()?;
-        for (name, transport, config) in rows {
+        for r in rows {
             tx.execute(
-                "INSERT INTO servers (name, transport, config_json, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
-                params![name, transport, config, now],
+                "INSERT INTO servers (name, transport, config_json, options_json, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+                params![r.name, r.transport, r.config_json, r.options_json, now],
             )?;
         }
         tx.commit()?;
         Ok(())
     }
 
-    pub fn update_server(
-        &self,
-        name: &str,
-        transport: &str,
-        config_json: &str,
-    ) -> StoreResult<bool> {
+    /// Replace a server's definition; a changed protocol choice forgets
+    /// what automatic mode had learned.
+    pub fn update_server(&self, row: &NewServerRow) -> StoreResult<bool> {
         let n = self.lock().execute(
-            "UPDATE servers SET transport = ?2, config_json = ?3, updated_at = ?4 WHERE name = ?1",
-            params![name, transport, config_json, now_ms()],
+            "UPDATE servers SET transport = ?2, config_json = ?3,
+               protocol_learned = CASE WHEN options_json = ?4 THEN protocol_learned ELSE NULL END,
+               options_json = ?4, updated_at = ?5
+             WHERE name = ?1",
+            params![
+                row.name,
+                row.transport,
+                row.config_json,
+                row.options_json,
+                now_ms()
+            ],
+        )?;
+        Ok(n > 0)
+    }
+
+    /// Remember the protocol revision automatic mode settled on (`None`: forget).
+    pub fn set_protocol_learned(&self, name: &str, version: Option<&str>) -> StoreResult<()> {
+        self.lock().execute(
+            "UPDATE servers SET protocol_learned = ?2 WHERE name = ?1",
+            params![name, version],
+        )?;
+        Ok(())
+    }
+
+    /// Pause (or resume) a server: a paused server is not connected.
+    pub fn set_paused(&self, name: &str, paused: bool) -> StoreResult<bool> {
+        let n = self.lock().execute(
+            "UPDATE servers SET paused = ?2 WHERE name = ?1",
+            params![name, paused],
         )?;
         Ok(n > 0)
     }
@@ -264,7 +292,8 @@ impl Store {
         Ok(self
             .lock()
             .query_row(
-                "SELECT name, transport, config_json, created_at, updated_at FROM servers WHERE name = ?1",
+                "SELECT name, transport, config_json, options_json, protocol_learned, paused, created_at, updated_at
+                 FROM servers WHERE name = ?1",
                 params![name],
                 server_row,
             )
@@ -274,7 +303,8 @@ impl Store {
     pub fn list_servers(&self) -> StoreResult<Vec<ServerRow>> {
         let conn = self.lock();
         let mut stmt = conn.prepare(
-            "SELECT name, transport, config_json, created_at, updated_at FROM servers ORDER BY name",
+            "SELECT name, transport, config_json, options_json, protocol_learned, paused, created_at, updated_at
+             FROM servers ORDER BY name",
         )?;
         let rows = stmt.query_map([], server_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -390,7 +420,10 @@ fn server_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ServerRow> {
         name: r.get(0)?,
         transport: r.get(1)?,
         config_json: r.get(2)?,
-        created_at: r.get(3)?,
-        updated_at: r.get(4)?,
+        options_json: r.get(3)?,
+        protocol_learned: r.get(4)?,
+        paused: r.get(5)?,
+        created_at: r.get(6)?,
+        updated_at: r.get(7)?,
     })
 }

@@ -37,8 +37,11 @@ ascii_host: string | null,
 /**
  * eTLD+1 in ASCII, from the embedded Public Suffix List (ICANN and
  * private sections, so `attacker.github.io` stays `attacker.github.io`),
- * without a trailing dot. For IP literals, `localhost` names and hosts
- * that are themselves a public suffix: the host itself.
+ * without a trailing dot. For IP literals, local-network names
+ * (dotless, `localhost`, `.local`, `.internal`, `.home.arpa`, `.lan`,
+ * `.localhost`: no registry hands those out, so every label is chosen
+ * by whoever runs the network and the user must read all of them) and
+ * hosts that are themselves a public suffix: the host itself.
  */
 registrable_domain: string | null, 
 /**

@@ -135,6 +135,7 @@ impl ImportPlan {
                 let input = ServerInput {
                     name: s.name.clone(),
                     transport,
+                    options: Default::default(),
                 };
                 input.validate().map_err(|e| invalid(e.to_string()))?;
                 Ok(input)
@@ -268,6 +269,9 @@ mod tests {
     fn export_leaves_secrets_out() {
         let defs = vec![ServerDef {
             name: "r".into(),
+            options: Default::default(),
+            protocol_learned: None,
+            paused: false,
             transport: Transport::Http {
                 url: "https://x.example/mcp".into(),
                 headers: [

@@ -208,6 +208,7 @@ fn parse_server(
     let input = ServerInput {
         name: name.to_owned(),
         transport,
+        options: Default::default(),
     };
     input.validate().map_err(|e| invalid(e.to_string()))?;
     Ok(input)
