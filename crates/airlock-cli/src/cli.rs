@@ -212,4 +212,14 @@ pub(crate) struct AddArgs {
     #[arg(long, value_name = "REVISION", default_value = "auto",
           value_parser = ["auto", "2026-07-28", "2025-11-25"])]
     pub(crate) protocol: String,
+    /// Allow secret headers or a sign-in over plain http:// to another
+    /// computer (they cross the network in the clear)
+    #[arg(long)]
+    pub(crate) allow_insecure_http: bool,
+    /// Pass this variable of Airlock's own environment to a stdio server
+    /// (repeatable; `*` passes all). By default a server gets only what a
+    /// program needs to run (PATH, HOME, USER, LANG/LC_*, TMPDIR, XDG_*,
+    /// display and proxy variables) plus its own --env
+    #[arg(long = "inherit-env", value_name = "NAME")]
+    pub(crate) inherit_env: Vec<String>,
 }

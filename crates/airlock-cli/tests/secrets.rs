@@ -598,3 +598,221 @@ fn every_form_of_a_secret_is_masked_in_what_is_stored() {
     let history = sb.history(&["--limit", "10"]).len();
     assert_eq!(history, 6, "every call is in history (masked)");
 }
+
+/// Secrets in places that do not look secret are found when a server is
+/// added or imported: tokens and DSNs in env or header values go to the
+/// keychain; in an argument or the URL (which cannot be kept there) the add
+/// is refused with what to do. Nothing lands in SQLite.
+#[test]
+fn secrets_in_places_that_do_not_look_secret_are_found_at_add_and_import() {
+    require_keychain();
+    let sb = Sandbox::new();
+    let gh = format!("ghp_{}{}", random_hex(), random_hex());
+    let dsn_pw = format!("pw{}", random_hex());
+    let dsn = format!("postgresql://app:{dsn_pw}@db.internal:5432/prod");
+    let name = format!("found-{}", random_hex());
+    // Names that do not look secret; values that are.
+    let out = sb.run(&[
+        "servers",
+        "add",
+        &name,
+        "--env",
+        &format!("GH={gh}"),
+        "--env",
+        &format!("DATABASE={dsn}"),
+        "--command",
+        "node",
+        "--",
+        "x.js",
+    ]);
+    out.ok();
+    assert!(
+        out.stdout.contains("GH stored in the OS keychain"),
+        "{out:?}"
+    );
+    assert!(
+        out.stdout.contains("DATABASE stored in the OS keychain"),
+        "{out:?}"
+    );
+    let shown = sb.run(&["--json", "servers", "show", &name]).ok().json();
+    assert!(
+        shown["transport"]["env"]["GH"]["secret_ref"].is_string(),
+        "{shown:#}"
+    );
+
+    // In an argument or the URL: refused, with the way out.
+    let arg = sb.run(&[
+        "servers",
+        "add",
+        "in-arg",
+        "--command",
+        "npx",
+        "--",
+        "-y",
+        "server",
+        &format!("--token={gh}"),
+    ]);
+    arg.expect_code(2);
+    assert!(
+        arg.stderr.contains("argument") && arg.stderr.contains("--secret-env"),
+        "{arg:?}"
+    );
+    let url = sb.run(&[
+        "servers",
+        "add",
+        "in-url",
+        "--url",
+        &format!("https://mcp.example.com/mcp?api_key={}", random_hex()),
+    ]);
+    url.expect_code(2);
+    assert!(
+        url.stderr.contains("api_key") && url.stderr.contains("--secret-header"),
+        "{url:?}"
+    );
+    let userinfo = sb.run(&[
+        "servers",
+        "add",
+        "in-userinfo",
+        "--url",
+        "https://me:pw1234@mcp.example.com/",
+    ]);
+    userinfo.expect_code(2);
+
+    // An imported config with a token in an argument is refused whole.
+    let config = sb.write(
+        "claude.json",
+        &json!({"mcpServers": {
+            "fine": {"command": "node", "args": ["a.js"]},
+            "leaky": {"command": "npx", "args": ["-y", "gh-server", gh.clone()]}
+        }})
+        .to_string(),
+    );
+    let import = sb.run(&["servers", "import", config.to_str().unwrap()]);
+    assert_ne!(import.code(), 0, "{import:?}");
+    assert!(
+        import.stderr.contains("leaky"),
+        "names the server: {import:?}"
+    );
+    assert!(
+        !sb.server_names().contains(&"fine".to_owned()),
+        "all or nothing"
+    );
+
+    assert_no_canary_in_data_dir(&sb, &[&gh, &dsn_pw]);
+    sb.run(&["servers", "remove", &name]).ok();
+}
+
+/// Secret headers over plain http:// to another computer need an explicit
+/// opt-in; loopback is fine; a warning is logged at every connect.
+#[test]
+fn secret_headers_over_plain_http_to_another_computer_need_an_opt_in() {
+    require_keychain();
+    let sb = Sandbox::new();
+    let name = format!("lan-{}", random_hex());
+    let refused = sb.run(&[
+        "servers",
+        "add",
+        &name,
+        "--url",
+        "http://10.20.30.40:8080/mcp",
+        "--header",
+        "Authorization=Bearer abcdefgh12345678",
+    ]);
+    refused.expect_code(2);
+    assert!(
+        refused.stderr.contains("--allow-insecure-http"),
+        "{refused:?}"
+    );
+    sb.run(&[
+        "servers",
+        "add",
+        &name,
+        "--url",
+        "http://10.20.30.40:8080/mcp",
+        "--header",
+        "Authorization=Bearer abcdefgh12345678",
+        "--allow-insecure-http",
+    ])
+    .ok();
+    let local = format!("local-{}", random_hex());
+    sb.run(&[
+        "servers",
+        "add",
+        &local,
+        "--url",
+        "http://127.0.0.1:9/mcp",
+        "--header",
+        "Authorization=Bearer abcdefgh12345678",
+    ])
+    .ok();
+    // Connecting (it fails: nothing listens) logs the plain-http warning.
+    sb.run(&["--connect-timeout", "2", "connect", &name]);
+    assert!(
+        sb.log_texts(&name)
+            .iter()
+            .any(|t| t.contains("crosses the network unencrypted")),
+        "{:?}",
+        sb.log_texts(&name)
+    );
+    sb.run(&["servers", "remove", &name]).ok();
+    sb.run(&["servers", "remove", &local]).ok();
+}
+
+/// A stdio server gets a minimal environment, not all of Airlock's (which
+/// may hold other programs' tokens), unless the user opts in by name.
+#[test]
+fn stdio_servers_inherit_a_minimal_environment() {
+    let sb = Sandbox::new();
+    let canary = format!("parent-{}", random_hex());
+    sb.add_py("plain", &[]);
+    let (py, script) = (s(&py()), s(&py_server()));
+    sb.run(&[
+        "servers",
+        "add",
+        "opted",
+        "--inherit-env",
+        "AIRLOCK_PARENT_CANARY",
+        "--command",
+        &py,
+        "--",
+        &script,
+        "stdio",
+    ])
+    .ok();
+    let leak = |server: &str| {
+        sb.cmd()
+            .env("AIRLOCK_PARENT_CANARY", &canary)
+            .args([
+                "call",
+                server,
+                "leak_env",
+                "--args",
+                r#"{"name": "AIRLOCK_PARENT_CANARY", "how": "plain"}"#,
+            ])
+            .run()
+    };
+    let plain = leak("plain");
+    plain.ok();
+    assert!(
+        !plain.stdout.contains(&canary),
+        "inherited without opt-in: {plain:?}"
+    );
+    let opted = leak("opted");
+    opted.ok();
+    assert!(
+        opted.stdout.contains(&canary),
+        "opted in by name: {opted:?}"
+    );
+    // What a program needs to run is there.
+    let path = sb
+        .cmd()
+        .args([
+            "call",
+            "plain",
+            "leak_env",
+            "--args",
+            r#"{"name": "PATH", "how": "plain"}"#,
+        ])
+        .run();
+    assert!(path.stdout.contains("/usr/bin"), "{path:?}");
+}

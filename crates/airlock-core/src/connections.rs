@@ -95,6 +95,8 @@ impl Airlock {
             connect_timeout: self.connect_timeout,
             oauth: None,
             protocol: crate::servers::ProtocolChoice::Auto,
+            inherit_env: Vec::new(),
+            allow_insecure_http: false,
         };
         let session = mcp::connect_io(name, io, mode, &ctx)
             .await
@@ -158,7 +160,18 @@ impl Airlock {
                 Transport::Stdio { .. } => None,
             },
             protocol: effective_protocol(def),
+            inherit_env: def.options.inherit_env.clone(),
+            allow_insecure_http: def.options.allow_insecure_http,
         };
+        if let Transport::Http { url, .. } = &def.transport {
+            if crate::servers::plain_http_remote(url) {
+                self.log(
+                    &def.name,
+                    "warning",
+                    "plain http:// to another computer: everything sent to this server, its headers included, crosses the network unencrypted",
+                );
+            }
+        }
         let connected = mcp::connect(&def.name, &transport, &ctx).await;
         if let Some(oauth) = &ctx.oauth {
             self.sign_in_ended(&def.name, &oauth.gate);

@@ -41,6 +41,11 @@ impl Airlock {
                 "{server:?} is a stdio server; OAuth login is for Streamable HTTP servers"
             )));
         };
+        if crate::servers::plain_http_remote(url) && !def.options.allow_insecure_http {
+            return Err(CoreError::BadInput(format!(
+                "{server:?} is plain http:// to another computer: a sign-in there would send tokens across the network in the clear; use https, or opt in explicitly (`airlock servers edit {server} --allow-insecure-http ...`)"
+            )));
+        }
         let instance = self.store.instance_id()?;
         let store = auth::KeychainCredentialStore::new(self.keychain.clone(), &instance, server);
         let identity = self.identity_for(&instance, server)?;

@@ -142,7 +142,7 @@ describe("server definitions", () => {
   it("a stdio server as the command line to run, quoting what needs it", () => {
     const def: ServerDef = {
       name: "gh",
-      options: { protocol: "auto" },
+      options: { protocol: "auto", allow_insecure_http: false, inherit_env: [] },
       protocol_learned: null,
       paused: false,
       transport: {
@@ -158,7 +158,7 @@ describe("server definitions", () => {
   it("an HTTP server as its URL", () => {
     const def: ServerDef = {
       name: "remote",
-      options: { protocol: "auto" },
+      options: { protocol: "auto", allow_insecure_http: false, inherit_env: [] },
       protocol_learned: null,
       paused: false,
       transport: { type: "http", url: "https://mcp.example.com/mcp", headers: {} },

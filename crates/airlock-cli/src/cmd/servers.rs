@@ -235,6 +235,10 @@ fn to_input(a: &AddArgs) -> Result<ServerInput, Failure> {
     Ok(ServerInput {
         name: a.name.clone(),
         transport,
-        options: ServerOptions { protocol },
+        options: ServerOptions {
+            protocol,
+            allow_insecure_http: a.allow_insecure_http,
+            inherit_env: a.inherit_env.clone(),
+        },
     })
 }

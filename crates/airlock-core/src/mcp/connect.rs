@@ -123,7 +123,13 @@ impl Attempting<'_> {
         cwd: Option<&str>,
     ) -> Result<TokioChildProcess, ConnectError> {
         let mut cmd = tokio::process::Command::new(command);
-        cmd.args(args).envs(env.iter()).kill_on_drop(true);
+        // A minimal inherited environment, not all of Airlock's (which may
+        // hold other programs' tokens), then what the configuration sets.
+        cmd.env_clear()
+            .envs(inherited_env(&self.ctx.inherit_env))
+            .args(args)
+            .envs(env.iter())
+            .kill_on_drop(true);
         stop_with_parent(&mut cmd);
         if let Some(cwd) = cwd {
             cmd.current_dir(cwd);
@@ -235,13 +241,72 @@ async fn stored_authorization(
     Some(manager)
 }
 
+/// Variables every stdio server gets from Airlock's environment: what a
+/// program needs to run, find its files and reach a display or a proxy.
+pub const INHERITED_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TMPDIR",
+    "TMP",
+    "TEMP",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "SYSTEMROOT",
+    "SystemRoot",
+    "WINDIR",
+    "USERPROFILE",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "PROGRAMDATA",
+    "PATHEXT",
+    "COMSPEC",
+];
+
+/// The part of Airlock's environment a stdio server inherits: the minimal
+/// set, `LC_*` and `XDG_*`, plus the names the user opted in to (`*`: all).
+fn inherited_env(extra: &[String]) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    let all = extra.iter().any(|e| e == "*");
+    std::env::vars_os()
+        .filter(|(k, _)| {
+            let Some(k) = k.to_str() else { return false };
+            all || INHERITED_ENV.contains(&k)
+                || k.starts_with("LC_")
+                || k.starts_with("XDG_")
+                || extra.iter().any(|e| e == k)
+        })
+        .collect()
+}
+
 /// Sign in after a 401 (consent first), when the shell can run a login.
 async fn sign_in_for(
     server: &str,
     url: &str,
     challenge: &str,
     oauth: &OAuthContext,
+    allow_insecure_http: bool,
 ) -> Result<AuthorizationManager, ConnectError> {
+    if crate::servers::plain_http_remote(url) && !allow_insecure_http {
+        return Err(ConnectError::Config(
+            "the server asks you to sign in over plain http:// to another computer, where the tokens would cross the network in the clear; use https, or opt in explicitly (`--allow-insecure-http`, or the window's form)".into(),
+        ));
+    }
     let Some(browser) = oauth.browser.as_ref() else {
         return Err(ConnectError::AuthorizationRequired {
             server: server.to_owned(),
@@ -303,7 +368,9 @@ pub async fn connect(
                     break attempt;
                 };
                 signed_in = true;
-                auth = Some(sign_in_for(server, url, &challenge, oauth).await?);
+                auth = Some(
+                    sign_in_for(server, url, &challenge, oauth, ctx.allow_insecure_http).await?,
+                );
             }
             _ => break attempt,
         }

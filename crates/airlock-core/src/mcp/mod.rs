@@ -149,6 +149,10 @@ pub struct ConnectContext {
     pub oauth: Option<OAuthContext>,
     /// The protocol revision to speak (automatic: 2026-07-28 when offered).
     pub protocol: crate::servers::ProtocolChoice,
+    /// What a stdio server inherits beyond the minimal environment.
+    pub inherit_env: Vec<String>,
+    /// Sign-ins over plain http:// to another computer are allowed.
+    pub allow_insecure_http: bool,
 }
 
 /// What a connect needs for MCP authorization: where tokens live and,

@@ -3,6 +3,7 @@
 //! reference. There is no plaintext fallback: without a keychain, saving a
 //! secret fails with an error that says what to do.
 
+pub mod detect;
 mod encodings;
 
 use std::fmt;

@@ -184,6 +184,31 @@ impl ProtocolChoice {
 pub struct ServerOptions {
     /// The protocol revision to speak.
     pub protocol: ProtocolChoice,
+    /// Allow secret headers or a sign-in over plain `http://` to a host that
+    /// is not this computer (they cross the network in the clear).
+    pub allow_insecure_http: bool,
+    /// Environment variables of Airlock's own a stdio server inherits
+    /// beyond the minimal set (`*`: all of them).
+    pub inherit_env: Vec<String>,
+}
+
+/// Is `url` plain `http://` to a host other than this computer?
+pub fn plain_http_remote(url: &str) -> bool {
+    let Ok(u) = url::Url::parse(url) else {
+        return false;
+    };
+    if u.scheme() != "http" {
+        return false;
+    }
+    match u.host() {
+        Some(url::Host::Domain(d)) => {
+            let d = d.trim_end_matches('.').to_ascii_lowercase();
+            !(d == "localhost" || d.ends_with(".localhost"))
+        }
+        Some(url::Host::Ipv4(ip)) => !ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => !ip.is_loopback(),
+        None => false,
+    }
 }
 
 /// A server as the user describes it (CLI flags, GUI form, imported file).
@@ -283,6 +308,73 @@ fn valid_env_name(name: &str) -> bool {
 }
 
 impl ServerInput {
+    /// Find secrets in places that do not look secret and keep them out of
+    /// SQLite: env and header values holding a token, a DSN with a password
+    /// or a credential in a URL are marked secret (they go to the keychain);
+    /// a secret in the command, an argument or the server URL cannot be
+    /// stored in the keychain, so the add is refused with what to do. Secret
+    /// headers over plain http to another host need the explicit opt-in.
+    /// Returns what was moved to the keychain, in words.
+    pub fn guard_secrets(&mut self) -> Result<Vec<String>, DefinitionError> {
+        use crate::secrets::detect::{secret_in_value, url_credential};
+        let server = self.name.clone();
+        let refuse = |detail: String| DefinitionError::Invalid {
+            server: server.clone(),
+            detail,
+        };
+        let mut moved = Vec::new();
+        let kind = match self.transport {
+            Transport::Stdio { .. } => "env",
+            Transport::Http { .. } => "header",
+        };
+        match &mut self.transport {
+            Transport::Stdio { command, args, .. } => {
+                for (i, a) in std::iter::once(&*command).chain(args.iter()).enumerate() {
+                    if let Some(what) = secret_in_value(a) {
+                        let place = if i == 0 {
+                            "the command".to_owned()
+                        } else {
+                            format!("argument {i}")
+                        };
+                        return Err(refuse(format!(
+                            "{place} holds {what}; Airlock keeps secrets only in the OS keychain and cannot keep an argument there. Pass it in an environment variable instead (`--secret-env NAME=VALUE`, or a secret row in the window's form), if the server reads one"
+                        )));
+                    }
+                }
+            }
+            Transport::Http { url, .. } => {
+                if let Some(what) = url_credential(url) {
+                    return Err(refuse(format!(
+                        "the URL carries {what}; Airlock keeps secrets only in the OS keychain and cannot keep a URL there. Send it as a header instead (`--secret-header Authorization=Bearer ...`, or the header the server documents)"
+                    )));
+                }
+            }
+        }
+        let values = match &mut self.transport {
+            Transport::Stdio { env, .. } => env,
+            Transport::Http { headers, .. } => headers,
+        };
+        for (k, v) in values.iter_mut() {
+            if !v.secret {
+                if let Some(what) = secret_in_value(&v.value) {
+                    v.secret = true;
+                    moved.push(format!("{kind} {k} ({what})"));
+                }
+            }
+        }
+        if let Transport::Http { url, headers } = &self.transport {
+            if plain_http_remote(url)
+                && headers.values().any(|v| v.secret)
+                && !self.options.allow_insecure_http
+            {
+                return Err(refuse(
+                    "secret headers would cross the network in the clear over plain http:// to another computer. Use https, or opt in explicitly (`--allow-insecure-http`, or the window's form) if you must".into(),
+                ));
+            }
+        }
+        Ok(moved)
+    }
+
     /// Check everything that can be checked without touching the system.
     pub fn validate(&self) -> Result<(), DefinitionError> {
         validate_name(&self.name)?;

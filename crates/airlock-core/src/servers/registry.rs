@@ -46,6 +46,16 @@ impl Airlock {
     /// secrets already written are removed again.
     fn store_secrets(&self, input: &ServerInput) -> CoreResult<(ServerDef, Vec<String>)> {
         input.validate()?;
+        let mut guarded = input.clone();
+        let moved = guarded.guard_secrets()?;
+        if !moved.is_empty() {
+            let _ = self.store.audit(
+                Some(&input.name),
+                "secrets_found",
+                &serde_json::json!({"moved_to_keychain": moved}),
+            );
+        }
+        let input = &guarded;
         if let Transport::Http { headers, .. } = &input.transport {
             if let Some(h) = headers.keys().find(|h| mcp::header_is_reserved(h)) {
                 return Err(DefinitionError::Invalid {

@@ -8,4 +8,14 @@ export type ServerOptions = {
 /**
  * The protocol revision to speak.
  */
-protocol: ProtocolChoice, };
+protocol: ProtocolChoice, 
+/**
+ * Allow secret headers or a sign-in over plain `http://` to a host that
+ * is not this computer (they cross the network in the clear).
+ */
+allow_insecure_http: boolean, 
+/**
+ * Environment variables of Airlock's own a stdio server inherits
+ * beyond the minimal set (`*`: all of them).
+ */
+inherit_env: Array<string>, };
