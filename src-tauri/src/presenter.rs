@@ -344,6 +344,7 @@ mod tests {
             origin,
             inspection: inspect(url, &Policy::default()),
             familiarity: Default::default(),
+            code_goes_to: None,
         }
     }
 

@@ -305,3 +305,59 @@ async fn blocked_urls_and_forms_share_the_limits_and_other_servers_are_unaffecte
     assert_eq!(other.decision(), ConsentDecision::Accept);
     assert_eq!(opener.urls(), ["https://calm.example/"]);
 }
+
+/// The consent shows what the user's own history says about a domain: how
+/// often this server sent them there, and for a first-time domain one they
+/// opened before that it looks like. Sign-ins say where the code goes when
+/// that is another domain than the login page's.
+#[tokio::test(flavor = "current_thread")]
+async fn consent_carries_familiarity_look_alikes_and_where_a_sign_in_code_goes() {
+    let consent = ScriptedConsent::accepting();
+    let opener = RecordingOpener::new();
+    let (b, _store, _dir) = broker(consent.clone(), opener.clone());
+    let ask = |url: &'static str, id: &'static str| {
+        let b = b.clone();
+        async move {
+            b.handle_url("bank", 1, "m", url, Some(id), Origin::Request)
+                .await
+        }
+    };
+    ask("https://www.paypal.com/signin", "a").await;
+    ask("https://www.paypal.com/again", "b").await;
+    ask("https://www.paypa1.com/signin", "c").await;
+    let asked = consent.asked.lock().unwrap().clone();
+    assert_eq!(asked[0].familiarity.times_before, 0);
+    assert!(
+        asked[0].familiarity.looks_like.is_none(),
+        "nothing known yet"
+    );
+    assert_eq!(asked[1].familiarity.times_before, 1, "opened once before");
+    assert!(asked[1].familiarity.first_seen_ms.is_some());
+    let lookalike = asked[2]
+        .familiarity
+        .looks_like
+        .as_ref()
+        .expect("a look-alike");
+    assert_eq!(lookalike.domain, "paypal.com");
+    assert!(!asked[2].familiarity.is_reassuring());
+
+    let same = b
+        .approve_sign_in(
+            "bank",
+            "https://login.bank.example/authorize?state=s",
+            Some("https://api.bank.example/token"),
+        )
+        .await;
+    drop(same);
+    let elsewhere = b
+        .approve_sign_in(
+            "bank",
+            "https://login.bank.example/authorize?state=t",
+            Some("https://collect.evil.example/token"),
+        )
+        .await;
+    drop(elsewhere);
+    let asked = consent.asked.lock().unwrap().clone();
+    assert_eq!(asked[3].code_goes_to, None, "same registrable domain");
+    assert_eq!(asked[4].code_goes_to.as_deref(), Some("evil.example"));
+}

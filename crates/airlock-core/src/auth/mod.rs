@@ -157,11 +157,12 @@ impl SignInGate {
         &self,
         redirect: Box<dyn browser::Redirect>,
         authorization_url: &str,
+        token_endpoint: Option<&str>,
     ) -> Result<(String, crate::elicitation::SignInRecord), AuthFlowError> {
         let run = async {
             let record = self
                 .broker
-                .approve_sign_in(&self.server, authorization_url)
+                .approve_sign_in(&self.server, authorization_url, token_endpoint)
                 .await
                 .map_err(refused)?;
             if let Some(f) = &self.on_waiting {
@@ -316,6 +317,9 @@ pub async fn authorize(
             ))
         }
     };
+    // Where the authorization code will be exchanged: shown at consent when
+    // it is another domain than the login page's.
+    let token_endpoint = metadata.token_endpoint.clone();
     manager.set_metadata(metadata);
 
     let redirect = browser.redirect(identity.redirect_port).await?;
@@ -338,7 +342,11 @@ pub async fn authorize(
         .await
         .map_err(|(_, e)| AuthFlowError::from_rmcp(AuthStep::ClientRegistration, e))?;
     let (callback, record) = gate
-        .round_trip(redirect, session.get_authorization_url())
+        .round_trip(
+            redirect,
+            session.get_authorization_url(),
+            Some(&token_endpoint),
+        )
         .await?;
     exchange(&session, &callback, record).await?;
     Ok(session.auth_manager)
@@ -360,7 +368,7 @@ pub async fn step_up(
         .map_err(|e| AuthFlowError::from_rmcp(AuthStep::UserAuthorization, e))?;
     let session = AuthorizationSession::for_scope_upgrade(manager, url, &redirect.uri());
     let (callback, record) = gate
-        .round_trip(redirect, session.get_authorization_url())
+        .round_trip(redirect, session.get_authorization_url(), None)
         .await?;
     exchange(&session, &callback, record).await?;
     Ok(session.auth_manager)

@@ -38,6 +38,9 @@ pub struct UrlConsentRequest {
     /// Has this server sent the user to this domain before; does a
     /// first-time domain look like one the user opened before?
     pub familiarity: Familiarity,
+    /// A sign-in whose authorization code goes to another registrable
+    /// domain than the login page's (the token endpoint's): that domain.
+    pub code_goes_to: Option<String>,
 }
 
 /// What Airlock knows about the domain from the user's own history (no

@@ -78,6 +78,7 @@ impl Broker {
         self: &Arc<Self>,
         server: &str,
         authorization_url: &str,
+        token_endpoint: Option<&str>,
     ) -> Result<SignInRecord, Refusal> {
         let message = format!(
             "Sign in to {server}: the server requires you to sign in (MCP authorization, OAuth) at its authorization server. Check that you expect to sign in at this domain. Airlock never sees your password; the tokens it gets back are kept in the OS keychain."
@@ -90,6 +91,7 @@ impl Broker {
                 None,
                 Origin::SignIn,
                 S::Cancelled,
+                token_endpoint,
             )
             .await;
         let request = result?;

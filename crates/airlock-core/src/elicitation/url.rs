@@ -96,6 +96,7 @@ impl Broker {
         elicitation_id: Option<&str>,
         origin: Origin,
         dropped: S,
+        token_endpoint: Option<&str>,
     ) -> (Option<i64>, Result<UrlConsentRequest, Refusal>) {
         let message = bounded_message(message);
         let elicitation_id = elicitation_id.map(bounded_id);
@@ -155,6 +156,17 @@ impl Broker {
                 &serde_json::json!({"record_id": record_id, "domain": inspection.registrable_domain, "looks_like": l.domain, "resemblance": l.resemblance}),
             );
         }
+        let code_goes_to = token_endpoint.and_then(|t| {
+            let token = inspect(t, &settings.policy).registrable_domain?;
+            (Some(&token) != inspection.registrable_domain.as_ref()).then_some(token)
+        });
+        if let Some(d) = &code_goes_to {
+            let _ = self.store.audit(
+                Some(server),
+                "sign_in_code_elsewhere",
+                &serde_json::json!({"record_id": record_id, "page": inspection.registrable_domain, "code_goes_to": d}),
+            );
+        }
         let request = UrlConsentRequest {
             record_id,
             server: server.to_owned(),
@@ -163,6 +175,7 @@ impl Broker {
             origin,
             inspection,
             familiarity,
+            code_goes_to,
         };
         let mut asking = Asking {
             broker: self,
@@ -257,6 +270,7 @@ impl Broker {
                 elicitation_id,
                 origin,
                 S::ConnectionLost,
+                None,
             )
             .await;
         let accepted = result.map(|request| {
