@@ -159,9 +159,9 @@ pub(crate) enum OutcomeArg {
 #[derive(Subcommand)]
 pub(crate) enum ServersCmd {
     /// Add a server: `--command CMD [-- ARGS...]` (stdio) or `--url URL` (Streamable HTTP)
-    Add(AddArgs),
+    Add(Box<AddArgs>),
     /// Replace a server's definition (same flags as add)
-    Edit(AddArgs),
+    Edit(Box<AddArgs>),
     /// List configured servers
     List,
     /// Show one server (secret values are never shown)

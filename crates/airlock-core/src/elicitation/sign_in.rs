@@ -8,6 +8,7 @@ use airlock_url_safety::neutralize_for_display;
 
 use super::broker::{Broker, MAX_MESSAGE_CHARS};
 use super::outcome::Refusal;
+use super::url::UrlQuestion;
 use crate::lifecycle::{ElicitationState as S, Origin};
 
 /// A consented sign-in in progress: its record ends `completed`, `failed`
@@ -84,15 +85,15 @@ impl Broker {
             "Sign in to {server}: the server requires you to sign in (MCP authorization, OAuth) at its authorization server. Check that you expect to sign in at this domain. Airlock never sees your password; the tokens it gets back are kept in the OS keychain."
         );
         let (_, result) = self
-            .ask(
+            .ask(UrlQuestion {
                 server,
-                &message,
-                authorization_url,
-                None,
-                Origin::SignIn,
-                S::Cancelled,
+                message: &message,
+                url: authorization_url,
+                elicitation_id: None,
+                origin: Origin::SignIn,
+                dropped: S::Cancelled,
                 token_endpoint,
-            )
+            })
             .await;
         let request = result?;
         // The sign-in flow opens the page itself; it counts as a visit.

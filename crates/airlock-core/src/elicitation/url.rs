@@ -85,19 +85,35 @@ struct Accepted {
     done: Option<oneshot::Receiver<Ending>>,
 }
 
+/// One URL to ask about, as the server (or the sign-in flow) gave it.
+pub(super) struct UrlQuestion<'a> {
+    pub server: &'a str,
+    pub message: &'a str,
+    pub url: &'a str,
+    pub elicitation_id: Option<&'a str>,
+    pub origin: Origin,
+    /// The record's state if the question is dropped unanswered.
+    pub dropped: S,
+    /// For a sign-in: where the authorization code will be exchanged.
+    pub token_endpoint: Option<&'a str>,
+}
+
 impl Broker {
     /// Inspection, record, block, rate limit and consent of one URL; nothing
-    /// is opened here. `dropped`: the state if the question is dropped.
+    /// is opened here.
     pub(super) async fn ask(
         &self,
-        server: &str,
-        message: &str,
-        url: &str,
-        elicitation_id: Option<&str>,
-        origin: Origin,
-        dropped: S,
-        token_endpoint: Option<&str>,
+        q: UrlQuestion<'_>,
     ) -> (Option<i64>, Result<UrlConsentRequest, Refusal>) {
+        let UrlQuestion {
+            server,
+            message,
+            url,
+            elicitation_id,
+            origin,
+            dropped,
+            token_endpoint,
+        } = q;
         let message = bounded_message(message);
         let elicitation_id = elicitation_id.map(bounded_id);
         let settings = self.settings();
@@ -263,15 +279,15 @@ impl Broker {
         origin: Origin,
     ) -> (Option<i64>, Result<Accepted, Refusal>) {
         let (record_id, result) = self
-            .ask(
+            .ask(UrlQuestion {
                 server,
                 message,
                 url,
                 elicitation_id,
                 origin,
-                S::ConnectionLost,
-                None,
-            )
+                dropped: S::ConnectionLost,
+                token_endpoint: None,
+            })
             .await;
         let accepted = result.map(|request| {
             self.open_page(&request);
