@@ -65,8 +65,16 @@ fn main() {
         })
         // Every command declared in api_declaration.rs, and nothing else.
         .invoke_handler(api::invoke_handler())
-        .run(tauri::generate_context!())
-        .expect("Airlock could not start its window (is a display and WebKitGTK available?)");
+        .build(tauri::generate_context!())
+        .expect("Airlock could not start its window (is a display and WebKitGTK available?)")
+        .run(|app, event| {
+            // A clean quit: what is left open is not a crash (see airlock_core::Airlock::close).
+            if let tauri::RunEvent::Exit = event {
+                if let Some(state) = app.try_state::<AppState>() {
+                    state.core.close();
+                }
+            }
+        });
 }
 
 fn start_core(app: &AppHandle) -> Result<AppState, String> {

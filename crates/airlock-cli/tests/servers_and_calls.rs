@@ -3,6 +3,11 @@
 
 mod common;
 
+/// The options of a server added without any (what `servers show --json` prints).
+static DEFAULT_OPTIONS: std::sync::LazyLock<serde_json::Value> = std::sync::LazyLock::new(
+    || serde_json::json!({"protocol": "auto", "allow_insecure_http": false, "inherit_env": []}),
+);
+
 use common::*;
 use serde_json::{json, Value};
 
@@ -273,7 +278,8 @@ fn servers_add_list_show_edit_remove_round_trip() {
     assert_eq!(
         show.json(),
         json!({"name": "tool box", "transport": {"type": "stdio", "command": "node",
-            "args": ["server.js", "--port", "7"], "env": {"DEBUG": {"value": "1"}}, "cwd": "/tmp"}}),
+            "args": ["server.js", "--port", "7"], "env": {"DEBUG": {"value": "1"}}, "cwd": "/tmp"},
+            "options": DEFAULT_OPTIONS.clone(), "protocol_learned": null, "paused": false}),
         "{show:?}"
     );
     let show_text = sb.run(&["servers", "show", "tool box"]);
@@ -304,7 +310,8 @@ fn servers_add_list_show_edit_remove_round_trip() {
             "headers": {"X-Team": {"value": "blue"}}},
             // HTTP servers also say whether they are signed in (OAuth).
             "oauth": {"signed_in": false, "client_id": null,
-                "client_secret_in_keychain": false, "redirect_port": null}}),
+                "client_secret_in_keychain": false, "redirect_port": null},
+            "options": DEFAULT_OPTIONS.clone(), "protocol_learned": null, "paused": false}),
         "{show:?}"
     );
 

@@ -86,17 +86,20 @@ pub struct ConnectionReport {
     pub info: Option<SessionInfo>,
 }
 
-/// Records left open by processes that are gone (killed, crashed, or quit
-/// while waiting) end `interrupted`, with an audit event each.
+/// Records left open by processes that were killed or crashed end
+/// `interrupted`, with an audit event each. (A process that ended cleanly
+/// left its records as they were: a CLI call does not wait for a
+/// request-path completion that may come later.)
 fn interrupt_orphans(store: &Store, data_dir: &Path) {
     let Ok(runs) = store.runs_with_open_records() else {
         return;
     };
     for run in runs {
-        if run
-            .as_deref()
-            .is_some_and(|id| runs::is_alive(data_dir, id))
-        {
+        let crashed = match run.as_deref() {
+            Some(id) => runs::run_state(data_dir, id) == runs::RunState::Crashed,
+            None => false,
+        };
+        if !crashed {
             continue;
         }
         for (id, server) in store
@@ -109,7 +112,7 @@ fn interrupt_orphans(store: &Store, data_dir: &Path) {
                 &serde_json::json!({
                     "record_id": id,
                     "state": lifecycle::ElicitationState::Interrupted,
-                    "reason": "Airlock stopped (quit, killed or crashed) while this was open",
+                    "reason": "Airlock stopped (killed or crashed) while this was open",
                 }),
             );
         }
@@ -137,7 +140,7 @@ pub struct Airlock {
     /// Each server's secret masker, from its last connect.
     redactors: Mutex<HashMap<String, Arc<secrets::Redactor>>>,
     /// This process's run lock, held while Airlock is open.
-    _run: runs::Run,
+    run: runs::Run,
 }
 
 impl Airlock {
@@ -174,7 +177,7 @@ impl Airlock {
             oauth_summaries: Mutex::new(HashMap::new()),
             next_sign_in: std::sync::atomic::AtomicU64::new(1),
             redactors: Mutex::new(HashMap::new()),
-            _run: run,
+            run,
         }))
     }
 
@@ -183,6 +186,12 @@ impl Airlock {
     }
     pub fn subscribe(&self) -> broadcast::Receiver<CoreEvent> {
         self.events.subscribe()
+    }
+
+    /// This process is about to exit cleanly: what it leaves open is not a
+    /// crash (call before exit; dropping the last handle does the same).
+    pub fn close(&self) {
+        self.run.end();
     }
 
     /// The broker's deadlines, limits and URL policy now in force.

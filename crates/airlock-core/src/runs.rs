@@ -1,9 +1,9 @@
 //! Which Airlock processes are alive. Each running Airlock (window, CLI,
 //! daemon) holds an exclusive lock on `runs/<run id>.lock` in the data dir
 //! for as long as it runs; the operating system releases it however the
-//! process ends (kill -9 included). Records whose run holds no lock any more
-//! were left open by a process that is gone: the next start marks them
-//! `interrupted`.
+//! process ends (kill -9 included). A clean end removes the file. A file
+//! whose lock nobody holds is a run that crashed or was killed: the next
+//! start marks the records it left open `interrupted`.
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
@@ -64,33 +64,48 @@ impl Run {
     pub fn id(&self) -> &str {
         &self.id
     }
-}
 
-impl Drop for Run {
-    fn drop(&mut self) {
+    /// This run ends cleanly (the process is about to exit).
+    pub fn end(&self) {
         let _ = std::fs::remove_file(&self.path);
     }
 }
 
-/// Is the run `id` still alive (its lock held by a process)? A run without
-/// a lock file, or whose lock can be taken, is gone; its stale file is
-/// removed.
-pub fn is_alive(data_dir: &Path, id: &str) -> bool {
+impl Drop for Run {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+/// What became of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunState {
+    /// A process holds its lock.
+    Alive,
+    /// It ended cleanly (its file is gone).
+    Ended,
+    /// Its file is there but nobody holds the lock: killed or crashed. The
+    /// stale file is removed.
+    Crashed,
+}
+
+/// What became of the run `id`.
+pub fn run_state(data_dir: &Path, id: &str) -> RunState {
     if !valid_id(id) {
-        return false;
+        return RunState::Ended;
     }
     let path = lock_path(data_dir, id);
     let Ok(file) = OpenOptions::new().write(true).open(&path) else {
-        return false;
+        return RunState::Ended;
     };
     match file.try_lock() {
         Ok(()) => {
             let _ = std::fs::remove_file(&path);
-            false
+            RunState::Crashed
         }
-        Err(std::fs::TryLockError::WouldBlock) => true,
+        Err(std::fs::TryLockError::WouldBlock) => RunState::Alive,
         // Cannot tell: treat as alive, so nothing of a live process is touched.
-        Err(std::fs::TryLockError::Error(_)) => true,
+        Err(std::fs::TryLockError::Error(_)) => RunState::Alive,
     }
 }
 
@@ -99,24 +114,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_run_is_alive_while_held_and_gone_after() {
+    fn a_run_is_alive_while_held_and_ended_after() {
         let dir = tempfile::tempdir().unwrap();
         let run = Run::start(dir.path()).unwrap();
         let id = run.id().to_owned();
-        assert!(is_alive(dir.path(), &id));
+        assert_eq!(run_state(dir.path(), &id), RunState::Alive);
         drop(run);
-        assert!(!is_alive(dir.path(), &id));
-        assert!(!is_alive(dir.path(), "123-456"), "never started");
-        assert!(!is_alive(dir.path(), "../../etc/passwd"), "not an id");
+        assert_eq!(run_state(dir.path(), &id), RunState::Ended);
+        assert_eq!(
+            run_state(dir.path(), "123-456"),
+            RunState::Ended,
+            "never started"
+        );
+        assert_eq!(
+            run_state(dir.path(), "../../etc/passwd"),
+            RunState::Ended,
+            "not an id"
+        );
     }
 
     #[test]
-    fn a_stale_lock_file_of_a_dead_process_is_not_alive() {
+    fn a_stale_lock_file_is_a_crashed_run() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join(RUNS_DIR)).unwrap();
         // What a killed process leaves: the file, but no lock on it.
         std::fs::write(lock_path(dir.path(), "1-2"), b"").unwrap();
-        assert!(!is_alive(dir.path(), "1-2"));
+        assert_eq!(run_state(dir.path(), "1-2"), RunState::Crashed);
         assert!(!lock_path(dir.path(), "1-2").exists(), "stale file removed");
     }
 }
