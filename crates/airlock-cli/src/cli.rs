@@ -168,6 +168,10 @@ pub(crate) enum ServersCmd {
     Show { name: String },
     /// Remove a server and its secrets from the keychain
     Remove { name: String },
+    /// Pause a server: disconnect it; it asks nothing until resumed (remembered)
+    Pause { name: String },
+    /// Resume a paused server
+    Resume { name: String },
     /// Import Claude Desktop / Cursor (`mcpServers`) or VS Code (`servers`, `inputs`) JSON
     Import {
         file: PathBuf,

@@ -103,6 +103,12 @@ pub fn print_server(d: &ServerDef) {
         (ProtocolChoice::Auto, None) => say!("protocol:  automatic"),
         (p, _) => say!("protocol:  {}", p.as_str()),
     }
+    if d.paused {
+        say!(
+            "paused:    yes (`airlock servers resume {}`)",
+            plain(&d.name)
+        );
+    }
 }
 
 pub fn print_secret_note(d: &ServerDef) {

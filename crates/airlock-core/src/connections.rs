@@ -42,6 +42,38 @@ impl Airlock {
             .unwrap_or(ConnStatus::Disconnected)
     }
 
+    /// Pause a server (disconnect it; it asks nothing until resumed) or
+    /// resume it (it can be connected again). Remembered across restarts.
+    pub fn set_paused(&self, name: &str, paused: bool) -> CoreResult<()> {
+        self.get_server(name)?;
+        self.store.set_paused(name, paused)?;
+        if paused {
+            self.disconnect(name);
+            self.managed
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(name.to_owned())
+                .or_insert(Managed {
+                    session: None,
+                    status: ConnStatus::Paused,
+                    generation: 0,
+                });
+            self.set_status(name, ConnStatus::Paused);
+        } else {
+            self.set_status(name, ConnStatus::Disconnected);
+        }
+        let _ = self.store.audit(
+            Some(name),
+            if paused {
+                "server_paused"
+            } else {
+                "server_resumed"
+            },
+            &serde_json::json!({}),
+        );
+        Ok(())
+    }
+
     /// Mask the server's secrets in text about it (its errors, say).
     pub(crate) fn redact(&self, server: &str, text: &str) -> String {
         match self
@@ -234,6 +266,10 @@ impl Airlock {
         interactive: bool,
     ) -> CoreResult<ConnectionReport> {
         let def = self.get_server(name)?;
+        if def.paused {
+            self.set_status(name, ConnStatus::Paused);
+            return Err(CoreError::Paused(name.to_owned()));
+        }
         let generation = {
             let mut managed = self.managed.lock().unwrap_or_else(|e| e.into_inner());
             let m = managed.entry(name.to_owned()).or_insert(Managed {

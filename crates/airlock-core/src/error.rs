@@ -27,6 +27,8 @@ pub enum CoreError {
     },
     #[error("{server:?} is not connected")]
     NotConnected { server: String },
+    #[error("{0:?} is paused: resume it to connect (`airlock servers resume {0}`, or Resume in the window)")]
+    Paused(String),
     #[error("{server:?} answered with an error: {message} (code {code})")]
     Mcp {
         server: String,
@@ -51,6 +53,7 @@ impl CoreError {
             Self::Store(_) => "store",
             Self::Connect { .. } => "connect_failed",
             Self::NotConnected { .. } => "not_connected",
+            Self::Paused(_) => "paused",
             Self::Mcp { .. } => "server_error",
             Self::Protocol { .. } => "protocol",
             Self::BadInput(_) => "bad_input",

@@ -30,4 +30,7 @@ pub enum ConnStatus {
     SigningIn {
         domain: String,
     },
+    /// The user paused the server: it is not connected and asks nothing
+    /// until it is resumed.
+    Paused,
 }

@@ -77,6 +77,7 @@ export function statusTone(status: ConnStatus): StatusTone {
       return "bad";
     case "signing_in":
       return "busy";
+    case "paused":
     default:
       return "idle";
   }
@@ -98,6 +99,8 @@ export function statusLabel(status: ConnStatus): string {
       return "Sign-in required";
     case "signing_in":
       return "Signing in…";
+    case "paused":
+      return "Paused";
   }
 }
 

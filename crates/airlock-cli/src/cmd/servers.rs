@@ -28,6 +28,8 @@ pub(crate) fn run(core: &Arc<Airlock>, cmd: ServersCmd, json: bool) -> Result<u8
         ServersCmd::List => list(core, json),
         ServersCmd::Show { name } => show(core, &name, json),
         ServersCmd::Remove { name } => remove(core, &name, json),
+        ServersCmd::Pause { name } => pause(core, &name, true, json),
+        ServersCmd::Resume { name } => pause(core, &name, false, json),
         ServersCmd::Import { file, inputs } => import(core, &file, &inputs, json),
         ServersCmd::Export => export(core),
     }
@@ -99,6 +101,22 @@ fn show(core: &Arc<Airlock>, name: &str, json: bool) -> Result<u8, Failure> {
                 say!("  client:  {} (registered by hand)", plain(id));
             }
         }
+    }
+    Ok(0)
+}
+
+fn pause(core: &Arc<Airlock>, name: &str, paused: bool, json: bool) -> Result<u8, Failure> {
+    core.set_paused(name, paused)?;
+    if json {
+        print_json(&serde_json::json!({"server": name, "paused": paused}));
+    } else if paused {
+        say!(
+            "paused {} (it is not connected until `airlock servers resume {}`)",
+            plain(name),
+            plain(name)
+        );
+    } else {
+        say!("resumed {}", plain(name));
     }
     Ok(0)
 }

@@ -3,4 +3,4 @@
 /**
  * Live status of a server connection.
  */
-export type ConnStatus = { "state": "disconnected" } | { "state": "connecting" } | { "state": "ready", protocol_version: string, } | { "state": "failed", reason: string, } | { "state": "reconnecting", attempt: number, retry_in_ms: number, reason: string, } | { "state": "sign_in_required", reason: string, } | { "state": "signing_in", domain: string, };
+export type ConnStatus = { "state": "disconnected" } | { "state": "connecting" } | { "state": "ready", protocol_version: string, } | { "state": "failed", reason: string, } | { "state": "reconnecting", attempt: number, retry_in_ms: number, reason: string, } | { "state": "sign_in_required", reason: string, } | { "state": "signing_in", domain: string, } | { "state": "paused" };
