@@ -576,7 +576,7 @@ fn auth_challenge(e: &ClientInitializeError) -> Option<String> {
 }
 fn lifecycle() -> ClientLifecycleMode {
     ClientLifecycleMode::Auto {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25],
+        preferred_versions: crate::about::PROTOCOL_REVISIONS.to_vec(),
         legacy_version: Some(ProtocolVersion::V_2025_11_25),
     }
 }
