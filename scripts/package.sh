@@ -55,13 +55,24 @@ fi
 tauri=(nice -n 19 "$root/packaging/node_modules/.bin/tauri")
 step tauri-cli "$("${tauri[@]}" --version)"
 
+target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+
 # ---- 2. the UI the app embeds ------------------------------------------------
-(cd ui && { [[ -x node_modules/.bin/vite ]] || npm ci --no-audit --no-fund --loglevel=error >/dev/null; } \
-  && npm run --silent build >/dev/null)
-step ui "built ui/dist"
+# Rebuilt only when its sources changed: a fresh ui/dist (new mtimes) makes
+# the app's build script rerun, and so the whole fat-LTO link (minutes).
+ui_hash=$(find ui -path ui/node_modules -prune -o -path ui/dist -prune -o -type f -print0 \
+  | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+ui_stamp="$target_dir/release/.airlock-ui-dist-stamp"
+if [[ -f ui/dist/index.html && -f $ui_stamp && "$(cat "$ui_stamp")" == "$ui_hash" ]]; then
+  step ui "skipped (ui/dist matches the UI sources)"
+else
+  (cd ui && { [[ -x node_modules/.bin/vite ]] || npm ci --no-audit --no-fund --loglevel=error >/dev/null; } \
+    && npm run --silent build >/dev/null)
+  mkdir -p "$(dirname "$ui_stamp")" && echo "$ui_hash" >"$ui_stamp"
+  step ui "built ui/dist"
+fi
 
 # ---- 3. release build ----------------------------------------------------------
-target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 version=$(cargo metadata --format-version 1 --no-deps \
   | python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "airlock-desktop"))')
 t0=$SECONDS
