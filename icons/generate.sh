@@ -17,8 +17,13 @@ $C -size 1024x1024 xc:none \
   "PNG32:$master"
 
 # Tauri requires RGBA PNGs: PNG32 forces the alpha channel even where all is opaque.
-$C "$master" -resize 512x512 PNG32:icon.png
-$C "$master" -resize 256x256 PNG32:128x128@2x.png
-$C "$master" -resize 128x128 PNG32:128x128.png
-$C "$master" -resize 32x32 PNG32:32x32.png
+# No date chunks, so a second run gives the same bytes.
+png() { $C "$master" -resize "$1x$1" -define png:exclude-chunks=date,time "PNG32:$2"; }
+png 512 icon.png
+png 256 128x128@2x.png
+png 128 128x128.png
+png 32 32x32.png
+# The other sizes of the hicolor theme the Linux packages install (with 32, 128
+# and 512 = icon.png above; /usr/share/icons/hicolor/NxN/apps/, see tauri.conf.json).
+for n in 16 22 24 48 64 256; do png "$n" "${n}x${n}.png"; done
 $C "$master" -define icon:auto-resize=256,128,64,48,32,16 icon.ico

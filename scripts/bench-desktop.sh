@@ -6,7 +6,13 @@
 # connected. Medians over N runs (default 5), under Xvfb inside a private
 # D-Bus session.
 #
-#   bash scripts/bench-desktop.sh [--runs N] [--debug]
+#   bash scripts/bench-desktop.sh [--runs N] [--debug | --installed]
+#
+# --installed measures the app as a user gets it: the .deb from
+# scripts/package.sh (built if needed) installed with apt-get, started as
+# /usr/bin/airlock-desktop, the demo server (release build) configured with
+# the installed `airlock` CLI; prints the package sizes; purges the package
+# afterwards if it was not installed before. Needs root or sudo.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -16,9 +22,29 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --runs) runs=$2; shift 2 ;;
     --debug) profile=debug; shift ;;
-    *) echo "usage: $0 [--runs N] [--debug]" >&2; exit 2 ;;
+    --installed) profile=installed; shift ;;
+    *) echo "usage: $0 [--runs N] [--debug | --installed]" >&2; exit 2 ;;
   esac
 done
+if [[ "${_AIRLOCK_BENCH_INNER:-}" != 1 && $profile == installed ]]; then
+  sudo_cmd=(); [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo -n)
+  bash scripts/package.sh | grep -E '^package: (build|bundle|done)' >&2
+  nice -n 19 cargo build --locked -q --release -p airlock-demo-server
+  deb=$(ls packages/airlock_*.deb)
+  installed_before=$(dpkg-query -W -f='${Status} ${Version}' airlock 2>/dev/null || true)
+  if [[ "$installed_before" != "install ok installed $(dpkg-deb -f "$deb" Version)" ]]; then
+    (cd packages && "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+      -o DPkg::Lock::Timeout=300 "./$(basename "$deb")" >/dev/null)
+    echo "installed $(basename "$deb")" >&2
+  fi
+  rc=0
+  _AIRLOCK_BENCH_INNER=1 AIRLOCK_SESSION_XVFB=1 bash scripts/with-session.sh bash "$0" --runs "$runs" --installed || rc=$?
+  if [[ "$installed_before" != *" installed"* ]]; then
+    "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o DPkg::Lock::Timeout=300 airlock >/dev/null
+    echo "purged the airlock package again" >&2
+  fi
+  exit "$rc"
+fi
 if [[ "${_AIRLOCK_BENCH_INNER:-}" != 1 ]]; then
   bash scripts/setup.sh >/dev/null
   bash scripts/ui.sh install build >/dev/null
@@ -30,6 +56,13 @@ fi
 
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 app="$target_dir/$profile/airlock-desktop"
+demo=""
+if [[ $profile == installed ]]; then
+  app=/usr/bin/airlock-desktop
+  # Nothing sits next to /usr/bin/airlock-desktop, so the app configures no
+  # demo server by itself: add the release one, as a user adds a server.
+  demo="$target_dir/release/airlock-demo-server"
+fi
 pss_tree() { # PSS in kB of a process and all its descendants
   local pids total=0 p
   pids=$(ps -e -o pid=,ppid= | awk -v root="$1" '
@@ -49,6 +82,7 @@ for i in $(seq "$runs"); do
   for variant in airlock stock; do
     data=$(mktemp -d); home=$(mktemp -d)
     env_extra=(); [[ $variant == stock ]] && env_extra=(WEBKIT_DISABLE_COMPOSITING_MODE=0)
+    [[ -z $demo ]] || /usr/bin/airlock --data-dir "$data" servers add demo --command "$demo" >/dev/null
     t0=$(date +%s%N)
     env "${env_extra[@]}" HOME="$home" AIRLOCK_DATA_DIR="$data" "$app" >/dev/null 2>&1 &
     pid=$!
@@ -69,7 +103,7 @@ for i in $(seq "$runs"); do
   done
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-echo "airlock-desktop ($profile), $runs runs each, demo server connected:"
+echo "airlock-desktop ($([[ $profile == installed ]] && echo "installed from the .deb, $app" || echo "$profile")), $runs runs each, demo server connected:"
 for variant in airlock stock; do
   label=$([[ $variant == airlock ]] && echo "as shipped (compositing off)" || echo "peer: compositing on (stock)")
   # shellcheck disable=SC2086
@@ -77,3 +111,11 @@ for variant in airlock stock; do
 done
 # shellcheck disable=SC2086
 awk -v a="$(median ${mems[airlock]})" -v b="$(median ${mems[stock]})" 'BEGIN {printf "  memory ratio as shipped / stock: %.2f\n", a / b}'
+if [[ $profile == installed ]]; then
+  mib() { awk -v b="$1" 'BEGIN {printf "%.1f MiB", b / 1048576}'; }
+  echo "packages:"
+  for f in packages/airlock_*.deb packages/airlock-*.rpm; do
+    extra=""; [[ $f == *.deb ]] && extra=", installed $(mib $(($(dpkg-deb -f "$f" Installed-Size) * 1024)))"
+    echo "  $(basename "$f"): $(mib "$(stat -c %s "$f")")$extra"
+  done
+fi

@@ -86,15 +86,21 @@ pub type ApiResult<T> = Result<T, ApiError>;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 pub struct AppInfo {
     pub name: String,
+    /// The same version `airlock --version` prints (`airlock_core::about`).
     pub version: String,
+    /// MCP protocol revisions Airlock speaks, newest first.
+    pub protocol_revisions: Vec<String>,
     pub data_dir: String,
 }
 
 pub fn app_info(cx: Ctx<'_>) -> ApiResult<AppInfo> {
-    let package = cx.app.package_info();
     Ok(AppInfo {
-        name: package.name.clone(),
-        version: package.version.to_string(),
+        name: cx.app.package_info().name.clone(),
+        version: airlock_core::about::VERSION.into(),
+        protocol_revisions: airlock_core::about::protocol_revisions()
+            .into_iter()
+            .map(String::from)
+            .collect(),
         data_dir: cx.state.data_dir.display().to_string(),
     })
 }

@@ -27,6 +27,17 @@ test('the window renders at 900×600 without horizontal scrollbars', { timeout: 
   for (const page of PAGES) {
     await goTo(app, page);
     await app.shot(`page-${page}`);
+    if (page === 'settings') {
+      // About: the same version and MCP revisions as `airlock --version`.
+      const about = await waitFor('the About line', async () => {
+        const el = await b.$('[data-testid="about"]');
+        return (await el.isExisting()) && (await el.getText());
+      });
+      const [, version, revisions] = app.cli('--version').trim().match(/^airlock (\S+) \(MCP (.+)\)$/);
+      assert.equal(about.replace(/\s+/g, ' '), `Airlock ${version} · MCP protocol revisions ${revisions}`);
+      await b.execute(() => document.querySelector('[data-testid="about"]').scrollIntoView());
+      await app.shot('settings-about');
+    }
     const overflow = await b.execute(() => {
       const doc = document.documentElement;
       const wide = [];

@@ -6,7 +6,9 @@ use airlock_core::limits;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
-#[command(name = "airlock", version, about = "Airlock: the MCP host you can trust with sign-ins, secrets and payments", long_about = None)]
+// `--version` prints the version and the MCP revisions (airlock_core::about,
+// the same line as the window's About).
+#[command(name = "airlock", version = airlock_core::about::version_line(), about = "Airlock: the MCP host you can trust with sign-ins, secrets and payments", long_about = None)]
 pub(crate) struct Cli {
     /// Where Airlock keeps its database (default: the platform data dir; env AIRLOCK_DATA_DIR)
     #[arg(long, global = true, value_name = "DIR")]

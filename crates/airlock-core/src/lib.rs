@@ -2,6 +2,7 @@
 //! the desktop app, tests) stand on [`Airlock`] and implement the
 //! [`elicitation::Consent`] and [`elicitation::Opener`] ports.
 
+pub mod about;
 pub mod auth;
 mod connections;
 pub mod elicitation;

@@ -32,7 +32,7 @@ type Attempt = Result<Result<Running, ClientInitializeError>, tokio::time::error
 pub fn lifecycle(protocol: ProtocolChoice) -> ClientLifecycleMode {
     match protocol {
         ProtocolChoice::Auto => ClientLifecycleMode::Auto {
-            preferred_versions: vec![ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25],
+            preferred_versions: crate::about::PROTOCOL_REVISIONS.to_vec(),
             legacy_version: Some(ProtocolVersion::V_2025_11_25),
         },
         ProtocolChoice::V2026_07_28 => ClientLifecycleMode::Discover {
