@@ -106,9 +106,12 @@ mod imp {
         if page.blocked.is_some() || !page.warnings.is_empty() {
             body.pack_start(&warnings(page), false, false, 0);
         }
-        let closing = text_label(&page.closing_line);
-        closing.set_attributes(Some(&dim_attrs()));
-        body.pack_start(&closing, false, false, 0);
+        // Why it was blocked is already on top of the warnings.
+        if page.blocked.is_none() {
+            let closing = text_label(&page.closing_line);
+            closing.set_attributes(Some(&dim_attrs()));
+            body.pack_start(&closing, false, false, 0);
+        }
 
         let default = match kind {
             Kind::Consent => {

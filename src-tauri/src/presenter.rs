@@ -546,8 +546,14 @@ pub fn form_notification_summary(server: &str) -> String {
 pub fn blocked_dialog(server: &str, message: &str, inspection: &Inspection) -> PageDialog {
     let server = neutralize_for_display(server, TITLE_SERVER_CHARS);
     let title = format!("Airlock blocked a web page from {server}");
+    // "…, on <domain>" only when there is a domain to name.
+    let on = if inspection.registrable_domain.is_some() {
+        ", on"
+    } else {
+        ":"
+    };
     let heading =
-        format!("Airlock blocked a web page that the server “{server}” asked to open, on");
+        format!("Airlock blocked a web page that the server “{server}” asked to open{on}");
     page_dialog(title, heading, message, inspection)
 }
 
@@ -851,6 +857,23 @@ mod tests {
         assert!(i.block_reason.is_some());
         let d = blocked_dialog("hostile", "m", &i);
         assert_eq!(d.title, "Airlock blocked a web page from hostile");
+        assert_eq!(
+            d.heading,
+            "Airlock blocked a web page that the server “hostile” asked to open:"
+        );
+        assert_eq!(d.domain, "(no domain)");
+        let http = blocked_dialog(
+            "h",
+            "m",
+            &inspect("http://evil.example/", &Policy::default()),
+        );
+        assert_eq!(http.domain, "evil.example");
+        assert!(
+            http.heading.ends_with("asked to open, on"),
+            "{}",
+            http.heading
+        );
+        assert!(http.blocked.is_some());
         assert!(
             d.closing_line.starts_with("Blocked: "),
             "{}",
