@@ -2,7 +2,8 @@
 //! elicitation, a desktop notification when the window is not focused, and
 //! the window's inbox. Whichever answers first decides. Forms are answered in
 //! the window only (its inbox); their notification just brings it forward.
-//! What each surface says comes from `presenter.rs`; this module shows it.
+//! What each surface says comes from `presenter.rs`; this module shows it
+//! (the dialog itself is `native_dialog.rs`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
@@ -13,15 +14,11 @@ use airlock_core::elicitation::{
 };
 use airlock_core::url_safety::Inspection;
 use tauri::{AppHandle, Manager};
-use tauri_plugin_dialog::{
-    DialogExt, MessageDialogButtons, MessageDialogKind, MessageDialogResult,
-};
 
 use crate::api::{EmitDeclared, INBOX_EVENT};
 use crate::inbox::{Inbox, PendingKind};
-use crate::presenter::{
-    self, Notice, PageDialog, CANCEL_LABEL, CLOSE_LABEL, DECLINE_LABEL, OPEN_LABEL,
-};
+use crate::native_dialog::{self, Choice, Kind};
+use crate::presenter::{self, Notice, PageDialog};
 use crate::settings::Settings;
 
 pub struct DesktopConsent {
@@ -89,8 +86,8 @@ fn close_notification(id: u32) {
 #[cfg(not(target_os = "linux"))]
 fn close_notification(_id: u32) {}
 
-/// Close the native dialog with this exact title: it answers "cancel", which
-/// nobody waits for any more.
+/// Close the native dialog with this exact title (`native_dialog` builds a
+/// `gtk::Dialog`): it answers "cancel", which nobody waits for any more.
 #[cfg(target_os = "linux")]
 fn close_dialog(app: &AppHandle, title: String) {
     let _ = app.run_on_main_thread(move || {
@@ -150,8 +147,20 @@ impl Drop for RemoveOnDrop<'_> {
     }
 }
 
+/// Does the notification daemon render markup in the body? It says so with
+/// the `body-markup` capability. Unknown counts as yes: escaping is then
+/// at worst visible.
+fn daemon_renders_markup() -> bool {
+    notify_rust::get_capabilities()
+        .map(|caps| caps.iter().any(|c| c == "body-markup"))
+        .unwrap_or(true)
+}
+
 /// Show a notification; each action gives its inbox answer, or brings the
-/// window forward.
+/// window forward. The notice carries no server text but the server's
+/// defanged name (see `presenter::notification_name`); its body is escaped
+/// where the daemon renders markup (there is no standard hint to turn body
+/// markup off). The summary is plain text by the specification.
 fn notify(
     app: &AppHandle,
     surfaces: &Arc<Surfaces>,
@@ -165,9 +174,12 @@ fn notify(
     let surfaces = surfaces.clone();
     std::thread::spawn(move || {
         let mut n = notify_rust::Notification::new();
-        n.appname("Airlock")
-            .summary(&notice.summary)
-            .body(&notice.body);
+        let body = if daemon_renders_markup() {
+            presenter::escape_markup(&notice.body)
+        } else {
+            notice.body.clone()
+        };
+        n.appname("Airlock").summary(&notice.summary).body(&body);
         for a in &notice.actions {
             n.action(a.id, &a.label);
         }
@@ -195,30 +207,18 @@ impl DesktopConsent {
     }
 
     fn show_dialog(&self, record_id: i64, dialog: PageDialog) {
-        let app = self.app.clone();
         let inbox = self.inbox.clone();
         self.surfaces
             .dialogs
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(record_id, dialog.title.clone());
-        // The blocking dialog must not run on the main (GTK) thread.
-        std::thread::spawn(move || {
-            let result = app
-                .dialog()
-                .message(dialog.body())
-                .title(dialog.title)
-                .kind(MessageDialogKind::Warning)
-                .buttons(MessageDialogButtons::YesNoCancelCustom(
-                    DECLINE_LABEL.into(),
-                    OPEN_LABEL.into(),
-                    CANCEL_LABEL.into(),
-                ))
-                .blocking_show_with_result();
-            let answer = match result {
-                MessageDialogResult::Custom(label) if label == OPEN_LABEL => "accept",
-                MessageDialogResult::Custom(label) if label == DECLINE_LABEL => "decline",
-                _ => "cancel",
+        let choice = native_dialog::show(&self.app, dialog, Kind::Consent);
+        tauri::async_runtime::spawn(async move {
+            let answer = match choice.await {
+                Ok(Choice::Open) => "accept",
+                Ok(Choice::Decline) => "decline",
+                Ok(Choice::Cancel) | Err(_) => "cancel",
             };
             inbox.answer(record_id, PendingKind::Consent, answer);
         });
@@ -330,16 +330,9 @@ fn now_ms() -> i64 {
     airlock_core::store::now_ms()
 }
 
-/// A blocked URL never reaches consent; the user still learns why.
+/// A blocked URL never reaches consent; the user still learns why (a
+/// dialog with Close only).
 pub fn show_blocked(app: &AppHandle, server: &str, message: &str, inspection: &Inspection) {
-    let app = app.clone();
     let dialog = presenter::blocked_dialog(server, message, inspection);
-    std::thread::spawn(move || {
-        app.dialog()
-            .message(dialog.body())
-            .title(dialog.title)
-            .kind(MessageDialogKind::Error)
-            .buttons(MessageDialogButtons::OkCustom(CLOSE_LABEL.into()))
-            .blocking_show();
-    });
+    drop(native_dialog::show(app, dialog, Kind::Blocked));
 }

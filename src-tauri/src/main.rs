@@ -5,6 +5,7 @@ mod api;
 mod commands;
 mod consent;
 mod inbox;
+mod native_dialog;
 mod presenter;
 mod settings;
 mod tray;

@@ -1,0 +1,394 @@
+//! Airlock's own native dialog about one web page: the consent dialog
+//! (Decline, Open in browser, Cancel) and the notice that a page was
+//! blocked (Close).
+//!
+//! On Linux it is a GTK dialog built here, so the registrable domain can be
+//! shown large and bold at the top and emphasised inside the host and the
+//! full URL (Pango attributes on plain text: nothing the server sent is
+//! ever parsed as markup). Elsewhere the dialog plugin's message box shows
+//! the same facts as plain lines (`PageDialog::body`).
+//!
+//! Either way the dialog is a separate top-level window titled
+//! `PageDialog::title`, built without blocking the main thread, and its
+//! answer comes back through a channel. Decline is the default (Return
+//! picks it); Escape and closing the window give Cancel; only a deliberate
+//! activation of "Open in browser" gives Open. A consent dialog that is
+//! still up when its request is answered elsewhere is found by its title
+//! and answered with `DeleteEvent` (`consent::Surfaces::close`).
+
+use tauri::AppHandle;
+use tokio::sync::oneshot;
+
+use crate::presenter::PageDialog;
+
+/// What the person chose in a consent dialog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    Decline,
+    Open,
+    /// Cancel, Escape, the window closed, or the dialog withdrawn.
+    Cancel,
+}
+
+/// Which dialog to show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Decline (default), Open in browser, Cancel.
+    Consent,
+    /// Close only: the page was blocked before any consent.
+    Blocked,
+}
+
+/// Show the dialog; the receiver gets the choice once it is made (a
+/// `Blocked` notice always answers `Cancel`). If the dialog cannot be
+/// shown, the sender is dropped: treat that as `Cancel`.
+pub fn show(app: &AppHandle, dialog: PageDialog, kind: Kind) -> oneshot::Receiver<Choice> {
+    let (tx, rx) = oneshot::channel();
+    imp::show(app, dialog, kind, tx);
+    rx
+}
+
+#[cfg(target_os = "linux")]
+mod imp {
+    use std::cell::RefCell;
+
+    use gtk::prelude::*;
+    use tauri::AppHandle;
+    use tokio::sync::oneshot;
+
+    use super::{Choice, Kind};
+    use crate::presenter::{
+        Emphasis, PageDialog, CANCEL_LABEL, CLOSE_LABEL, DECLINE_LABEL, OPEN_LABEL,
+    };
+
+    /// Widest a text line of the dialog gets, in characters; longer text wraps.
+    const TEXT_CHARS: i32 = 72;
+    /// A registrable domain up to this long is never broken across lines.
+    const UNBROKEN_DOMAIN_CHARS: usize = 48;
+    /// Text longer than this many characters (about five lines) goes in a
+    /// box that scrolls past `SCROLL_MAX_PX`: a short text needs none (a
+    /// scrolled box is never shorter than its scroll bar).
+    const SCROLL_OVER_CHARS: usize = 5 * TEXT_CHARS as usize;
+    const SCROLL_MAX_PX: i32 = 130;
+
+    const DECLINE: gtk::ResponseType = gtk::ResponseType::Reject;
+    const OPEN: gtk::ResponseType = gtk::ResponseType::Accept;
+
+    pub(super) fn show(
+        app: &AppHandle,
+        dialog: PageDialog,
+        kind: Kind,
+        tx: oneshot::Sender<Choice>,
+    ) {
+        // GTK lives on the main thread; the closure only builds and shows
+        // the dialog (`response` answers later), so it never blocks.
+        let _ = app.run_on_main_thread(move || build(&dialog, kind, tx));
+    }
+
+    fn build(page: &PageDialog, kind: Kind, tx: oneshot::Sender<Choice>) {
+        let dialog = gtk::Dialog::new();
+        dialog.set_title(&page.title);
+        dialog.set_modal(false);
+        dialog.set_keep_above(true);
+        dialog.set_urgency_hint(true);
+        dialog.set_position(gtk::WindowPosition::Center);
+
+        let content = dialog.content_area();
+        let body = gtk::Box::new(gtk::Orientation::Vertical, 12);
+        body.set_margin_top(18);
+        body.set_margin_bottom(12);
+        body.set_margin_start(18);
+        body.set_margin_end(18);
+        content.pack_start(&body, true, true, 0);
+
+        body.pack_start(&header(page, kind), false, false, 0);
+        body.pack_start(&details(page), false, false, 0);
+        if page.blocked.is_some() || !page.warnings.is_empty() {
+            body.pack_start(&warnings(page), false, false, 0);
+        }
+        // Why it was blocked is already on top of the warnings.
+        if page.blocked.is_none() {
+            let closing = text_label(&page.closing_line);
+            closing.set_attributes(Some(&dim_attrs()));
+            body.pack_start(&closing, false, false, 0);
+        }
+
+        let default = match kind {
+            Kind::Consent => {
+                let decline = dialog.add_button(DECLINE_LABEL, DECLINE);
+                let open = dialog.add_button(OPEN_LABEL, OPEN);
+                dialog.add_button(CANCEL_LABEL, gtk::ResponseType::Cancel);
+                if !page.warnings.is_empty() {
+                    open.style_context().add_class("destructive-action");
+                }
+                dialog.set_default_response(DECLINE);
+                decline
+            }
+            Kind::Blocked => {
+                let close = dialog.add_button(CLOSE_LABEL, gtk::ResponseType::Close);
+                dialog.set_default_response(gtk::ResponseType::Close);
+                close
+            }
+        };
+
+        let tx = RefCell::new(Some(tx));
+        dialog.connect_response(move |dialog, response| {
+            let choice = match response {
+                DECLINE => Choice::Decline,
+                OPEN => Choice::Open,
+                _ => Choice::Cancel,
+            };
+            if let Some(tx) = tx.borrow_mut().take() {
+                let _ = tx.send(choice);
+            }
+            // SAFETY: the dialog is ours, on the main thread, and nothing
+            // uses it after its response (the title lookup that withdraws
+            // it finds no window once it is destroyed).
+            unsafe { dialog.destroy() };
+        });
+
+        dialog.show_all();
+        // The default has the keyboard focus, not the first selectable
+        // text: Return picks it, Tab goes on to the next button.
+        default.grab_focus();
+        dialog.present();
+    }
+
+    /// Icon, who asks for what, and the registrable domain, large and bold.
+    fn header(page: &PageDialog, kind: Kind) -> gtk::Box {
+        let row = gtk::Box::new(gtk::Orientation::Horizontal, 14);
+        let icon = match kind {
+            Kind::Consent if page.warnings.is_empty() => "dialog-question",
+            Kind::Consent => "dialog-warning",
+            Kind::Blocked => "dialog-error",
+        };
+        row.pack_start(&icon_widget(icon, gtk::IconSize::Dialog), false, false, 0);
+        let column = gtk::Box::new(gtk::Orientation::Vertical, 2);
+        column.pack_start(&text_label(&page.heading), false, false, 0);
+        let domain = text_label(&page.domain);
+        domain.set_selectable(true);
+        let attrs = pango::AttrList::new();
+        attrs.insert(pango::AttrFloat::new_scale(2.0));
+        attrs.insert(pango::AttrInt::new_weight(pango::Weight::Bold));
+        attrs.insert(pango::AttrInt::new_insert_hyphens(false));
+        domain.set_attributes(Some(&attrs));
+        domain.set_line_wrap_mode(pango::WrapMode::Char);
+        column.pack_start(&domain, false, false, 0);
+        row.pack_start(&column, true, true, 0);
+        row
+    }
+
+    /// Host, full URL and the server's reason, each under its caption.
+    fn details(page: &PageDialog) -> gtk::Grid {
+        let grid = gtk::Grid::new();
+        grid.set_column_spacing(12);
+        grid.set_row_spacing(8);
+        let mut row = 0;
+        let mut add = |caption: &str, value: &gtk::Widget| {
+            let label = gtk::Label::new(Some(caption));
+            label.set_xalign(1.0);
+            label.set_yalign(0.0);
+            label.set_attributes(Some(&dim_attrs()));
+            grid.attach(&label, 0, row, 1, 1);
+            value.set_hexpand(true);
+            grid.attach(value, 1, row, 1, 1);
+            row += 1;
+        };
+        if let Some(host) = &page.host {
+            add("Host", emphasised(host).upcast_ref());
+        }
+        if let Some(url) = &page.url {
+            add(
+                "Full URL",
+                &bounded(emphasised(url), url.text().chars().count()),
+            );
+        }
+        let reason = text_label(&page.reason);
+        reason.set_selectable(true);
+        add("Why", &bounded(reason, page.reason.chars().count()));
+        grid
+    }
+
+    /// One line per warning (and the reason it was blocked), each with an icon.
+    fn warnings(page: &PageDialog) -> gtk::Box {
+        let column = gtk::Box::new(gtk::Orientation::Vertical, 6);
+        let lines = page
+            .blocked
+            .iter()
+            .map(|b| ("dialog-error", b))
+            .chain(page.warnings.iter().map(|w| ("dialog-warning", w)));
+        for (icon, text) in lines {
+            let row = gtk::Box::new(gtk::Orientation::Horizontal, 8);
+            let icon = icon_widget(icon, gtk::IconSize::Menu);
+            icon.set_valign(gtk::Align::Start);
+            row.pack_start(&icon, false, false, 0);
+            row.pack_start(&text_label(text), true, true, 0);
+            column.pack_start(&row, false, false, 0);
+        }
+        column
+    }
+
+    /// A themed icon, or an emoji when the theme has none.
+    fn icon_widget(name: &str, size: gtk::IconSize) -> gtk::Widget {
+        let themed = gtk::IconTheme::default().is_some_and(|t| t.has_icon(name));
+        if themed {
+            return gtk::Image::from_icon_name(Some(name), size).upcast();
+        }
+        let emoji = match name {
+            "dialog-error" => "⛔",
+            "dialog-question" => "❔",
+            _ => "⚠",
+        };
+        let label = gtk::Label::new(Some(emoji));
+        if size == gtk::IconSize::Dialog {
+            let attrs = pango::AttrList::new();
+            attrs.insert(pango::AttrFloat::new_scale(2.5));
+            label.set_attributes(Some(&attrs));
+        }
+        label.upcast()
+    }
+
+    /// Plain text (never markup), wrapped, aligned left. Its width is
+    /// fixed: GTK sizes a window for the narrowest its wrapped labels may
+    /// get, which would leave a tall empty band above the buttons.
+    fn text_label(text: &str) -> gtk::Label {
+        let label = gtk::Label::new(None);
+        label.set_text(text);
+        label.set_use_markup(false);
+        label.set_line_wrap(true);
+        label.set_line_wrap_mode(pango::WrapMode::WordChar);
+        label.set_width_chars(TEXT_CHARS);
+        label.set_max_width_chars(TEXT_CHARS);
+        label.set_xalign(0.0);
+        label.set_yalign(0.0);
+        label
+    }
+
+    /// Selectable monospace text with its registrable domain bold and
+    /// highlighted, the rest dimmed.
+    fn emphasised(e: &Emphasis) -> gtk::Label {
+        let label = text_label(&e.text());
+        label.set_selectable(true);
+        label.set_line_wrap_mode(pango::WrapMode::Char);
+        label.set_attributes(Some(&emphasis_attrs(e)));
+        label
+    }
+
+    fn index(n: usize) -> u32 {
+        u32::try_from(n).unwrap_or(u32::MAX)
+    }
+
+    /// Pango attributes (byte ranges of `e.text()`) for `emphasised`.
+    fn emphasis_attrs(e: &Emphasis) -> pango::AttrList {
+        let attrs = pango::AttrList::new();
+        attrs.insert(pango::AttrString::new_family("monospace"));
+        // Wrapped anywhere, as a URL must be, but without the hyphens Pango
+        // would add (they are not part of the address).
+        attrs.insert(pango::AttrInt::new_insert_hyphens(false));
+        if e.domain.is_empty() {
+            return attrs;
+        }
+        let start = index(e.before.len());
+        let end = index(e.before.len() + e.domain.len());
+        let total = index(e.before.len() + e.domain.len() + e.after.len());
+        for (from, to) in [(0, start), (end, total)] {
+            if from < to {
+                let mut dim = pango::AttrInt::new_foreground_alpha(0x9999);
+                dim.set_start_index(from);
+                dim.set_end_index(to);
+                attrs.insert(dim);
+            }
+        }
+        let mut bold = pango::AttrInt::new_weight(pango::Weight::Bold);
+        let mut fg = pango::AttrColor::new_foreground(0x1a1a, 0x1a1a, 0x1a1a);
+        let mut bg = pango::AttrColor::new_background(0xffff, 0xeaea, 0x9e9e);
+        for attr in [&mut *bold, &mut *fg, &mut *bg] {
+            attr.set_start_index(start);
+            attr.set_end_index(end);
+        }
+        attrs.insert(bold);
+        attrs.insert(fg);
+        attrs.insert(bg);
+        if e.domain.chars().count() <= UNBROKEN_DOMAIN_CHARS {
+            let mut whole = pango::AttrInt::new_allow_breaks(false);
+            whole.set_start_index(start);
+            whole.set_end_index(end);
+            attrs.insert(whole);
+        }
+        attrs
+    }
+
+    fn dim_attrs() -> pango::AttrList {
+        let attrs = pango::AttrList::new();
+        attrs.insert(pango::AttrInt::new_foreground_alpha(0xaaaa));
+        attrs
+    }
+
+    /// A label of `chars` characters as it is, or when long in a box that
+    /// grows with it up to `SCROLL_MAX_PX`, then scrolls.
+    fn bounded(label: gtk::Label, chars: usize) -> gtk::Widget {
+        if chars <= SCROLL_OVER_CHARS {
+            return label.upcast();
+        }
+        let sw = gtk::ScrolledWindow::new(None::<&gtk::Adjustment>, None::<&gtk::Adjustment>);
+        sw.set_policy(gtk::PolicyType::Never, gtk::PolicyType::Automatic);
+        sw.set_propagate_natural_height(true);
+        sw.set_max_content_height(SCROLL_MAX_PX);
+        sw.add(&label);
+        sw.upcast()
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod imp {
+    use tauri::AppHandle;
+    use tauri_plugin_dialog::{
+        DialogExt, MessageDialogButtons, MessageDialogKind, MessageDialogResult,
+    };
+    use tokio::sync::oneshot;
+
+    use super::{Choice, Kind};
+    use crate::presenter::{PageDialog, CANCEL_LABEL, CLOSE_LABEL, DECLINE_LABEL, OPEN_LABEL};
+
+    /// The dialog plugin's message box: plain lines, Decline first (the
+    /// default), Escape = Cancel.
+    pub(super) fn show(
+        app: &AppHandle,
+        dialog: PageDialog,
+        kind: Kind,
+        tx: oneshot::Sender<Choice>,
+    ) {
+        let app = app.clone();
+        // The blocking message box must not run on the main thread.
+        std::thread::spawn(move || {
+            let builder = app.dialog().message(dialog.body()).title(dialog.title);
+            let choice = match kind {
+                Kind::Consent => {
+                    let result = builder
+                        .kind(MessageDialogKind::Warning)
+                        .buttons(MessageDialogButtons::YesNoCancelCustom(
+                            DECLINE_LABEL.into(),
+                            OPEN_LABEL.into(),
+                            CANCEL_LABEL.into(),
+                        ))
+                        .blocking_show_with_result();
+                    match result {
+                        MessageDialogResult::Custom(label) if label == OPEN_LABEL => Choice::Open,
+                        MessageDialogResult::Custom(label) if label == DECLINE_LABEL => {
+                            Choice::Decline
+                        }
+                        _ => Choice::Cancel,
+                    }
+                }
+                Kind::Blocked => {
+                    builder
+                        .kind(MessageDialogKind::Error)
+                        .buttons(MessageDialogButtons::OkCustom(CLOSE_LABEL.into()))
+                        .blocking_show();
+                    Choice::Cancel
+                }
+            };
+            let _ = tx.send(choice);
+        });
+    }
+}
