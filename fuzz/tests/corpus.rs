@@ -1,0 +1,155 @@
+//! The saved fuzz corpus, replayed: every file of `fuzz/corpus/<target>/`
+//! and `fuzz/regressions/<target>/` through its target, as the fuzzer ran
+//! it. CI runs this (it is part of `cargo test --workspace`), not the
+//! fuzzers; `bash scripts/fuzz.sh` runs those.
+//!
+//! A panic anywhere, Airlock's own tasks included (tokio would otherwise
+//! swallow those), fails the test and names the input; so does an input
+//! that takes longer than [`SLOW`].
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, Once};
+use std::thread::ThreadId;
+use std::time::{Duration, Instant};
+
+/// Longest one input may take here (an unoptimised build, on a shared
+/// machine): far above what any saved input needs, far below a hang.
+const SLOW: Duration = Duration::from_secs(20);
+
+/// Panic messages since the last [`take_panics`], with their thread. Each
+/// test runs its inputs on its own thread (a current-thread runtime for the
+/// server sessions), so tests running side by side keep theirs apart.
+static PANICS: Mutex<Vec<(ThreadId, String)>> = Mutex::new(Vec::new());
+
+fn record_panics() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            PANICS
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((std::thread::current().id(), info.to_string()));
+            default(info);
+        }));
+    });
+}
+
+/// This thread's panics since the last call.
+fn take_panics() -> Vec<String> {
+    let me = std::thread::current().id();
+    let mut all = PANICS.lock().unwrap_or_else(|e| e.into_inner());
+    let (mine, others) = std::mem::take(&mut *all)
+        .into_iter()
+        .partition::<Vec<_>, _>(|(t, _)| *t == me);
+    *all = others;
+    mine.into_iter().map(|(_, m)| m).collect()
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The saved inputs of a target, sorted.
+fn inputs(target: &str) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for folder in ["corpus", "regressions"] {
+        let dir = root().join(folder).join(target);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let name = e.file_name();
+            if p.is_file() && !name.to_string_lossy().starts_with('.') {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+fn replay(target: &str) {
+    record_panics();
+    let run = airlock_fuzz::target(target).expect("a known target");
+    let files = inputs(target);
+    assert!(
+        !files.is_empty(),
+        "no saved inputs for {target} under {}",
+        root().display()
+    );
+    let mut failures = Vec::new();
+    let started = Instant::now();
+    for file in &files {
+        let data = std::fs::read(file).expect("read a corpus file");
+        let t0 = Instant::now();
+        let outcome = std::panic::catch_unwind(|| run(&data));
+        let took = t0.elapsed();
+        let mut panics = take_panics();
+        if outcome.is_err() && panics.is_empty() {
+            panics.push("panicked".into());
+        }
+        let name = rel(file);
+        if !panics.is_empty() {
+            failures.push(format!("{name}: {}", panics.join(" | ")));
+        } else if took > SLOW {
+            failures.push(format!("{name}: took {took:?} (at most {SLOW:?})"));
+        }
+    }
+    eprintln!(
+        "{target}: {} saved inputs replayed in {:?}",
+        files.len(),
+        started.elapsed()
+    );
+    assert!(
+        failures.is_empty(),
+        "{target}: {} of {} inputs failed:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
+}
+
+fn rel(p: &Path) -> String {
+    p.strip_prefix(root())
+        .unwrap_or(p)
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn url_inspect_corpus() {
+    replay("url_inspect");
+}
+
+#[test]
+fn form_schema_corpus() {
+    replay("form_schema");
+}
+
+#[test]
+fn config_import_corpus() {
+    replay("config_import");
+}
+
+#[test]
+fn server_messages_corpus() {
+    replay("server_messages");
+}
+
+#[test]
+fn every_target_has_a_test_and_a_driver() {
+    let drivers = root().join("libfuzzer/fuzz_targets");
+    for (name, _) in airlock_fuzz::TARGETS {
+        assert!(
+            drivers.join(format!("{name}.rs")).is_file(),
+            "{name} has no libfuzzer/fuzz_targets/{name}.rs"
+        );
+        let this = std::fs::read_to_string(root().join("tests/corpus.rs")).unwrap_or_default();
+        assert!(
+            this.contains(&format!("replay(\"{name}\")")),
+            "{name} is not replayed here"
+        );
+    }
+}
