@@ -122,7 +122,8 @@ for t in "${targets[@]}"; do
   ooms=$(find "$dir/artifacts" -name 'oom-*' | wc -l)
   if [[ $((crashes + hangs + ooms)) -gt 0 ]]; then
     failed=1
-    cp "$dir"/artifacts/{crash,timeout,oom}-* fuzz/regressions/"$t"/ 2>/dev/null || true
+    find "$dir/artifacts" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' \) \
+      -exec cp -t fuzz/regressions/"$t"/ {} +
     grep -m3 -E "panicked at|hang:|ERROR: libFuzzer" "$log" | sed 's/^/   /' || true
     echo "   saved to fuzz/regressions/$t/: $(cd "$dir/artifacts" && ls)"
   elif [[ $rc -ne 0 ]]; then
@@ -131,20 +132,21 @@ for t in "${targets[@]}"; do
     tail -5 "$log" >&2
   fi
   if [[ $save -eq 1 ]]; then
-    # Minimise: keep the smallest set of inputs that covers what the saved
-    # corpus and this run's finds cover together.
+    # Minimise: the smallest inputs that together reach every edge the saved
+    # corpus and this run's finds reach (edges only, -use_counters=0: hit
+    # counts would keep ten times the files, too many for git).
     merged="$dir/merged"
     mkdir -p "$merged"
-    nice -n 19 "$bindir/$t" -merge=1 -max_len="$max_len" -timeout="$timeout" \
+    nice -n 19 "$bindir/$t" -merge=1 -use_counters=0 -max_len="$max_len" -timeout="$timeout" \
       -rss_limit_mb="$rss" "$merged" "fuzz/corpus/$t" "$dir/corpus" >"$dir/merge.log" 2>&1 \
       || { echo "   merge failed; fuzz/corpus/$t left as it was (see $dir/merge.log)" >&2; merged=""; }
     if [[ -n "$merged" ]] && [[ -n "$(ls -A "$merged")" ]]; then
-      rm -f fuzz/corpus/"$t"/*
-      cp "$merged"/* fuzz/corpus/"$t"/
+      find fuzz/corpus/"$t" -maxdepth 1 -type f -delete
+      find "$merged" -maxdepth 1 -type f -exec cp -t fuzz/corpus/"$t"/ {} +
     fi
   fi
   files=$(find fuzz/corpus/"$t" -type f | wc -l)
-  bytes=$(du -sb fuzz/corpus/"$t" | cut -f1)
+  bytes=$(find fuzz/corpus/"$t" -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}')
   line=$(printf '%-16s %3s min  %10s execs  %7s exec/s  %-22s corpus %5s files %8s bytes  crashes %s  hangs %s  ooms %s' \
     "$t" "$minutes" "${execs:-?}" "${rate:-?}" "${cov:-cov: ?}" "$files" "$bytes" "$crashes" "$hangs" "$ooms")
   echo "   $line"

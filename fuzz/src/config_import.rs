@@ -9,7 +9,7 @@
 //! must not hold a value that went to the keychain.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use airlock_core::elicitation::BrokerSettings;
 use airlock_core::secrets::{Redactor, SecretValue};
@@ -24,21 +24,33 @@ use airlock_core::Airlock;
 /// ones collide with ordinary text by chance).
 const MIN_CHECKED_SECRET: usize = 8;
 
-/// The Airlock of this process, opened once (opening one per input would
-/// measure SQLite's start-up, not the import).
-fn core() -> &'static Mutex<Arc<Airlock>> {
-    static CORE: OnceLock<Mutex<Arc<Airlock>>> = OnceLock::new();
-    CORE.get_or_init(|| {
-        let (core, dir) = open_core(
+/// The Airlock of this process and its data dir, opened at the first input
+/// (opening one per input would measure SQLite's start-up, not the import)
+/// and removed by [`cleanup`].
+static CORE: Mutex<Option<(Arc<Airlock>, tempfile::TempDir)>> = Mutex::new(None);
+
+fn core() -> Arc<Airlock> {
+    let mut slot = CORE.lock().unwrap_or_else(|e| e.into_inner());
+    let (core, _) = slot.get_or_insert_with(|| {
+        open_core(
             ScriptedConsent::accepting(),
             RecordingOpener::new(),
             BrokerSettings::default(),
-        );
-        // The directory lives as long as the process (a fuzzer or a test
-        // binary); the OS removes it with the temp dir's next cleaning.
-        std::mem::forget(dir);
-        Mutex::new(core)
-    })
+        )
+    });
+    core.clone()
+}
+
+/// Close this process's Airlock and remove its data dir (the corpus test
+/// calls it when done; a fuzzer's runs end with the process, in a temporary
+/// dir of scripts/fuzz.sh's own).
+pub fn cleanup() {
+    let taken = CORE.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some((core, dir)) = taken {
+        core.close();
+        drop(core);
+        drop(dir);
+    }
 }
 
 pub fn run(data: &[u8]) {
@@ -51,15 +63,19 @@ pub fn run(data: &[u8]) {
         }
     };
     for s in &plan.servers {
-        assert!(s.validate().is_ok(), "a parsed server does not validate: {:?}", s.name);
+        assert!(
+            s.validate().is_ok(),
+            "a parsed server does not validate: {:?}",
+            s.name
+        );
     }
-    let mut ids: Vec<&str> = plan.prompts.iter().map(|p| p.id.as_str()).collect();
-    ids.sort_unstable();
-    ids.dedup();
     // Every answer missing: refused, naming one.
     if !plan.prompts.is_empty() {
         assert!(
-            matches!(plan.resolve(&BTreeMap::new()), Err(ImportError::MissingInput { .. })),
+            matches!(
+                plan.resolve(&BTreeMap::new()),
+                Err(ImportError::MissingInput { .. })
+            ),
             "unanswered inputs accepted"
         );
     }
@@ -72,7 +88,11 @@ pub fn run(data: &[u8]) {
         return;
     };
     for s in &servers {
-        assert!(s.validate().is_ok(), "a resolved server does not validate: {:?}", s.name);
+        assert!(
+            s.validate().is_ok(),
+            "a resolved server does not validate: {:?}",
+            s.name
+        );
         check_guard(s);
     }
     store_and_check(&servers);
@@ -124,8 +144,14 @@ fn check_guard(s: &ServerInput) {
     let mut newly = 0;
     for (k, v) in after {
         let was = &before[k];
-        assert_eq!(v.value, was.value, "guard_secrets changed the value of {k:?}");
-        assert!(v.secret || !was.secret, "guard_secrets made {k:?} plain again");
+        assert_eq!(
+            v.value, was.value,
+            "guard_secrets changed the value of {k:?}"
+        );
+        assert!(
+            v.secret || !was.secret,
+            "guard_secrets made {k:?} plain again"
+        );
         if looks_secret(k) {
             assert!(v.secret, "{k:?} looks secret but stays plain");
         }
@@ -135,7 +161,10 @@ fn check_guard(s: &ServerInput) {
         if v.secret && is_checkable(&v.value) {
             let redactor = Redactor::new([SecretValue::new(v.value.clone())]);
             let masked = redactor.redact(&format!("stderr: {} (end)", v.value));
-            assert!(!masked.contains(&v.value), "the redactor left {k:?} in {masked:?}");
+            assert!(
+                !masked.contains(&v.value),
+                "the redactor left {k:?} in {masked:?}"
+            );
         }
     }
     assert_eq!(moved.len(), newly, "guard_secrets reports {moved:?}");
@@ -187,7 +216,7 @@ fn assert_no_secret(what: &str, stored: &serde_json::Value, servers: &[ServerInp
 /// Import all servers (all or nothing), then check what SQLite and an export
 /// hold, then remove them again.
 fn store_and_check(servers: &[ServerInput]) {
-    let core = core().lock().unwrap_or_else(|e| e.into_inner());
+    let core = core();
     let imported = core.import_servers(servers);
     if let Ok(names) = &imported {
         assert_eq!(names.len(), servers.len());
@@ -202,7 +231,9 @@ fn store_and_check(servers: &[ServerInput]) {
             .collect();
         let mut defs = Vec::new();
         for s in &guarded {
-            let def = core.get_server(&s.name).expect("an imported server is stored");
+            let def = core
+                .get_server(&s.name)
+                .expect("an imported server is stored");
             assert_eq!(def.name, s.name);
             for (k, v) in s.transport.values() {
                 if v.secret {

@@ -74,12 +74,20 @@ pub(crate) fn check_form(form: &FormSchema) {
         if let Some(d) = &f.description {
             assert_shown_safely("field description", d, MAX_DESCRIPTION_CHARS);
         }
-        assert!(!f.label().chars().any(crate::is_hidden), "label {:?}", f.label());
+        assert!(
+            !f.label().chars().any(crate::is_hidden),
+            "label {:?}",
+            f.label()
+        );
         let _ = f.looks_secret();
         let _ = f.constraints();
         assert!(f.options().len() <= MAX_OPTIONS);
         for o in f.options() {
-            assert!(!o.label().chars().any(crate::is_hidden), "option {:?}", o.label());
+            assert!(
+                !o.label().chars().any(crate::is_hidden),
+                "option {:?}",
+                o.label()
+            );
             if let Some(t) = &o.title {
                 assert_shown_safely("option title", t, MAX_TITLE_CHARS);
             }
@@ -95,7 +103,9 @@ pub(crate) fn check_form(form: &FormSchema) {
         if let Some(d) = &f.default {
             assert_eq!(f.check(d), Ok(()), "{}: the default does not fit", f.name);
         }
-        let by_name = form.field(&f.name).expect("every field is found by its name");
+        let by_name = form
+            .field(&f.name)
+            .expect("every field is found by its name");
         assert!(std::ptr::eq(by_name, f), "two fields named {:?}", f.name);
     }
     let _ = form.secret_looking().count();
@@ -136,8 +146,16 @@ fn check_answer(form: &FormSchema, answer: &Map<String, Value>) {
                     assert!(out.contains_key(&f.name), "required {:?} missing", f.name);
                 }
             }
-            assert_eq!(out.len(), answer.len(), "an answer key was dropped silently");
-            assert_eq!(form.validate(&out), Ok(out.clone()), "validate is not idempotent");
+            assert_eq!(
+                out.len(),
+                answer.len(),
+                "an answer key was dropped silently"
+            );
+            assert_eq!(
+                form.validate(&out),
+                Ok(out.clone()),
+                "validate is not idempotent"
+            );
         }
         Err(errors) => {
             assert!(!errors.is_empty());

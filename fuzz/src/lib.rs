@@ -6,7 +6,7 @@
 //! (`tests/corpus.rs` replays every saved input of `corpus/` and
 //! `regressions/`):
 //!
-//! - [`url_inspect`]: `airlock_url_safety::inspect` under both policies, the
+//! - [`url_inspect`]: `inspect` of airlock-url-safety under both policies, the
 //!   look-alike functions (`skeleton`, `resemblance`, `closest_resemblance`)
 //!   and the display helpers (`neutralize_for_display`, `elide_middle`);
 //! - [`form_schema`]: `parse_schema` on a `requestedSchema`, then

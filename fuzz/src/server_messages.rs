@@ -38,8 +38,8 @@ use airlock_core::elicitation::{
     BoxFuture, BrokerSettings, Consent, ConsentDecision, ContinueDecision, FormAnswer,
     FormConsentRequest, Opener, UrlConsentRequest, MAX_MESSAGE_CHARS,
 };
-use airlock_core::test_support::open_core;
 use airlock_core::status::ConnStatus;
+use airlock_core::test_support::open_core;
 use airlock_core::Airlock;
 use airlock_url_safety::{inspect, Policy};
 use rmcp::model::{
@@ -176,10 +176,12 @@ impl Person {
         if r.server != SERVER {
             self.violated(format!("asked for server {:?}", r.server));
         }
-        if r.message.chars().any(crate::is_hidden)
-            || r.message.chars().count() > MAX_MESSAGE_CHARS
+        if r.message.chars().any(crate::is_hidden) || r.message.chars().count() > MAX_MESSAGE_CHARS
         {
-            self.violated(format!("consent message not plain or too long: {:?}", r.message));
+            self.violated(format!(
+                "consent message not plain or too long: {:?}",
+                r.message
+            ));
         }
         match i.url.as_deref() {
             None => self.violated(format!("consent without a URL: {i:?}")),
@@ -407,7 +409,8 @@ impl Server {
             }
             Handshake::Discover => {
                 let result = discover_result().to_string();
-                self.answer(Some("server/discover"), result.as_bytes()).await;
+                self.answer(Some("server/discover"), result.as_bytes())
+                    .await;
             }
             Handshake::Auto => {
                 let wire = self.wire.clone();
@@ -598,7 +601,11 @@ async fn session(script: Script<'_>) {
     core.close();
 
     let seen = lock(&wire.seen);
-    assert!(seen.garbage.is_empty(), "Airlock wrote non-JSON: {:?}", seen.garbage);
+    assert!(
+        seen.garbage.is_empty(),
+        "Airlock wrote non-JSON: {:?}",
+        seen.garbage
+    );
     let violations = lock(&person.violations);
     assert!(violations.is_empty(), "broken promises: {violations:#?}");
 }

@@ -58,7 +58,10 @@ fn check_consistent(raw: &str, i: &Inspection) {
 
 /// What a URL that may be opened looks like.
 fn check_openable(raw: &str, i: &Inspection) {
-    let url = i.url.as_deref().expect("an openable URL has a normalised form");
+    let url = i
+        .url
+        .as_deref()
+        .expect("an openable URL has a normalised form");
     let scheme = i.scheme.as_deref().unwrap_or_default();
     assert!(
         scheme == "https" || scheme == "http",
@@ -68,7 +71,10 @@ fn check_openable(raw: &str, i: &Inspection) {
     // Plain http only to loopback, with the warning.
     if scheme == "http" {
         assert!(i.has_warning(Warning::NotHttps), "{raw:?}");
-        assert!(i.has_warning(Warning::LocalAddress), "http to a non-local host: {raw:?}");
+        assert!(
+            i.has_warning(Warning::LocalAddress),
+            "http to a non-local host: {raw:?}"
+        );
     }
     let host = i.ascii_host.as_deref().expect("an openable URL has a host");
     let domain = i
@@ -84,7 +90,10 @@ fn check_openable(raw: &str, i: &Inspection) {
             "registrable domain {domain:?} is not a tail of host {host:?}"
         );
     }
-    let display = i.display_host.as_deref().expect("an openable URL has a display host");
+    let display = i
+        .display_host
+        .as_deref()
+        .expect("an openable URL has a display host");
     assert!(
         !display.chars().any(crate::is_hidden),
         "display host shows a hidden character: {display:?}"
@@ -94,11 +103,18 @@ fn check_openable(raw: &str, i: &Inspection) {
     // it again), says the same: same URL, host and domain, same warnings
     // but those only the text as sent can carry.
     let again = inspect(url, &Policy::default());
-    assert_eq!(again.url.as_deref(), Some(url), "normalising is not idempotent for {raw:?}");
+    assert_eq!(
+        again.url.as_deref(),
+        Some(url),
+        "normalising is not idempotent for {raw:?}"
+    );
     assert_eq!(again.ascii_host, i.ascii_host, "{raw:?}");
     assert_eq!(again.display_host, i.display_host, "{raw:?}");
     assert_eq!(again.registrable_domain, i.registrable_domain, "{raw:?}");
-    assert_eq!(again.block_reason, None, "{raw:?} opens {url:?}, which is blocked");
+    assert_eq!(
+        again.block_reason, None,
+        "{raw:?} opens {url:?}, which is blocked"
+    );
     let structural = |w: &&Warning| !matches!(w, Warning::HiddenCharacters | Warning::Userinfo);
     assert_eq!(
         again.warnings.iter().filter(structural).collect::<Vec<_>>(),
@@ -107,7 +123,10 @@ fn check_openable(raw: &str, i: &Inspection) {
     );
     // Normalising never invents text in front of the host.
     if again.has_warning(Warning::Userinfo) {
-        assert!(i.has_warning(Warning::Userinfo), "{raw:?} gains userinfo as {url:?}");
+        assert!(
+            i.has_warning(Warning::Userinfo),
+            "{raw:?} gains userinfo as {url:?}"
+        );
     }
 }
 
@@ -174,6 +193,9 @@ fn check_display(text: &str) {
         let shown = neutralize_for_display(text, max);
         assert_shown_safely("neutralize_for_display", &shown, max);
         let elided = elide_middle(text, max);
-        assert!(elided.chars().count() <= max, "elide_middle({max}) too long");
+        assert!(
+            elided.chars().count() <= max,
+            "elide_middle({max}) too long"
+        );
     }
 }

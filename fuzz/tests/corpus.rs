@@ -131,6 +131,7 @@ fn form_schema_corpus() {
 #[test]
 fn config_import_corpus() {
     replay("config_import");
+    airlock_fuzz::config_import::cleanup();
 }
 
 #[test]
