@@ -6,7 +6,7 @@
 //! carry no server text but the server's defanged name, and no URL).
 //! `consent.rs` and `native_dialog.rs` only show what this returns.
 
-use airlock_core::elicitation::{FormConsentRequest, Origin, UrlConsentRequest};
+use airlock_core::elicitation::{Familiarity, FormConsentRequest, Origin, UrlConsentRequest};
 use airlock_core::url_safety::{elide_middle, neutralize_for_display, Inspection};
 
 use crate::inbox::{Answer, PendingKind, PendingView};
@@ -93,6 +93,9 @@ pub struct PageDialog {
     pub reason: String,
     /// One sentence per warning.
     pub warnings: Vec<String>,
+    /// What the user's own history says about the domain (`Seen:` line):
+    /// first time from this server, or how often and since when.
+    pub seen: Option<String>,
     /// Why the page was blocked, when it was.
     pub blocked: Option<String>,
     /// `Domain:  <registrable domain>`: always the first line of `body()`.
@@ -125,6 +128,9 @@ impl PageDialog {
         }
         lines.push(String::new());
         lines.push(self.why_line.clone());
+        if let Some(seen) = &self.seen {
+            lines.push(format!("Seen:  {seen}"));
+        }
         if !self.warning_lines.is_empty() {
             lines.push(String::new());
             lines.extend(self.warning_lines.iter().cloned());
@@ -448,9 +454,52 @@ fn page_dialog(
         reason,
         warning_lines: warnings.iter().map(|w| format!("⚠ {w}")).collect(),
         warnings,
+        seen: None,
         blocked,
         closing_line,
     }
+}
+
+/// `Seen:` words for a domain: first time from this server, or how often.
+pub fn seen_text(f: &Familiarity, now_ms: i64) -> String {
+    match (f.times_before, f.first_seen_ms) {
+        (0, _) => "first time this server sends you to this domain".into(),
+        (n, Some(first)) => {
+            let days = (now_ms - first).max(0) / 86_400_000;
+            let since = match days {
+                0 => "today".to_owned(),
+                1 => "1 day ago".to_owned(),
+                d => format!("{d} days ago"),
+            };
+            let times = if n == 1 {
+                "once".to_owned()
+            } else {
+                format!("{n} times")
+            };
+            format!("this server sent you here {times} before, first {since}")
+        }
+        (n, None) => format!("this server sent you here {n} times before"),
+    }
+}
+
+/// Warnings from the user's own history and the sign-in's token endpoint,
+/// beyond what the URL itself shows.
+pub fn extra_warnings(request: &UrlConsentRequest) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(l) = &request.familiarity.looks_like {
+        out.push(format!(
+            "This domain looks like {}, which you opened before ({}). Check it letter by letter.",
+            neutralize_for_display(&l.domain, HOST_CHARS),
+            l.why
+        ));
+    }
+    if let Some(d) = &request.code_goes_to {
+        out.push(format!(
+            "After you sign in, the authorization code goes to {}, not to the login page's domain.",
+            neutralize_for_display(d, HOST_CHARS)
+        ));
+    }
+    out
 }
 
 /// What the dialog, the notification and its actions say about a URL
@@ -466,15 +515,28 @@ pub fn url_consent(request: &UrlConsentRequest) -> UrlConsentText {
     } else {
         format!("The server “{server}” asks to open a web page on")
     };
-    let dialog = page_dialog(
+    let mut dialog = page_dialog(
         dialog_title(&request.server, request.record_id, sign_in),
         heading,
         &request.message,
         inspection,
     );
+    let extra = extra_warnings(request);
+    dialog
+        .warning_lines
+        .extend(extra.iter().map(|w| format!("⚠ {w}")));
+    dialog.warnings.extend(extra.iter().cloned());
+    dialog.seen = Some(seen_text(
+        &request.familiarity,
+        airlock_core::store::now_ms(),
+    ));
     let domain = notification_domain(inspection.registrable_domain.as_deref());
-    let one_click =
-        inspection.warnings.is_empty() && inspection.block_reason.is_none() && domain.is_some();
+    // One-click approval only when nothing calls for a closer look: no
+    // warning about the URL, no look-alike, no code sent elsewhere.
+    let one_click = inspection.warnings.is_empty()
+        && extra.is_empty()
+        && inspection.block_reason.is_none()
+        && domain.is_some();
     let actions = match (&domain, one_click) {
         (Some(domain), true) => vec![
             NoticeAction::new("open", format!("Open {domain}"), Some("accept")),
@@ -507,6 +569,20 @@ pub fn url_consent(request: &UrlConsentRequest) -> UrlConsentText {
         dialog,
         notice,
         one_click,
+    }
+}
+
+/// The notification for a server that sends more requests than its limits
+/// allow: it can be paused from here.
+pub fn flood_notice(server: &str) -> Notice {
+    let name = notification_name(server);
+    Notice {
+        summary: format!("{name} sends too many requests"),
+        body: "Airlock refused the ones over its limits (they are in History). Pause the server to stop it asking.".into(),
+        actions: vec![
+            NoticeAction::new("pause", format!("Pause {name}"), None),
+            NoticeAction::new("review", "Review", None),
+        ],
     }
 }
 
@@ -570,6 +646,8 @@ pub fn inbox_entry(request: &UrlConsentRequest, kind: PendingKind, since_ms: i64
         secret_fields: Vec::new(),
         sign_in: request.origin == Origin::SignIn,
         since_ms,
+        seen: Some(seen_text(&request.familiarity, since_ms)),
+        extra_warnings: extra_warnings(request),
     }
 }
 
@@ -589,6 +667,8 @@ pub fn form_inbox_entry(request: &FormConsentRequest, since_ms: i64) -> PendingV
             .collect(),
         sign_in: false,
         since_ms,
+        seen: None,
+        extra_warnings: Vec::new(),
     }
 }
 

@@ -566,3 +566,59 @@ fn url_parts_are_bounded_but_the_domain_is_whole() {
     assert_eq!(u.after.chars().count(), URL_AFTER_MIN_CHARS);
     assert!(u.after.starts_with("/ppp") && u.after.contains('…'));
 }
+
+#[test]
+fn a_look_alike_or_a_code_sent_elsewhere_is_a_warning_and_no_one_click() {
+    use airlock_core::elicitation::{Familiarity, LookAlike};
+    use airlock_core::url_safety::Resemblance;
+    let mut r = url_request(
+        "bank",
+        "Sign in",
+        "https://www.paypa1.com/",
+        Origin::Request,
+    );
+    let clean = url_consent(&r);
+    assert!(clean.one_click, "a clean first-time URL keeps one-click");
+    assert_eq!(
+        clean.dialog.seen.as_deref(),
+        Some("first time this server sends you to this domain")
+    );
+    r.familiarity = Familiarity {
+        times_before: 0,
+        first_seen_ms: None,
+        looks_like: Some(LookAlike {
+            domain: "paypal.com".into(),
+            resemblance: Resemblance::SameSkeleton,
+            why: Resemblance::SameSkeleton.describe().into(),
+        }),
+    };
+    let text = url_consent(&r);
+    assert!(!text.one_click);
+    assert!(
+        text.dialog
+            .warnings
+            .iter()
+            .any(|w| w.contains("looks like paypal.com")),
+        "{:?}",
+        text.dialog.warnings
+    );
+    let entry = inbox_entry(&r, PendingKind::Consent, 0);
+    assert_eq!(entry.extra_warnings.len(), 1);
+
+    let mut s = url_request("bank", "m", "https://login.bank.example/a", Origin::SignIn);
+    s.code_goes_to = Some("collect.example".into());
+    let text = url_consent(&s);
+    assert!(!text.one_click);
+    assert!(text
+        .dialog
+        .body()
+        .contains("authorization code goes to collect.example"));
+
+    let mut seen = url_request("bank", "m", "https://bank.example/", Origin::Request);
+    seen.familiarity.times_before = 3;
+    seen.familiarity.first_seen_ms = Some(0);
+    assert_eq!(
+        seen_text(&seen.familiarity, 2 * 86_400_000),
+        "this server sent you here 3 times before, first 2 days ago"
+    );
+}
