@@ -14,7 +14,7 @@ use airlock_core::elicitation::{
 };
 use serde_json::{Map, Value};
 
-use crate::output::{describe_inspection, plain};
+use crate::output::{plain, url_consent_lines};
 use terminal::Prompt;
 
 pub struct TerminalConsent;
@@ -24,17 +24,9 @@ impl Consent for TerminalConsent {
         Box::pin(async move {
             let mut prompt = Prompt::open().await;
             prompt.say("");
-            let heading = if request.origin == Origin::SignIn {
-                "asks you to sign in"
-            } else {
-                "asks you to open a web page"
-            };
-            prompt.say(&format!(
-                "── Server {} {heading} ──",
-                plain(&request.server)
-            ));
-            prompt.say(&format!("Why:      {}", plain(&request.message)));
-            for line in describe_inspection(&request.inspection) {
+            // The domain is the last line before the question: a long URL
+            // that wraps never pushes it off screen.
+            for line in url_consent_lines(request) {
                 prompt.say(&line);
             }
             let question = if request.origin == Origin::SignIn {
