@@ -74,6 +74,10 @@ fn main() -> ExitCode {
 fn open_core(cli: &Cli) -> Result<Arc<Airlock>, Failure> {
     let data_dir = airlock_core::paths::resolve_data_dir(cli.data_dir.clone());
     let consent: Arc<dyn Consent> = match cli.consent {
+        // The daemon has no terminal: it refuses, saying where to approve.
+        ConsentMode::Ask if matches!(cli.command, Command::Daemon(_)) => {
+            Arc::new(airlock_gateway::consent::NoOneToAsk)
+        }
         ConsentMode::Ask => Arc::new(consent::TerminalConsent),
         ConsentMode::Accept => Arc::new(FixedConsent(ConsentDecision::Accept)),
         ConsentMode::Decline => Arc::new(FixedConsent(ConsentDecision::Decline)),
@@ -148,6 +152,10 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
             error_code: "conformance",
         });
     }
+    if let Command::Gateway(args) = &cli.command {
+        // The shim owns nothing: no core, no database; the host does.
+        return cmd::gateway::shim(&cli, args);
+    }
     let core = open_core(&cli)?;
     if cli.json {
         stream_elicitation_events(&core);
@@ -168,7 +176,8 @@ async fn dispatch(
 ) -> Result<u8, Failure> {
     let core = core.clone();
     match cli.command {
-        Command::UrlCheck { .. } | Command::ConformanceClient { .. } => Ok(0),
+        Command::UrlCheck { .. } | Command::ConformanceClient { .. } | Command::Gateway(_) => Ok(0),
+        Command::Daemon(args) => cmd::gateway::daemon(&core, args).await,
         Command::Servers(sub) => cmd::servers::run(&core, sub, json),
         Command::Connect { server } => cmd::calls::connect(&core, &server, json).await,
         Command::Login {
@@ -201,12 +210,14 @@ async fn dispatch(
         }
         Command::History {
             server,
+            client,
             limit,
             search,
             outcome,
         } => {
             let args = cmd::history::History {
                 server,
+                client,
                 limit,
                 search,
                 outcome,
