@@ -207,7 +207,7 @@ impl Drop for ChildGuard {
 /// Environment every `airlock` run gets: nothing can open a real browser
 /// (xdg-open in generic mode without a display, BROWSER=true) and the
 /// user's data dir is never touched.
-fn harden(c: &mut Command) {
+pub fn harden(c: &mut Command) {
     for k in [
         "AIRLOCK_DATA_DIR",
         "DISPLAY",
