@@ -23,9 +23,13 @@ use tokio::sync::Semaphore;
 use crate::host::Gateway;
 use crate::limits;
 
+/// Numbers the attached apps (for form routing).
+static NEXT_APP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 /// One app's session.
 pub struct AppSession {
     gateway: Arc<Gateway>,
+    id: u64,
     /// `--client NAME` from the hello; else the app's own name is used.
     client: Option<String>,
     in_flight: Arc<Semaphore>,
@@ -37,6 +41,7 @@ impl AppSession {
     pub fn new(gateway: Arc<Gateway>, client: Option<String>) -> Self {
         Self {
             gateway,
+            id: NEXT_APP.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             client,
             in_flight: Arc::new(Semaphore::new(limits::MAX_CALLS_IN_FLIGHT_PER_APP)),
             subscriptions: Arc::new(Mutex::new(Vec::new())),
@@ -189,6 +194,11 @@ impl ServerHandler for AppSession {
         };
         drop(view);
         let client = self.client_name(&context);
+        // A form this call's server asks goes to this app, if it can show it.
+        let _ticket = self.gateway.forms.as_ref().map(|routes| {
+            let peer = crate::forms::takes_forms(&context.peer).then(|| context.peer.clone());
+            routes.call_started(&route.server, self.id, peer)
+        });
         let call = self.gateway.core.call_tool_for(
             Some(&client),
             &route.server,

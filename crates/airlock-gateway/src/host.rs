@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::app::{announce_change, AppSession, CHANGE_COALESCE};
 use crate::catalog::{log, Catalog};
+use crate::forms::FormRoutes;
 use crate::hello::{self, Welcome};
 use crate::{limits, place};
 
@@ -34,17 +35,22 @@ pub struct Gateway {
     pub catalog: Catalog,
     /// `true` once the first connects are done.
     pub started: watch::Receiver<bool>,
+    /// Which apps have calls in flight, for their servers' forms.
+    pub forms: Option<Arc<FormRoutes>>,
     attached: AtomicUsize,
     /// The count of attached apps, for the idle timer.
     attached_tx: watch::Sender<usize>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct HostOptions {
     /// Between a server's prefix and its item's name (default `__`).
     pub separator: String,
     /// Exit after this long with no app attached (`None`: run until stopped).
     pub idle_exit: Option<Duration>,
+    /// Where forms go: the routes of the core's [`crate::forms::HostConsent`]
+    /// (`None`: every form is Airlock's own).
+    pub forms: Option<Arc<FormRoutes>>,
 }
 
 impl Default for HostOptions {
@@ -52,6 +58,7 @@ impl Default for HostOptions {
         Self {
             separator: crate::names::DEFAULT_SEPARATOR.to_owned(),
             idle_exit: None,
+            forms: None,
         }
     }
 }
@@ -67,6 +74,7 @@ impl Gateway {
             catalog: Catalog::new(core.clone(), options.separator.clone()),
             core,
             started,
+            forms: options.forms.clone(),
             attached: AtomicUsize::new(0),
             attached_tx,
         });

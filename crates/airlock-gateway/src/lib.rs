@@ -15,12 +15,14 @@
 //! - [`host`]: the host: first connects, the server-list watch, one
 //!   [`app::AppSession`] (rmcp server side) per attached app.
 //! - [`catalog`] and [`names`]: the aggregated lists and their names.
-//! - [`consent`]: consent in a host with no window.
+//! - [`consent`]: consent in a host with no window; [`forms`]: forms to the
+//!   app that asked, when it can show them.
 //! - [`limits`]: every bound.
 
 pub mod app;
 pub mod catalog;
 pub mod consent;
+pub mod forms;
 pub mod hello;
 pub mod host;
 pub mod limits;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use airlock_core::Airlock;
+use airlock_gateway::forms::FormRoutes;
 use airlock_gateway::{HostOptions, ShimOptions};
 
 use crate::cli::{Cli, ConsentMode, DaemonArgs, GatewayArgs, OpenMode};
@@ -80,7 +81,11 @@ fn daemon_args(cli: &Cli, data_dir: &std::path::Path) -> Vec<OsString> {
 }
 
 /// `airlock daemon`: own the socket and serve every app until stopped.
-pub(crate) async fn daemon(core: &Arc<Airlock>, args: DaemonArgs) -> Result<u8, Failure> {
+pub(crate) async fn daemon(
+    core: &Arc<Airlock>,
+    args: &DaemonArgs,
+    forms: Arc<FormRoutes>,
+) -> Result<u8, Failure> {
     if args.separator.is_empty()
         || args.separator.len() > 8
         || !args
@@ -93,8 +98,9 @@ pub(crate) async fn daemon(core: &Arc<Airlock>, args: DaemonArgs) -> Result<u8, 
         ));
     }
     let options = HostOptions {
-        separator: args.separator,
+        separator: args.separator.clone(),
         idle_exit: args.idle_exit.map(Duration::from_secs),
+        forms: Some(forms),
     };
     let data_dir = core.data_dir().to_owned();
     airlock_gateway::run_host(core.clone(), &data_dir, options)
