@@ -2,9 +2,11 @@
 // An app on the official TypeScript SDK client (1.32) that talks to a server
 // over stdio and runs a script of operations; for Airlock's gateway tests.
 //
-//   node gateway_client.mjs --ops JSON [--name NAME] [--elicitation none|form] -- CMD [ARGS...]
+//   node gateway_client.mjs --ops JSON [--name NAME] [--elicitation none|form] [--form-answer JSON] -- CMD [ARGS...]
 //
-// It declares no elicitation capability unless --elicitation form. Ops (a
+// It declares no elicitation capability unless --elicitation form; then it
+// answers every form with accept and --form-answer as its content (or
+// decline without it), and {"op":"elicitations"} lists the requests it got. Ops (a
 // JSON list), each printed as one JSON line when done:
 //   {"op":"info"}                                -> protocol version, server name, instructions
 //   {"op":"tools"}                               -> {"tools":[names]}
@@ -24,6 +26,7 @@ const { values, positionals } = parseArgs({
     ops: { type: 'string' },
     name: { type: 'string', default: 'ts-gateway-client' },
     elicitation: { type: 'string', default: 'none' },
+    'form-answer': { type: 'string' },
   },
 });
 if (!values.ops || positionals.length === 0) {
@@ -35,8 +38,13 @@ const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 
 const capabilities = values.elicitation === 'form' ? { elicitation: { form: {} } } : {};
 const client = new Client({ name: values.name, version: '0.0.0' }, { capabilities });
+const elicitations = [];
 if (values.elicitation === 'form') {
-  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'decline' }));
+  client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    elicitations.push(req.params);
+    if (values['form-answer'] === undefined) return { action: 'decline' };
+    return { action: 'accept', content: JSON.parse(values['form-answer']) };
+  });
 }
 let listChanged = 0;
 const waiters = [];
@@ -96,6 +104,9 @@ for (const op of ops) {
         out({ op: op.op, changed: listChanged > before });
         break;
       }
+      case 'elicitations':
+        out({ op: op.op, elicitations });
+        break;
       case 'sleep':
         await new Promise((r) => setTimeout(r, op.ms ?? 0));
         out({ op: op.op });

@@ -632,3 +632,69 @@ fn the_shim_without_a_host_and_without_starting_one_says_so() {
     assert!(out.stderr.contains("no host"), "{out:?}");
     assert!(!Path::new(&socket(&sb)).exists());
 }
+
+/// The TypeScript app declaring form elicitation, answering every form
+/// with `answer` as its content.
+fn ts_form_app(sb: &Sandbox, answer: &Value, ops: &Value) -> Cmd {
+    Cmd::new("node")
+        .arg(peers_dir().join("gateway_client.mjs"))
+        .args(["--name", "form-app", "--elicitation", "form"])
+        .args(["--form-answer", &answer.to_string()])
+        .args(["--ops", &ops.to_string(), "--"])
+        .args(shim_argv(sb, Some("form-app"), &[]))
+        .timeout(Duration::from_secs(90))
+}
+
+#[test]
+fn a_form_goes_to_the_app_that_can_show_it_and_its_answer_is_checked() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let daemon = Daemon::start(&sb, "accept", None);
+    let ops = json!([
+        call("everything__trigger-elicitation-request", json!({})),
+        {"op": "elicitations"},
+    ]);
+
+    // The app fills the form: the server gets its answer.
+    let good = json!({"name": "Ada", "check": true, "email": "ada@example.com", "integer": 7});
+    let v = lines(&ts_form_app(&sb, &good, &ops).run());
+    let t = text(&v[0]["result"]);
+    assert!(t.contains("User provided the requested information"), "{t}");
+    assert!(
+        t.contains("Name: Ada") && t.contains("Favorite Integer: 7"),
+        "{t}"
+    );
+    let asked = &v[1]["elicitations"][0];
+    assert_eq!(asked["mode"], "form", "{asked}");
+    assert!(asked["message"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("Please provide inputs"));
+    // Rebuilt from Airlock's parsed form: every field, titled options kept.
+    let props = &asked["requestedSchema"]["properties"];
+    assert_eq!(props.as_object().map(|p| p.len()), Some(13), "{asked}");
+    assert_eq!(
+        props["titledSingleSelectEnum"]["oneOf"][1]["title"],
+        "Green Lantern"
+    );
+    assert_eq!(asked["requestedSchema"]["required"], json!(["name"]));
+    let record = &sb.elicitations()[0];
+    assert_eq!(record["mode"], "form");
+    assert_eq!(record["state"], "accepted", "{record}");
+
+    // An answer that does not fit the form never reaches the server.
+    let bad = json!({"name": "Ada", "integer": 500});
+    let v = lines(&ts_form_app(&sb, &bad, &ops).run());
+    let t = text(&v[0]["result"]);
+    assert!(t.contains("declined"), "{t}");
+    assert!(!t.contains("500"), "{t}");
+    let record = &sb.elicitations()[0];
+    assert_eq!(record["state"], "declined", "{record}");
+
+    // An app that declared no forms: Airlock's own consent answers (the
+    // scripted accept fills defaults; `name` has none, so it declines).
+    let v = lines(&ts_app(&sb, "plain", None, &ops).run());
+    assert!(text(&v[0]["result"]).contains("declined"), "{v:?}");
+    assert_eq!(sb.elicitations().len(), 3);
+    drop(daemon);
+}
