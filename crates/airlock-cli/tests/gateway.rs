@@ -698,3 +698,102 @@ fn a_form_goes_to_the_app_that_can_show_it_and_its_answer_is_checked() {
     assert_eq!(sb.elicitations().len(), 3);
     drop(daemon);
 }
+
+/// Say hello on a raw connection; the host's one-line answer.
+fn hello(sb: &Sandbox, line: &[u8]) -> (UnixStream, Value) {
+    let mut raw = UnixStream::connect(socket(sb)).expect("connect");
+    raw.write_all(line).expect("write hello");
+    raw.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut answer = String::new();
+    BufReader::new(&raw)
+        .read_line(&mut answer)
+        .expect("the host answers");
+    let answer = serde_json::from_str(&answer).unwrap_or(Value::Null);
+    (raw, answer)
+}
+
+#[test]
+fn the_hello_and_the_number_of_apps_are_bounded() {
+    let sb = Sandbox::new();
+    let daemon = Daemon::start(&sb, "accept", None);
+    // A hello over 4 KiB (no newline in sight) is refused, not buffered.
+    let (_, answer) = hello(&sb, &vec![b'{'; 5000]);
+    assert!(answer["error"].is_string(), "{answer}");
+    // Silence: refused after the hello time-out (5 s).
+    let started = std::time::Instant::now();
+    let (_, answer) = hello(&sb, b"");
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no hello"),
+        "{answer}"
+    );
+    assert!(started.elapsed() >= Duration::from_secs(4));
+
+    // 64 apps at once (limits::MAX_APPS); the 65th is told why.
+    let ok = b"{\"airlock_gateway\":1,\"client\":\"many\"}\n";
+    let attached: Vec<UnixStream> = (0..64)
+        .map(|i| {
+            let (s, answer) = hello(&sb, ok);
+            assert_eq!(answer["ok"], true, "app {i}: {answer}");
+            s
+        })
+        .collect();
+    let (_, answer) = hello(&sb, ok);
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("too many apps"),
+        "{answer}"
+    );
+    drop(attached);
+    // Their places are free again.
+    let again = wait_until("a place for one more app", Duration::from_secs(10), || {
+        let (s, answer) = hello(&sb, ok);
+        (answer["ok"] == true).then_some(s)
+    });
+    drop(again);
+    drop(daemon);
+}
+
+#[test]
+fn calls_in_flight_per_app_are_bounded() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let daemon = Daemon::start(&sb, "accept", None);
+    let mut input = Vec::new();
+    let mut send = |v: Value| {
+        input.extend_from_slice(v.to_string().as_bytes());
+        input.push(b'\n');
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "flood", "version": "0"}}}),
+    );
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    // limits::MAX_CALLS_IN_FLIGHT_PER_APP is 32: the 33rd is refused.
+    for id in 1..=33 {
+        send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "everything__trigger-long-running-operation", "arguments": {"duration": 2, "steps": 1}}}),
+        );
+    }
+    let replies = raw_session(&sb, input);
+    let refused: Vec<&Value> = replies
+        .iter()
+        .filter(|r| {
+            r["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("too many calls in flight"))
+        })
+        .collect();
+    assert_eq!(refused.len(), 1, "{replies:?}");
+    let done = replies
+        .iter()
+        .filter(|r| r["result"]["content"].is_array())
+        .count();
+    assert_eq!(done, 32, "{replies:?}");
+    drop(daemon);
+}

@@ -157,11 +157,23 @@ async fn watch_registry(gateway: Arc<Gateway>, started: watch::Sender<bool>) {
     while first.join_next().await.is_some() {}
     let _ = started.send(true);
     gateway.catalog.all_changed().await;
+    let mut last_retry = tokio::time::Instant::now();
     loop {
         tokio::time::sleep(limits::REGISTRY_POLL).await;
         let Ok(defs) = core.list_servers() else {
             continue;
         };
+        // Servers that could not connect (or whose reconnects gave up) are
+        // tried again now and then; sign-ins are not (they wait for the user).
+        if last_retry.elapsed() >= limits::RETRY_FAILED_EVERY {
+            last_retry = tokio::time::Instant::now();
+            for def in defs.iter().filter(|d| !d.paused) {
+                if matches!(core.status(&def.name), ConnStatus::Failed { .. }) {
+                    log(&format!("{}: trying to connect again", def.name));
+                    spawn_connect(&core, &def.name);
+                }
+            }
+        }
         let mut now: HashMap<String, Seen> = HashMap::new();
         for def in &defs {
             let s = seen(def);

@@ -21,6 +21,8 @@ pub const STARTUP_WAIT: Duration = Duration::from_secs(45);
 /// How often the host reads the server list for servers added, edited,
 /// paused, resumed or removed by another Airlock process.
 pub const REGISTRY_POLL: Duration = Duration::from_secs(2);
+/// How often the host tries again to connect servers that failed.
+pub const RETRY_FAILED_EVERY: Duration = Duration::from_secs(60);
 /// How long the shim waits for a host it started to listen.
 pub const DAEMON_START_TIMEOUT: Duration = Duration::from_secs(20);
 /// Idle time after which a host started by the shim exits (no app attached).
