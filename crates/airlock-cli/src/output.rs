@@ -183,9 +183,13 @@ pub fn print_tool_result(result: &serde_json::Value) {
 pub fn print_history(calls: &[ToolCallRecord]) {
     for c in calls {
         say!(
-            "#{} {} {}/{} {} {} ms  args={}",
+            "#{} {} {}{}/{} {} {} ms  args={}",
             c.id,
             time(c.started_at),
+            c.client
+                .as_deref()
+                .map(|app| format!("[{}] ", plain(app)))
+                .unwrap_or_default(),
             plain(&c.server),
             plain(&c.tool),
             match c.outcome {

@@ -218,7 +218,7 @@ const HARDEN_REMOVE: [&str; 8] = [
     "LXQT_SESSION_CONFIG",
 ];
 
-fn harden(c: &mut Command) {
+pub fn harden(c: &mut Command) {
     for k in HARDEN_REMOVE {
         c.env_remove(k);
     }
