@@ -46,7 +46,13 @@ def files(rev):
 
 
 def is_test_file(name):
-    return "/tests/" in name or name.startswith("tests/") or name.endswith(".test.ts")
+    return (
+        "/tests/" in name
+        or name.startswith("tests/")
+        or name.endswith(".test.ts")
+        or name.endswith("_tests.rs")
+        or name.endswith("/tests.rs")
+    )
 
 
 def functions(name, text):

@@ -31,6 +31,8 @@ desktop_api! {
         sync fn import_config(text: String, answers: BTreeMap<String, String>) -> Vec<String>;
         async fn connect(name: String) -> ConnectionReport;
         sync fn disconnect(name: String) -> ();
+        /// Pause a server (disconnect it; it asks nothing until resumed) or resume it.
+        sync fn set_paused(name: String, paused: bool) -> ();
         /// Sign in (MCP authorization): consent to the sign-in page, browser round trip, then connect.
         async fn sign_in(name: String) -> ConnectionReport;
         /// Stop a sign-in waiting for consent or for the browser; whether one was waiting.

@@ -217,6 +217,11 @@ pub fn set_oauth_client(
     Ok(cx.state.core.set_oauth_client(&name, client.as_ref())?)
 }
 
+/// Pause (disconnect, ask nothing, remembered) or resume a server.
+pub fn set_paused(cx: Ctx<'_>, name: String, paused: bool) -> ApiResult<()> {
+    Ok(cx.state.core.set_paused(&name, paused)?)
+}
+
 /// Forget the server's OAuth tokens (keychain) and disconnect; whether any were stored.
 pub fn sign_out(cx: Ctx<'_>, name: String) -> ApiResult<bool> {
     Ok(cx.state.core.logout(&name)?)

@@ -332,7 +332,69 @@ fn now_ms() -> i64 {
 
 /// A blocked URL never reaches consent; the user still learns why (a
 /// dialog with Close only).
+/// When each server's flood notification was last shown: at most one a minute.
+static FLOOD_SHOWN: std::sync::LazyLock<Mutex<HashMap<String, std::time::Instant>>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// A server hit its rate limits: tell the user once a minute, with a way
+/// to pause it. Nothing is answered from here; the refused requests are in
+/// history.
+pub fn notify_flood(app: &AppHandle, server: &str) {
+    {
+        let mut shown = FLOOD_SHOWN.lock().unwrap_or_else(|e| e.into_inner());
+        if shown
+            .get(server)
+            .is_some_and(|t| t.elapsed() < std::time::Duration::from_secs(60))
+        {
+            return;
+        }
+        shown.insert(server.to_owned(), std::time::Instant::now());
+    }
+    let notice = presenter::flood_notice(server);
+    let (app, server) = (app.clone(), server.to_owned());
+    std::thread::spawn(move || {
+        let mut n = notify_rust::Notification::new();
+        n.appname("Airlock")
+            .summary(&notice.summary)
+            .body(&notice.body);
+        for a in &notice.actions {
+            n.action(a.id, &a.label);
+        }
+        let Ok(handle) = n.show() else { return };
+        handle.wait_for_action(|action| match action {
+            "pause" => {
+                if let Some(state) = app.try_state::<crate::commands::AppState>() {
+                    let _ = state.core.set_paused(&server, true);
+                }
+            }
+            "__closed" => {}
+            _ => bring_forward(&app),
+        });
+    });
+}
+
+/// Servers whose blocked-URL notice is on screen: at most one per server at
+/// a time; the rest are only recorded (history, audit), so a server cannot
+/// bury the screen in notices.
+static BLOCKED_SHOWN: std::sync::LazyLock<Mutex<std::collections::HashSet<String>>> =
+    std::sync::LazyLock::new(Default::default);
+
 pub fn show_blocked(app: &AppHandle, server: &str, message: &str, inspection: &Inspection) {
+    if !BLOCKED_SHOWN
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(server.to_owned())
+    {
+        return;
+    }
     let dialog = presenter::blocked_dialog(server, message, inspection);
-    drop(native_dialog::show(app, dialog, Kind::Blocked));
+    let closed = native_dialog::show(app, dialog, Kind::Blocked);
+    let server = server.to_owned();
+    tauri::async_runtime::spawn(async move {
+        let _ = closed.await;
+        BLOCKED_SHOWN
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&server);
+    });
 }

@@ -47,6 +47,11 @@ pub struct PendingView {
     /// authorization), not a page the server itself asks for.
     pub sign_in: bool,
     pub since_ms: i64,
+    /// `Seen:` words from the user's own history of this domain (URL entries).
+    pub seen: Option<String>,
+    /// Warnings beyond the URL's own: a look-alike of a domain opened
+    /// before, a sign-in code sent to another domain.
+    pub extra_warnings: Vec<String>,
 }
 
 /// An answer from any surface: "accept", "decline", "cancel" (consent) or
@@ -196,6 +201,8 @@ mod tests {
             secret_fields: Vec::new(),
             sign_in: false,
             since_ms: 0,
+            seen: None,
+            extra_warnings: Vec::new(),
         }
     }
 

@@ -162,6 +162,9 @@ fn forward_events(app: AppHandle, core: &Airlock) {
                     // A blocked URL never reaches consent; the user still
                     // learns why, from what the broker inspected.
                     if let CoreEvent::Elicitation(e) = &ev {
+                        if e.record.state == ElicitationState::RateLimited {
+                            consent::notify_flood(&app, &e.record.server);
+                        }
                         if let (ElicitationState::Blocked, Some(inspection)) =
                             (e.record.state, &e.inspection)
                         {

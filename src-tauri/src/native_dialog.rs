@@ -206,6 +206,9 @@ mod imp {
         let reason = text_label(&page.reason);
         reason.set_selectable(true);
         add("Why", &bounded(reason, page.reason.chars().count()));
+        if let Some(seen) = &page.seen {
+            add("Seen", text_label(seen).upcast_ref());
+        }
         grid
     }
 

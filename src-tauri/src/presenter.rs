@@ -6,7 +6,7 @@
 //! carry no server text but the server's defanged name, and no URL).
 //! `consent.rs` and `native_dialog.rs` only show what this returns.
 
-use airlock_core::elicitation::{FormConsentRequest, Origin, UrlConsentRequest};
+use airlock_core::elicitation::{Familiarity, FormConsentRequest, Origin, UrlConsentRequest};
 use airlock_core::url_safety::{elide_middle, neutralize_for_display, Inspection};
 
 use crate::inbox::{Answer, PendingKind, PendingView};
@@ -93,6 +93,9 @@ pub struct PageDialog {
     pub reason: String,
     /// One sentence per warning.
     pub warnings: Vec<String>,
+    /// What the user's own history says about the domain (`Seen:` line):
+    /// first time from this server, or how often and since when.
+    pub seen: Option<String>,
     /// Why the page was blocked, when it was.
     pub blocked: Option<String>,
     /// `Domain:  <registrable domain>`: always the first line of `body()`.
@@ -125,6 +128,9 @@ impl PageDialog {
         }
         lines.push(String::new());
         lines.push(self.why_line.clone());
+        if let Some(seen) = &self.seen {
+            lines.push(format!("Seen:  {seen}"));
+        }
         if !self.warning_lines.is_empty() {
             lines.push(String::new());
             lines.extend(self.warning_lines.iter().cloned());
@@ -279,104 +285,6 @@ pub fn dialog_title(server: &str, record_id: i64, sign_in: bool) -> String {
     )
 }
 
-/// Is `suffix` the last labels of `host` (a whole number of labels)?
-fn ends_with_labels(host: &str, suffix: &str) -> bool {
-    !suffix.is_empty()
-        && host.len() >= suffix.len()
-        && host.is_char_boundary(host.len() - suffix.len())
-        && host[host.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
-        && (host.len() == suffix.len() || host[..host.len() - suffix.len()].ends_with('.'))
-}
-
-/// The displayed host cut around its registrable domain: the labels before
-/// it, the domain's own labels in their displayed form (Unicode where the
-/// core allows it) and a trailing dot if the host has one. The display form
-/// has the same labels as the ASCII form the registrable domain was computed
-/// from (Punycode is per label), so the domain is the display host's last
-/// labels, as many as the registrable domain has. `None` when that does not
-/// hold (then nothing is emphasised).
-pub fn split_host(display_host: &str, ascii_host: &str, registrable: &str) -> Option<Emphasis> {
-    let trailing_dot = |h: &str| h.len() > 1 && h.ends_with('.');
-    let (display, ascii) = (
-        display_host
-            .strip_suffix('.')
-            .filter(|_| trailing_dot(display_host)),
-        ascii_host
-            .strip_suffix('.')
-            .filter(|_| trailing_dot(ascii_host)),
-    );
-    let after = if display.is_some() { "." } else { "" };
-    let display = display.unwrap_or(display_host);
-    let ascii = ascii.unwrap_or(ascii_host);
-    if !ends_with_labels(ascii, registrable) {
-        return None;
-    }
-    let labels: Vec<&str> = display.split('.').collect();
-    let n = registrable.split('.').count();
-    if labels.len() != ascii.split('.').count() || n > labels.len() {
-        return None;
-    }
-    let (prefix, domain) = labels.split_at(labels.len() - n);
-    let mut before = prefix.join(".");
-    if !before.is_empty() {
-        before.push('.');
-    }
-    Some(Emphasis {
-        before: neutralize_for_display(&before, HOST_CHARS),
-        domain: neutralize_for_display(&domain.join("."), HOST_CHARS),
-        after: after.into(),
-    })
-}
-
-/// A URL (the core's normalised, ASCII form) cut around the registrable
-/// domain of its host, each part bounded: the part before the domain to
-/// `URL_BEFORE_CHARS`, the part after it to what is left of
-/// `DIALOG_URL_CHARS` (at least `URL_AFTER_MIN_CHARS`), both elided in the
-/// middle. The domain itself is never cut. Without a `scheme://host` to
-/// find, the whole URL is elided to `DIALOG_URL_CHARS` and nothing is
-/// emphasised.
-pub fn split_url(url: &str, ascii_host: Option<&str>, registrable: Option<&str>) -> Emphasis {
-    let url = neutralize_for_display(url, usize::MAX);
-    cut_url(&url, ascii_host, registrable)
-        .unwrap_or_else(|| Emphasis::plain(elide_middle(&url, DIALOG_URL_CHARS)))
-}
-
-fn cut_url(url: &str, ascii_host: Option<&str>, registrable: Option<&str>) -> Option<Emphasis> {
-    let (host, registrable) = (ascii_host?, registrable?);
-    let scheme_end = url.find("://")? + 3;
-    let rest = url.get(scheme_end..)?;
-    let authority = rest.get(..rest.find(['/', '?', '#']).unwrap_or(rest.len()))?;
-    // WHATWG serialisation percent-encodes `@` in user information: the
-    // host starts after the last one.
-    let host_start = scheme_end + authority.rfind('@').map_or(0, |i| i + 1);
-    if !url.get(host_start..)?.starts_with(host) {
-        return None;
-    }
-    let host = host
-        .strip_suffix('.')
-        .filter(|h| !h.is_empty())
-        .unwrap_or(host);
-    if !ends_with_labels(host, registrable) {
-        return None;
-    }
-    let domain_end = host_start + host.len();
-    let domain_start = domain_end.checked_sub(registrable.len())?;
-    let before = elide_middle(url.get(..domain_start)?, URL_BEFORE_CHARS);
-    let domain = url.get(domain_start..domain_end)?.to_owned();
-    let used = before.chars().count() + domain.chars().count();
-    let after = elide_middle(
-        url.get(domain_end..)?,
-        DIALOG_URL_CHARS
-            .saturating_sub(used)
-            .max(URL_AFTER_MIN_CHARS),
-    );
-    Some(Emphasis {
-        before,
-        domain,
-        after,
-    })
-}
-
 /// What a dialog about `inspection`'s URL says, under `title`.
 fn page_dialog(
     title: String,
@@ -448,9 +356,52 @@ fn page_dialog(
         reason,
         warning_lines: warnings.iter().map(|w| format!("⚠ {w}")).collect(),
         warnings,
+        seen: None,
         blocked,
         closing_line,
     }
+}
+
+/// `Seen:` words for a domain: first time from this server, or how often.
+pub fn seen_text(f: &Familiarity, now_ms: i64) -> String {
+    match (f.times_before, f.first_seen_ms) {
+        (0, _) => "first time this server sends you to this domain".into(),
+        (n, Some(first)) => {
+            let days = (now_ms - first).max(0) / 86_400_000;
+            let since = match days {
+                0 => "today".to_owned(),
+                1 => "1 day ago".to_owned(),
+                d => format!("{d} days ago"),
+            };
+            let times = if n == 1 {
+                "once".to_owned()
+            } else {
+                format!("{n} times")
+            };
+            format!("this server sent you here {times} before, first {since}")
+        }
+        (n, None) => format!("this server sent you here {n} times before"),
+    }
+}
+
+/// Warnings from the user's own history and the sign-in's token endpoint,
+/// beyond what the URL itself shows.
+pub fn extra_warnings(request: &UrlConsentRequest) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(l) = &request.familiarity.looks_like {
+        out.push(format!(
+            "This domain looks like {}, which you opened before ({}). Check it letter by letter.",
+            neutralize_for_display(&l.domain, HOST_CHARS),
+            l.why
+        ));
+    }
+    if let Some(d) = &request.code_goes_to {
+        out.push(format!(
+            "After you sign in, the authorization code goes to {}, not to the login page's domain.",
+            neutralize_for_display(d, HOST_CHARS)
+        ));
+    }
+    out
 }
 
 /// What the dialog, the notification and its actions say about a URL
@@ -466,15 +417,28 @@ pub fn url_consent(request: &UrlConsentRequest) -> UrlConsentText {
     } else {
         format!("The server “{server}” asks to open a web page on")
     };
-    let dialog = page_dialog(
+    let mut dialog = page_dialog(
         dialog_title(&request.server, request.record_id, sign_in),
         heading,
         &request.message,
         inspection,
     );
+    let extra = extra_warnings(request);
+    dialog
+        .warning_lines
+        .extend(extra.iter().map(|w| format!("⚠ {w}")));
+    dialog.warnings.extend(extra.iter().cloned());
+    dialog.seen = Some(seen_text(
+        &request.familiarity,
+        airlock_core::store::now_ms(),
+    ));
     let domain = notification_domain(inspection.registrable_domain.as_deref());
-    let one_click =
-        inspection.warnings.is_empty() && inspection.block_reason.is_none() && domain.is_some();
+    // One-click approval only when nothing calls for a closer look: no
+    // warning about the URL, no look-alike, no code sent elsewhere.
+    let one_click = inspection.warnings.is_empty()
+        && extra.is_empty()
+        && inspection.block_reason.is_none()
+        && domain.is_some();
     let actions = match (&domain, one_click) {
         (Some(domain), true) => vec![
             NoticeAction::new("open", format!("Open {domain}"), Some("accept")),
@@ -507,6 +471,20 @@ pub fn url_consent(request: &UrlConsentRequest) -> UrlConsentText {
         dialog,
         notice,
         one_click,
+    }
+}
+
+/// The notification for a server that sends more requests than its limits
+/// allow: it can be paused from here.
+pub fn flood_notice(server: &str) -> Notice {
+    let name = notification_name(server);
+    Notice {
+        summary: format!("{name} sends too many requests"),
+        body: "Airlock refused the ones over its limits (they are in History). Pause the server to stop it asking.".into(),
+        actions: vec![
+            NoticeAction::new("pause", format!("Pause {name}"), None),
+            NoticeAction::new("review", "Review", None),
+        ],
     }
 }
 
@@ -570,6 +548,8 @@ pub fn inbox_entry(request: &UrlConsentRequest, kind: PendingKind, since_ms: i64
         secret_fields: Vec::new(),
         sign_in: request.origin == Origin::SignIn,
         since_ms,
+        seen: Some(seen_text(&request.familiarity, since_ms)),
+        extra_warnings: extra_warnings(request),
     }
 }
 
@@ -589,578 +569,15 @@ pub fn form_inbox_entry(request: &FormConsentRequest, since_ms: i64) -> PendingV
             .collect(),
         sign_in: false,
         since_ms,
+        seen: None,
+        extra_warnings: Vec::new(),
     }
 }
+
+#[path = "presenter_emphasis.rs"]
+mod emphasis;
+pub use emphasis::{split_host, split_url};
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use airlock_core::elicitation::form::parse_schema;
-    use airlock_core::url_safety::{inspect, Policy};
-
-    fn url_request(server: &str, message: &str, url: &str, origin: Origin) -> UrlConsentRequest {
-        UrlConsentRequest {
-            record_id: 42,
-            server: server.into(),
-            message: message.into(),
-            elicitation_id: Some("e1".into()),
-            origin,
-            inspection: inspect(url, &Policy::default()),
-            familiarity: Default::default(),
-            code_goes_to: None,
-        }
-    }
-
-    fn every_line(text: &UrlConsentText) -> Vec<String> {
-        let n = &text.notice;
-        let mut all = vec![text.dialog.title.clone(), text.dialog.body()];
-        all.extend([n.summary.clone(), n.body.clone()]);
-        all.extend(n.actions.iter().map(|a| a.label.clone()));
-        all
-    }
-
-    #[test]
-    fn body_puts_the_domain_first_and_escapes_format_characters() {
-        let i = inspect(
-            "https://accounts.google.com.evil.example/%s%n",
-            &Policy::default(),
-        );
-        let body = blocked_dialog("s", "Sign in \u{202e}now %s", &i).body();
-        assert!(body.starts_with("Domain:  evil.example"), "{body}");
-        assert!(!body.contains('\u{202e}'));
-        assert!(!body.replace("%%", "").contains('%'), "{body}");
-    }
-
-    #[test]
-    fn a_huge_url_is_elided_in_the_middle() {
-        let url = format!("https://ok.example/{}", "a".repeat(7000));
-        let text = url_consent(&url_request("s", "m", &url, Origin::Request));
-        let body = text.dialog.body();
-        assert!(body.len() < 2000);
-        assert!(body.contains("https://ok.example/"));
-        assert!(
-            text.notice.body.chars().count() < 1100,
-            "{}",
-            text.notice.body
-        );
-    }
-
-    #[test]
-    fn dialog_lines_stay_short() {
-        let url = format!("https://ok.example/?token={}", "x".repeat(2000));
-        let text = url_consent(&url_request(
-            "s",
-            &format!("why {}", "y".repeat(900)),
-            &url,
-            Origin::Request,
-        ));
-        let body = text.dialog.body();
-        assert!(body.lines().all(|l| l.chars().count() <= 120), "{body}");
-        assert_eq!(hard_wrap("ab cd ef", 5), "ab cd\nef");
-        assert_eq!(hard_wrap("abcdefgh", 3), "abc\ndef\ngh");
-    }
-
-    #[test]
-    fn server_text_is_never_markup_bidi_or_a_line_break_on_any_surface() {
-        let server = "<b>evil</b> & \u{202e}moc.elgoog\u{202c} https://accounts.google.com";
-        let message = "Click <a href=\"https://x.example\">here</a>\nnow \u{2066}%s\u{2069}";
-        let text = url_consent(&url_request(
-            server,
-            message,
-            "https://ok.example/",
-            Origin::Request,
-        ));
-        for line in every_line(&text) {
-            for c in ['\u{202e}', '\u{202c}', '\u{2066}', '\u{2069}'] {
-                assert!(!line.contains(c), "{c:?} in {line}");
-            }
-        }
-        // Notifications carry no server text but the (defanged) name: no
-        // markup, no link, no message.
-        let n = &text.notice;
-        for s in [&n.summary, &n.body] {
-            assert!(!s.contains('<') && !s.contains('>'), "{s}");
-            assert!(!s.contains("://") && !s.contains("google.com"), "{s}");
-            assert!(!s.contains("Click") && !s.contains("x.example"), "{s}");
-        }
-        assert!(n.summary.starts_with("‹b›evil‹/b› & "), "{}", n.summary);
-        assert!(
-            n.summary.contains("https[:]//accounts[.]googl…"),
-            "{}",
-            n.summary
-        );
-        // The summary names the page's real domain, last.
-        assert!(
-            n.summary.ends_with(" asks you to open ok.example"),
-            "{}",
-            n.summary
-        );
-        // The server's newline does not start a line of its own in the dialog.
-        assert!(
-            text.dialog.why_line.contains("here</a>\\u{A}now"),
-            "{}",
-            text.dialog.why_line
-        );
-        assert!(text.dialog.body().starts_with("Domain:  ok.example\n"));
-        // The title carries the request id, after the (shortened) server name.
-        assert!(text
-            .dialog
-            .title
-            .starts_with("Airlock: <b>evil</b> & \\u{202E}moc"));
-        assert!(text
-            .dialog
-            .title
-            .ends_with(" asks to open a web page (request 42)"));
-    }
-
-    #[test]
-    fn a_long_look_alike_host_shows_its_real_domain_first_and_whole() {
-        let host = format!(
-            "accounts.google.com.{}evil.example",
-            "secure-login.".repeat(15)
-        );
-        let text = url_consent(&url_request(
-            "s",
-            "m",
-            &format!("https://{host}/signin"),
-            Origin::Request,
-        ));
-        let d = &text.dialog;
-        assert_eq!(d.domain_line, "Domain:  evil.example");
-        let host_line = d.host_line.as_deref().unwrap();
-        assert!(host_line.starts_with("Host:  accounts.google.com.secure-login."));
-        assert!(host_line.ends_with(".evil.example"), "{host_line}");
-        assert!(d.body().lines().all(|l| l.chars().count() <= 260));
-        assert!(text
-            .notice
-            .summary
-            .ends_with("asks you to open evil.example"));
-    }
-
-    #[test]
-    fn warnings_mean_no_one_click_approval() {
-        let clean = url_consent(&url_request(
-            "s",
-            "m",
-            "https://ok.example/",
-            Origin::Request,
-        ));
-        assert!(clean.one_click);
-        assert!(clean.dialog.warning_lines.is_empty());
-        let ids: Vec<_> = clean
-            .notice
-            .actions
-            .iter()
-            .map(|a| (a.id, a.answer))
-            .collect();
-        assert_eq!(
-            ids,
-            [("open", Some("accept")), ("decline", Some("decline"))]
-        );
-        assert_eq!(clean.notice.actions[0].label, "Open ok.example");
-
-        for url in [
-            "http://plain.example/",
-            "https://xn--80ak6aa92e.com/",
-            "https://93.184.216.34/",
-        ] {
-            let text = url_consent(&url_request("s", "m", url, Origin::Request));
-            assert!(!text.dialog.warning_lines.is_empty(), "{url}");
-            assert!(text
-                .dialog
-                .warning_lines
-                .iter()
-                .all(|l| l.starts_with("⚠ ")));
-            assert!(!text.one_click, "{url}");
-            let actions: Vec<_> = text
-                .notice
-                .actions
-                .iter()
-                .map(|a| (a.id, a.answer))
-                .collect();
-            assert_eq!(
-                actions,
-                [("review", None)],
-                "{url}: only Review, which opens nothing"
-            );
-            assert!(text.dialog.body().contains("\n\n⚠ "), "{url}");
-        }
-    }
-
-    #[test]
-    fn sign_in_and_a_server_page_are_worded_apart() {
-        let page = url_consent(&url_request(
-            "ex",
-            "m",
-            "https://ok.example/",
-            Origin::Request,
-        ));
-        let sign_in = url_consent(&url_request(
-            "ex",
-            "m",
-            "https://ok.example/",
-            Origin::SignIn,
-        ));
-        assert_eq!(
-            page.dialog.title,
-            "Airlock: ex asks to open a web page (request 42)"
-        );
-        assert_eq!(
-            sign_in.dialog.title,
-            "Airlock: ex asks you to sign in (request 42)"
-        );
-        assert_eq!(page.notice.summary, "ex asks you to open ok.example");
-        assert_eq!(
-            sign_in.notice.summary,
-            "ex asks you to sign in at ok.example"
-        );
-        assert_eq!(page.dialog.closing_line, sign_in.dialog.closing_line);
-        assert!(page
-            .dialog
-            .closing_line
-            .starts_with("Open in browser opens"));
-        let entry = inbox_entry(
-            &url_request("ex", "m", "https://ok.example/", Origin::SignIn),
-            PendingKind::Consent,
-            7,
-        );
-        assert!(entry.sign_in);
-        assert_eq!((entry.record_id, entry.since_ms), (42, 7));
-    }
-
-    #[test]
-    fn a_late_page_offers_continue_and_cancel() {
-        let n = late_notice(&url_request(
-            "<py>",
-            "m",
-            "https://example.com/x",
-            Origin::Request,
-        ));
-        assert_eq!(n.summary, "Still waiting for example.com");
-        assert!(n.body.starts_with("‹py› has not heard back yet."));
-        let actions: Vec<_> = n
-            .actions
-            .iter()
-            .map(|a| (a.id, a.label.as_str(), a.answer))
-            .collect();
-        assert_eq!(
-            actions,
-            [
-                ("continue", "Continue", Some("continue")),
-                ("cancel", "Cancel", Some("cancel"))
-            ]
-        );
-    }
-
-    #[test]
-    fn a_blocked_page_says_why_and_offers_nothing_to_open() {
-        let url = format!("https://ok.example/{}", "a".repeat(100_000));
-        let i = inspect(&url, &Policy::default());
-        assert!(i.block_reason.is_some());
-        let d = blocked_dialog("hostile", "m", &i);
-        assert_eq!(d.title, "Airlock blocked a web page from hostile");
-        assert_eq!(
-            d.heading,
-            "Airlock blocked a web page that the server “hostile” asked to open:"
-        );
-        assert_eq!(d.domain, "(no domain)");
-        let http = blocked_dialog(
-            "h",
-            "m",
-            &inspect("http://evil.example/", &Policy::default()),
-        );
-        assert_eq!(http.domain, "evil.example");
-        assert!(
-            http.heading.ends_with("asked to open, on"),
-            "{}",
-            http.heading
-        );
-        assert!(http.blocked.is_some());
-        assert!(
-            d.closing_line.starts_with("Blocked: "),
-            "{}",
-            d.closing_line
-        );
-        assert!(!d.body().contains("Open in browser"));
-    }
-
-    #[test]
-    fn a_form_is_summarised_and_its_secret_looking_fields_named() {
-        let schema = parse_schema(&serde_json::json!({"properties": {
-            "user": {"type": "string"},
-            "pw": {"type": "string", "title": "Password"},
-            "api_key": {"type": "string"}
-        }}))
-        .unwrap();
-        let request = FormConsentRequest {
-            record_id: 5,
-            server: "<b>srv</b>".into(),
-            message: "Sign up & go".into(),
-            origin: Origin::Request,
-            schema,
-        };
-        let v = form_inbox_entry(&request, 9);
-        assert_eq!(v.kind, PendingKind::Form);
-        assert!(v.inspection.is_none());
-        assert_eq!(v.form.as_ref().unwrap().fields.len(), 3);
-        let mut secret = v.secret_fields.clone();
-        secret.sort();
-        assert_eq!(secret, ["api_key", "pw"]);
-
-        let n = form_notice(&request);
-        assert_eq!(n.summary, "‹b›srv‹/b› asks you to fill in a form");
-        assert_eq!(n.body, "Answer in the Airlock window.", "no server text");
-        let actions: Vec<_> = n.actions.iter().map(|a| (a.id, a.answer)).collect();
-        assert_eq!(actions, [("review", None)]);
-    }
-
-    #[test]
-    fn body_markup_is_escaped() {
-        assert_eq!(
-            escape_markup("<b>x</b> & y"),
-            "&lt;b&gt;x&lt;/b&gt; &amp; y"
-        );
-    }
-
-    /// Everything a notification about this request shows.
-    fn notice_text(n: &Notice) -> String {
-        let mut all = vec![n.summary.clone(), n.body.clone()];
-        all.extend(n.actions.iter().map(|a| a.label.clone()));
-        all.join("\n")
-    }
-
-    #[test]
-    fn a_server_name_cannot_become_a_link_or_markup_in_a_notification() {
-        for (server, shown) in [
-            (
-                "<a href=\"https://evil.example\">click</a>",
-                "‹a href=\"https[:]//evil[.]example\"›click‹/a›",
-            ),
-            ("paypal.com.evil.example", "paypal[.]com[.]evil[.]example"),
-            ("mailto:x@evil.example", "mailto[:]x@evil[.]example"),
-            ("javascript:alert(1)", "javascript[:]alert(1)"),
-            (
-                "evil\u{3002}example and 1.2.3.4",
-                "evil[.]example and 1[.]2[.]3[.]4",
-            ),
-            ("www.evil.example", "www[.]evil[.]example"),
-            ("Prod: files. Docs v2", "Prod: files. Docs v2"),
-        ] {
-            assert_eq!(notification_name(server), shown, "{server}");
-            let request = url_request(
-                server,
-                "see https://evil.example/x",
-                "https://ok.example/p?q=1",
-                Origin::Request,
-            );
-            let texts = [
-                notice_text(&url_consent(&request).notice),
-                notice_text(&late_notice(&request)),
-                notice_text(&form_notice(&FormConsentRequest {
-                    record_id: 1,
-                    server: server.into(),
-                    message: "https://evil.example".into(),
-                    origin: Origin::Request,
-                    schema: parse_schema(&serde_json::json!({"properties": {}})).unwrap(),
-                })),
-            ];
-            for t in texts {
-                assert!(!t.contains("://"), "{t}");
-                assert!(
-                    !t.contains("evil.example") && !t.contains("paypal.com"),
-                    "{t}"
-                );
-                assert!(!t.contains('<') && !t.contains('>'), "{t}");
-                assert!(!t.contains("/p?q=1"), "no URL: {t}");
-            }
-        }
-        let n = url_consent(&url_request(
-            "paypal.com.evil.example",
-            "m",
-            "https://login.paypal.com.evil.example/",
-            Origin::Request,
-        ))
-        .notice;
-        assert_eq!(
-            n.summary,
-            "paypal[.]com[.]evil[.]example asks you to open evil.example"
-        );
-        assert_eq!(n.actions[0].label, "Open evil.example");
-    }
-
-    #[test]
-    fn a_domain_a_daemon_would_linkify_is_left_out_of_a_notification() {
-        assert_eq!(
-            notification_domain(Some("ok.example")).as_deref(),
-            Some("ok.example")
-        );
-        assert_eq!(notification_domain(Some("www.example")), None);
-        assert_eq!(notification_domain(Some("WWW2.example")), None);
-        assert_eq!(notification_domain(Some("ftp.example")), None);
-        assert_eq!(
-            notification_domain(Some("wwwx.example")).as_deref(),
-            Some("wwwx.example")
-        );
-        assert_eq!(notification_domain(None), None);
-        let text = url_consent(&url_request(
-            "s",
-            "m",
-            "https://www.example/",
-            Origin::Request,
-        ));
-        assert_eq!(text.notice.summary, "s asks you to open a web page");
-        assert!(!text.one_click);
-        assert_eq!(text.notice.actions[0].id, "review");
-    }
-
-    #[test]
-    fn a_long_look_alike_host_is_cut_at_its_registrable_domain() {
-        let host = "accounts.google.com.secure-login.verify-account.example.co.uk";
-        let url = format!("https://{host}/signin?continue=https%3A%2F%2Fmail.google.com");
-        let text = url_consent(&url_request("s", "m", &url, Origin::Request));
-        let d = &text.dialog;
-        assert_eq!(d.domain, "example.co.uk");
-        assert_eq!(d.heading, "The server “s” asks to open a web page on");
-        assert_eq!(
-            d.host,
-            Some(Emphasis {
-                before: "accounts.google.com.secure-login.verify-account.".into(),
-                domain: "example.co.uk".into(),
-                after: String::new(),
-            })
-        );
-        let u = d.url.as_ref().unwrap();
-        assert_eq!(
-            u.before,
-            "https://accounts.google.com.secure-login.verify-account."
-        );
-        assert_eq!(u.domain, "example.co.uk");
-        assert_eq!(u.after, "/signin?continue=https%3A%2F%2Fmail.google.com");
-        assert_eq!(u.text(), url);
-        assert_eq!(text.notice.summary, "s asks you to open example.co.uk");
-    }
-
-    #[test]
-    fn hosts_are_cut_by_labels_in_their_displayed_form() {
-        // A trailing dot, user information, a port.
-        let i = inspect(
-            "https://user:pw@a.b.example.com.:8443/x",
-            &Policy::default(),
-        );
-        let host = split_host(
-            i.display_host.as_deref().unwrap(),
-            i.ascii_host.as_deref().unwrap(),
-            i.registrable_domain.as_deref().unwrap(),
-        )
-        .unwrap();
-        assert_eq!(
-            (
-                host.before.as_str(),
-                host.domain.as_str(),
-                host.after.as_str()
-            ),
-            ("a.b.", "example.com", ".")
-        );
-        let u = split_url(
-            i.url.as_deref().unwrap(),
-            i.ascii_host.as_deref(),
-            i.registrable_domain.as_deref(),
-        );
-        assert_eq!(u.before, "https://user:pw@a.b.");
-        assert_eq!(u.domain, "example.com");
-        assert_eq!(u.after, ".:8443/x");
-
-        // An IDN the core shows in Unicode: the domain's labels as displayed,
-        // the URL in its ASCII form, both emphasised.
-        let i = inspect("https://www.münchen.de/karte", &Policy::default());
-        assert_eq!(i.registrable_domain.as_deref(), Some("xn--mnchen-3ya.de"));
-        let text = url_consent(&url_request(
-            "s",
-            "m",
-            "https://www.münchen.de/karte",
-            Origin::Request,
-        ));
-        let host = text.dialog.host.unwrap();
-        assert_eq!(
-            (host.before.as_str(), host.domain.as_str()),
-            ("www.", "münchen.de")
-        );
-        let u = text.dialog.url.unwrap();
-        assert_eq!(
-            (u.before.as_str(), u.domain.as_str(), u.after.as_str()),
-            ("https://www.", "xn--mnchen-3ya.de", "/karte")
-        );
-
-        // A confusable IDN stays Punycode everywhere.
-        let text = url_consent(&url_request(
-            "s",
-            "m",
-            "https://login.xn--80ak6aa92e.com/",
-            Origin::Request,
-        ));
-        assert_eq!(text.dialog.domain, "xn--80ak6aa92e.com");
-        let host = text.dialog.host.unwrap();
-        assert_eq!(
-            (host.before.as_str(), host.domain.as_str()),
-            ("login.", "xn--80ak6aa92e.com")
-        );
-        assert!(!text.dialog.warnings.is_empty());
-
-        // An IP address and a host that is its own registrable domain.
-        let text = url_consent(&url_request(
-            "s",
-            "m",
-            "https://93.184.216.34/x",
-            Origin::Request,
-        ));
-        assert_eq!(text.dialog.host, None);
-        let u = text.dialog.url.unwrap();
-        assert_eq!(
-            (u.before.as_str(), u.domain.as_str()),
-            ("https://", "93.184.216.34")
-        );
-        let text = url_consent(&url_request(
-            "s",
-            "m",
-            "http://[::1]:8080/cb",
-            Origin::Request,
-        ));
-        let u = text.dialog.url.unwrap();
-        assert_eq!(u.text(), "http://[::1]:8080/cb");
-
-        // Text that does not match is shown whole, with nothing emphasised.
-        assert_eq!(split_host("a.example", "b.example", "c.example"), None);
-        let u = split_url("https://a.example/", Some("b.example"), Some("b.example"));
-        assert_eq!(
-            (u.before.as_str(), u.domain.as_str()),
-            ("https://a.example/", "")
-        );
-        assert_eq!(split_url("mailto:x@y", None, None).before, "mailto:x@y");
-    }
-
-    #[test]
-    fn url_parts_are_bounded_but_the_domain_is_whole() {
-        let user = "u".repeat(2000);
-        let host = format!(
-            "{}.evil.example",
-            ["a".repeat(60), "b".repeat(60), "c".repeat(60)].join(".")
-        );
-        let url = format!("https://{user}@{host}/{}", "p".repeat(5000));
-        let i = inspect(&url, &Policy::default());
-        let u = split_url(
-            i.url.as_deref().unwrap(),
-            i.ascii_host.as_deref(),
-            i.registrable_domain.as_deref(),
-        );
-        assert_eq!(u.domain, "evil.example");
-        assert!(u.before.chars().count() <= URL_BEFORE_CHARS);
-        assert!(
-            u.before.starts_with("https://uuu")
-                && u.before.ends_with(&format!("{}.", "c".repeat(60))),
-            "{}",
-            u.before
-        );
-        assert_eq!(u.after.chars().count(), URL_AFTER_MIN_CHARS);
-        assert!(u.after.starts_with("/ppp") && u.after.contains('…'));
-    }
-}
+#[path = "presenter_tests.rs"]
+mod tests;

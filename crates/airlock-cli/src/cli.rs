@@ -108,6 +108,9 @@ pub(crate) enum Command {
     History {
         #[arg(long)]
         server: Option<String>,
+        /// Only calls an app made through the gateway under this client name
+        #[arg(long)]
+        client: Option<String>,
         #[arg(long, default_value_t = 20)]
         limit: u32,
         /// Text searched in tool names, arguments, results and errors
@@ -137,6 +140,13 @@ pub(crate) enum Command {
         #[arg(long, default_value_t = 50)]
         limit: u32,
     },
+    /// Serve the servers Airlock manages to other apps as one MCP server
+    /// over stdio: the command an app puts in its MCP config. Attaches to
+    /// the running Airlock host (starting `airlock daemon` if none runs)
+    Gateway(GatewayArgs),
+    /// The headless Airlock host: owns the server connections, consent and
+    /// history for every app attached with `airlock gateway --stdio`
+    Daemon(DaemonArgs),
     /// Client for the official MCP conformance suite (`npx conformance client
     /// --command "airlock conformance-client"`): a throw-away data dir, forms
     /// answered with their defaults, nothing opened. Reads MCP_CONFORMANCE_SCENARIO.
@@ -228,4 +238,28 @@ pub(crate) struct AddArgs {
     /// display and proxy variables) plus its own --env
     #[arg(long = "inherit-env", value_name = "NAME")]
     pub(crate) inherit_env: Vec<String>,
+}
+
+#[derive(Args)]
+pub(crate) struct GatewayArgs {
+    /// Speak MCP on stdin/stdout (the only transport so far)
+    #[arg(long, required = true)]
+    pub(crate) stdio: bool,
+    /// The name history records for this app's calls (default: the app's
+    /// own name from its handshake)
+    #[arg(long, value_name = "NAME")]
+    pub(crate) client: Option<String>,
+    /// Never start a host: fail when none runs
+    #[arg(long)]
+    pub(crate) no_start: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct DaemonArgs {
+    /// Stop after this many seconds with no app attached (default: run until stopped)
+    #[arg(long, value_name = "SECS")]
+    pub(crate) idle_exit: Option<u64>,
+    /// Between a server's name and its tool's or prompt's name in what apps see
+    #[arg(long, default_value = airlock_gateway::names::DEFAULT_SEPARATOR, value_name = "TEXT")]
+    pub(crate) separator: String,
 }

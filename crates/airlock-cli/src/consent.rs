@@ -1,6 +1,9 @@
 //! The terminal consent prompt. The default answer is decline: a bare Enter
 //! never opens anything. Server text is printed with control and escape
-//! characters neutralised.
+//! characters neutralised. Every question goes through [`terminal::Prompt`]:
+//! one question on screen at a time, one stdin reader for the process.
+
+mod terminal;
 
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -11,52 +14,30 @@ use airlock_core::elicitation::{
 };
 use serde_json::{Map, Value};
 
-use crate::output::{describe_inspection, plain};
+use crate::output::{plain, url_consent_lines};
+use terminal::Prompt;
 
 pub struct TerminalConsent;
-
-/// Read one line from stdin; `None` on EOF or error. The read runs on a
-/// plain thread, not the runtime's blocking pool, so the program can exit
-/// (after a deadline) while the prompt is still waiting for a line.
-async fn read_line() -> Option<String> {
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let answer = match std::io::stdin().lock().read_line(&mut line) {
-            Ok(0) | Err(_) => None,
-            Ok(_) => Some(line.trim().to_ascii_lowercase()),
-        };
-        let _ = tx.send(answer);
-    });
-    rx.await.ok().flatten()
-}
 
 impl Consent for TerminalConsent {
     fn ask_url<'a>(&'a self, request: &'a UrlConsentRequest) -> BoxFuture<'a, ConsentDecision> {
         Box::pin(async move {
-            {
-                let mut err = std::io::stderr().lock();
-                let _ = writeln!(err);
-                let sign_in = request.origin == Origin::SignIn;
-                let heading = if sign_in {
-                    "asks you to sign in"
-                } else {
-                    "asks you to open a web page"
-                };
-                let _ = writeln!(err, "── Server {} {heading} ──", plain(&request.server));
-                let _ = writeln!(err, "Why:      {}", plain(&request.message));
-                for line in describe_inspection(&request.inspection) {
-                    let _ = writeln!(err, "{line}");
-                }
-                let question = if sign_in {
-                    "Open the sign-in page in your browser?"
-                } else {
-                    "Open it in your browser?"
-                };
-                let _ = write!(err, "{question} [y]es / [N]o / [c]ancel: ");
-                let _ = err.flush();
+            let mut prompt = Prompt::open().await;
+            prompt.say("");
+            // The domain is the last line before the question: a long URL
+            // that wraps never pushes it off screen.
+            for line in url_consent_lines(request) {
+                prompt.say(&line);
             }
-            match read_line().await.as_deref() {
+            let question = if request.origin == Origin::SignIn {
+                "Open the sign-in page in your browser?"
+            } else {
+                "Open it in your browser?"
+            };
+            let answer = prompt
+                .ask(&format!("{question} [y]es / [N]o / [c]ancel: "))
+                .await;
+            match answer.as_deref() {
                 Some("y") | Some("yes") => ConsentDecision::Accept,
                 Some("c") | Some("cancel") | None => ConsentDecision::Cancel,
                 _ => ConsentDecision::Decline,
@@ -74,11 +55,14 @@ impl Consent for TerminalConsent {
                 .registrable_domain
                 .as_deref()
                 .unwrap_or("the page");
-            eprint!(
-                "Waiting for you to finish at {}. Press Enter when you are done, or type c to cancel: ",
-                plain(domain)
-            );
-            match read_line().await.as_deref() {
+            let mut prompt = Prompt::open().await;
+            let answer = prompt
+                .ask(&format!(
+                    "Waiting for you to finish at {}. Press Enter when you are done, or type c to cancel: ",
+                    plain(domain)
+                ))
+                .await;
+            match answer.as_deref() {
                 Some("c") | Some("cancel") | None => ContinueDecision::Cancel,
                 _ => ContinueDecision::Continue,
             }
@@ -91,6 +75,9 @@ impl Consent for TerminalConsent {
 }
 
 /// Ask for a VS Code input value; password inputs are read without echo on a terminal.
+/// Synchronous and outside the prompt lock: only `servers import` asks it,
+/// before Airlock connects to anything (so no consent question, and no
+/// stdin reader thread, exists yet in that process).
 pub fn prompt_input(description: &str, password: bool) -> Result<String, String> {
     let prompt = format!("{}: ", plain(description));
     if password && std::io::stdin().is_terminal() {
@@ -111,30 +98,9 @@ pub fn prompt_input(description: &str, password: bool) -> Result<String, String>
 pub const SECRET_WARNING: &str =
     "servers must use URL mode for secrets; Airlock does not protect what you type here";
 
-/// Read one line as typed (no case folding), without its line ending;
-/// `None` on EOF or error. Same plain-thread approach as `read_line`.
-async fn read_raw_line() -> Option<String> {
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let answer = match std::io::stdin().lock().read_line(&mut line) {
-            Ok(0) | Err(_) => None,
-            Ok(_) => Some(line.trim_end_matches(['\r', '\n']).to_owned()),
-        };
-        let _ = tx.send(answer);
-    });
-    rx.await.ok().flatten()
-}
-
 fn say_err(text: &str) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{text}");
-}
-
-fn prompt_err(text: &str) {
-    let mut err = std::io::stderr().lock();
-    let _ = write!(err, "{text}");
-    let _ = err.flush();
 }
 
 /// A value as plain text for the terminal (strings without JSON quotes).
@@ -296,6 +262,9 @@ pub fn parse_typed(f: &FormField, typed: &str) -> Result<Option<Value>, String> 
 /// and default; invalid input is asked again with the reason; then a review
 /// and Accept / Decline / Cancel (a bare Enter declines, end of input cancels).
 async fn terminal_form(request: &FormConsentRequest) -> FormAnswer {
+    // The whole form is one turn at the terminal: nothing else is asked
+    // between its fields.
+    let mut prompt = Prompt::open().await;
     let schema = &request.schema;
     say_err("");
     say_err(&format!(
@@ -322,8 +291,8 @@ async fn terminal_form(request: &FormConsentRequest) -> FormAnswer {
     for (i, f) in schema.fields.iter().enumerate() {
         describe_field(i + 1, total, f);
         loop {
-            prompt_err(&format!("  {} ({})> ", f.label(), input_hint(f)));
-            let Some(typed) = read_raw_line().await else {
+            let question = format!("  {} ({})> ", f.label(), input_hint(f));
+            let Some(typed) = prompt.ask_raw(&question).await else {
                 say_err("");
                 say_err("(end of input: the form is cancelled)");
                 return FormAnswer::Cancel;
@@ -362,8 +331,10 @@ async fn terminal_form(request: &FormConsentRequest) -> FormAnswer {
             say_err(&format!("  {}: {}", f.label(), show_value(f, v)));
         }
     }
-    prompt_err("Send it? [a]ccept / [D]ecline / [c]ancel: ");
-    match read_line().await.as_deref() {
+    let answer_given = prompt
+        .ask("Send it? [a]ccept / [D]ecline / [c]ancel: ")
+        .await;
+    match answer_given.as_deref() {
         Some("a") | Some("accept") | Some("y") | Some("yes") => FormAnswer::Accept(answer),
         Some("c") | Some("cancel") | None => FormAnswer::Cancel,
         _ => FormAnswer::Decline,

@@ -72,19 +72,31 @@ fn main() -> ExitCode {
 }
 
 fn open_core(cli: &Cli) -> Result<Arc<Airlock>, Failure> {
-    let data_dir = airlock_core::paths::resolve_data_dir(cli.data_dir.clone());
+    open_core_with(cli, consent_for(cli))
+}
+
+/// The consent port the flags ask for.
+fn consent_for(cli: &Cli) -> Arc<dyn Consent> {
     let consent: Arc<dyn Consent> = match cli.consent {
+        // The daemon has no terminal: it refuses, saying where to approve.
+        ConsentMode::Ask if matches!(cli.command, Command::Daemon(_)) => {
+            Arc::new(airlock_gateway::consent::NoOneToAsk)
+        }
         ConsentMode::Ask => Arc::new(consent::TerminalConsent),
         ConsentMode::Accept => Arc::new(FixedConsent(ConsentDecision::Accept)),
         ConsentMode::Decline => Arc::new(FixedConsent(ConsentDecision::Decline)),
         ConsentMode::Cancel => Arc::new(FixedConsent(ConsentDecision::Cancel)),
     };
     // In JSON mode, form requests and answers are JSON lines too.
-    let consent: Arc<dyn Consent> = if cli.json {
+    if cli.json {
         Arc::new(consent::JsonFormEcho(consent))
     } else {
         consent
-    };
+    }
+}
+
+fn open_core_with(cli: &Cli, consent: Arc<dyn Consent>) -> Result<Arc<Airlock>, Failure> {
+    let data_dir = airlock_core::paths::resolve_data_dir(cli.data_dir.clone());
     let opener = opener_for(cli);
     let mut opts = AirlockOptions::new(data_dir, consent, opener.clone());
     // A server that answers 401 is signed in to on the spot: the sign-in
@@ -148,6 +160,19 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
             error_code: "conformance",
         });
     }
+    if let Command::Gateway(args) = &cli.command {
+        // The shim owns nothing: no core, no database; the host does.
+        return cmd::gateway::shim(&cli, args);
+    }
+    if let Command::Daemon(args) = &cli.command {
+        // Forms go to the app that asked when it can show them: the host
+        // needs the consent's routes.
+        let (consent, forms) = airlock_gateway::forms::HostConsent::wrap(consent_for(&cli));
+        let core = open_core_with(&cli, consent)?;
+        let result = cmd::gateway::daemon(&core, args, forms).await;
+        core.close();
+        return result;
+    }
     let core = open_core(&cli)?;
     if cli.json {
         stream_elicitation_events(&core);
@@ -168,7 +193,10 @@ async fn dispatch(
 ) -> Result<u8, Failure> {
     let core = core.clone();
     match cli.command {
-        Command::UrlCheck { .. } | Command::ConformanceClient { .. } => Ok(0),
+        Command::UrlCheck { .. }
+        | Command::ConformanceClient { .. }
+        | Command::Gateway(_)
+        | Command::Daemon(_) => Ok(0),
         Command::Servers(sub) => cmd::servers::run(&core, sub, json),
         Command::Connect { server } => cmd::calls::connect(&core, &server, json).await,
         Command::Login {
@@ -201,12 +229,14 @@ async fn dispatch(
         }
         Command::History {
             server,
+            client,
             limit,
             search,
             outcome,
         } => {
             let args = cmd::history::History {
                 server,
+                client,
                 limit,
                 search,
                 outcome,

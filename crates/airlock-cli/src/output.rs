@@ -1,6 +1,7 @@
 //! Plain-text rendering for the terminal. Everything a server sent goes
 //! through `plain` first.
 
+use airlock_core::elicitation::{Familiarity, Origin, UrlConsentRequest};
 use airlock_core::mcp::ConnStatus;
 use airlock_core::servers::{ProtocolChoice, ServerDef, StoredValue, Transport};
 use airlock_core::store::ToolCallRecord;
@@ -49,6 +50,12 @@ pub fn time(ms: i64) -> String {
         (rem / 60) % 60,
         rem % 60
     )
+}
+
+/// The UTC date of `ms`, `YYYY-MM-DD`.
+pub fn date(ms: i64) -> String {
+    let t = time(ms);
+    t.split(' ').next().unwrap_or(&t).to_owned()
 }
 
 pub fn target(d: &ServerDef) -> String {
@@ -176,9 +183,13 @@ pub fn print_tool_result(result: &serde_json::Value) {
 pub fn print_history(calls: &[ToolCallRecord]) {
     for c in calls {
         say!(
-            "#{} {} {}/{} {} {} ms  args={}",
+            "#{} {} {}{}/{} {} {} ms  args={}",
             c.id,
             time(c.started_at),
+            c.client
+                .as_deref()
+                .map(|app| format!("[{}] ", plain(app)))
+                .unwrap_or_default(),
             plain(&c.server),
             plain(&c.tool),
             match c.outcome {
@@ -195,7 +206,8 @@ pub fn print_history(calls: &[ToolCallRecord]) {
     }
 }
 
-/// The lines of a consent prompt or `url-check`: domain first, then the URL, then warnings.
+/// The lines of `url-check`: domain first, then the URL, then warnings.
+/// (The consent prompt puts the domain last: [`url_consent_lines`].)
 pub fn describe_inspection(i: &Inspection) -> Vec<String> {
     let mut out = Vec::new();
     let domain = i.registrable_domain.as_deref().unwrap_or("(none)");
@@ -218,6 +230,73 @@ pub fn describe_inspection(i: &Inspection) -> Vec<String> {
     out
 }
 
+/// The lines of a URL consent prompt, in the order a person should read
+/// them and so that the domain is the last line before the question: the
+/// heading, why, the full URL (which may wrap over many lines), host and
+/// port, each warning, what the user's history says about the domain, and
+/// then `Domain:   >>> example.co.uk <<<`.
+pub fn url_consent_lines(request: &UrlConsentRequest) -> Vec<String> {
+    let i = &request.inspection;
+    let server = plain(&request.server);
+    let heading = if request.origin == Origin::SignIn {
+        "asks you to sign in"
+    } else {
+        "asks you to open a web page"
+    };
+    let mut out = vec![
+        format!("── Server {server} {heading} ──"),
+        format!("Why:      {}", plain(&request.message)),
+    ];
+    if let Some(url) = &i.url {
+        out.push(format!("Full URL: {}", plain(url)));
+    }
+    if let Some(host) = &i.display_host {
+        out.push(format!("Host:     {}", plain(host)));
+    }
+    if let Some(port) = i.port {
+        out.push(format!("Port:     {port}"));
+    }
+    for w in &i.warnings {
+        out.push(format!("Warning:  {} ({})", w.describe(), w.code()));
+    }
+    if let Some(b) = &i.block_reason {
+        out.push(format!("BLOCKED:  {} ({})", b.describe(), b.code()));
+    }
+    if let Some(code) = &request.code_goes_to {
+        out.push(format!(
+            "Warning:  after you sign in, the authorization code goes to {}, not to the login page's domain",
+            plain(code)
+        ));
+    }
+    let domain = plain(i.registrable_domain.as_deref().unwrap_or("(none)"));
+    out.extend(familiarity_lines(&request.familiarity, &server, &domain));
+    out.push(format!("Domain:   >>> {domain} <<<"));
+    out
+}
+
+/// Whether `server` sent the user to `domain` before, and (right above the
+/// Domain line) whether a first-time domain looks like one opened before.
+/// `server` and `domain` are already plain.
+fn familiarity_lines(f: &Familiarity, server: &str, domain: &str) -> Vec<String> {
+    let since = f.first_seen_ms.map(date);
+    let seen = match (f.times_before, since) {
+        (0, _) => format!("first time {server} sends you to {domain}"),
+        (1, Some(d)) => format!("once before from {server}, on {d}"),
+        (1, None) => format!("once before from {server}"),
+        (n, Some(d)) => format!("{n} times before from {server}, since {d}"),
+        (n, None) => format!("{n} times before from {server}"),
+    };
+    let mut out = vec![format!("Seen:     {seen}")];
+    if let Some(l) = &f.looks_like {
+        out.push(format!(
+            "Warning:  this domain looks like {}, which you opened before ({})",
+            plain(&l.domain),
+            plain(l.why.trim_end_matches('.'))
+        ));
+    }
+    out
+}
+
 pub fn print_inspection(i: &Inspection) {
     let verdict = match i.verdict {
         Verdict::Ok => "ok",
@@ -227,5 +306,117 @@ pub fn print_inspection(i: &Inspection) {
     say!("Verdict:  {verdict}");
     for line in describe_inspection(i) {
         say!("{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use airlock_core::elicitation::{Familiarity, LookAlike, Origin, UrlConsentRequest};
+    use airlock_core::url_safety::{inspect, Policy, Resemblance};
+
+    use super::*;
+
+    fn request(url: &str, familiarity: Familiarity) -> UrlConsentRequest {
+        UrlConsentRequest {
+            record_id: 1,
+            server: "srv".into(),
+            message: "Connect".into(),
+            elicitation_id: None,
+            origin: Origin::Request,
+            inspection: inspect(url, &Policy::default()),
+            familiarity,
+            code_goes_to: None,
+        }
+    }
+
+    #[test]
+    fn a_sign_in_code_sent_elsewhere_is_a_warning_above_the_domain() {
+        let mut r = request("https://login.bank.example/a", Familiarity::default());
+        r.origin = Origin::SignIn;
+        r.code_goes_to = Some("collect.example".into());
+        let lines = url_consent_lines(&r);
+        let n = lines.len();
+        assert!(lines[n - 1].starts_with("Domain:   >>> bank.example"));
+        assert!(lines
+            .iter()
+            .any(|l| l.contains("authorization code goes to collect.example")));
+    }
+
+    #[test]
+    fn the_domain_is_the_last_line_and_the_url_comes_first() {
+        let lines = url_consent_lines(&request(
+            "https://user@login.example.co.uk:8443/x",
+            Familiarity::default(),
+        ));
+        let heads: Vec<String> = lines.iter().map(|l| l.chars().take(10).collect()).collect();
+        assert_eq!(
+            heads,
+            [
+                "── Server ",
+                "Why:      ",
+                "Full URL: ",
+                "Host:     ",
+                "Port:     ",
+                "Warning:  ",
+                "Warning:  ",
+                "Seen:     ",
+                "Domain:   ",
+            ],
+            "{lines:#?}"
+        );
+        assert_eq!(lines[lines.len() - 1], "Domain:   >>> example.co.uk <<<");
+        assert_eq!(
+            lines[lines.len() - 2],
+            "Seen:     first time srv sends you to example.co.uk"
+        );
+    }
+
+    #[test]
+    fn familiarity_in_words() {
+        let day = 1_700_000_000_000; // 2023-11-14
+        let seen = |times_before, first_seen_ms| {
+            let f = Familiarity {
+                times_before,
+                first_seen_ms,
+                looks_like: None,
+            };
+            url_consent_lines(&request("https://example.com/", f))
+                .into_iter()
+                .find(|l| l.starts_with("Seen:"))
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            seen(1, Some(day)),
+            "Seen:     once before from srv, on 2023-11-14"
+        );
+        assert_eq!(
+            seen(3, Some(day)),
+            "Seen:     3 times before from srv, since 2023-11-14"
+        );
+        assert_eq!(seen(2, None), "Seen:     2 times before from srv");
+
+        let f = Familiarity {
+            times_before: 0,
+            first_seen_ms: None,
+            looks_like: Some(LookAlike {
+                domain: "example.com".into(),
+                resemblance: Resemblance::EditDistance,
+                why: Resemblance::EditDistance.describe().into(),
+            }),
+        };
+        let lines = url_consent_lines(&request("https://examp1e.com/", f));
+        let n = lines.len();
+        assert_eq!(lines[n - 1], "Domain:   >>> examp1e.com <<<");
+        assert!(
+            lines[n - 2].starts_with(
+                "Warning:  this domain looks like example.com, which you opened before (This domain differs"
+            ),
+            "{lines:#?}"
+        );
+        assert!(lines[n - 2].ends_with("imitating it)"), "{lines:#?}");
+        assert_eq!(
+            lines[n - 3],
+            "Seen:     first time srv sends you to examp1e.com"
+        );
     }
 }

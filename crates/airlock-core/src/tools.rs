@@ -253,6 +253,18 @@ impl Airlock {
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
     ) -> CoreResult<CallOutcome> {
+        self.call_tool_for(None, server, tool, arguments).await
+    }
+
+    /// [`Airlock::call_tool`] on behalf of an app attached to the gateway:
+    /// history records `client` as the caller (`None`: Airlock itself).
+    pub async fn call_tool_for(
+        self: &Arc<Self>,
+        client: Option<&str>,
+        server: &str,
+        tool: &str,
+        arguments: Option<serde_json::Map<String, serde_json::Value>>,
+    ) -> CoreResult<CallOutcome> {
         let started_at = now_ms();
         let t0 = Instant::now();
         let args_json = arguments
@@ -279,7 +291,8 @@ impl Airlock {
                 } else {
                     ToolCallOutcome::Ok
                 };
-                let history_id = self.store.record_tool_call(
+                let history_id = self.store.record_tool_call_for(
+                    client,
                     server,
                     tool,
                     &args_json,
@@ -301,7 +314,8 @@ impl Airlock {
             Err(e) => {
                 // Unknown servers are a usage error, not a call: keep them out of history.
                 if !matches!(e, CoreError::UnknownServer(_)) {
-                    let _ = self.store.record_tool_call(
+                    let _ = self.store.record_tool_call_for(
+                        client,
                         server,
                         tool,
                         &args_json,

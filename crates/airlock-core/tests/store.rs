@@ -132,6 +132,47 @@ fn history_filters_searches_and_paginates() {
 }
 
 #[test]
+fn history_records_and_filters_the_gateway_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_in(dir.path()).unwrap();
+    for (i, client) in [None, Some("cursor"), Some("claude"), Some("cursor")]
+        .into_iter()
+        .enumerate()
+    {
+        store
+            .record_tool_call_for(
+                client,
+                "a",
+                "echo",
+                &serde_json::json!({}),
+                None,
+                ToolCallOutcome::Ok,
+                None,
+                1000 + i as i64,
+                1,
+            )
+            .unwrap();
+    }
+    let q = |client: Option<&str>| {
+        store
+            .history(&HistoryQuery {
+                limit: 100,
+                client: client.map(str::to_owned),
+                ..Default::default()
+            })
+            .unwrap()
+            .calls
+    };
+    assert_eq!(q(None).len(), 4);
+    let cursor = q(Some("cursor"));
+    assert_eq!(cursor.len(), 2);
+    assert!(cursor.iter().all(|c| c.client.as_deref() == Some("cursor")));
+    assert_eq!(q(Some("nobody")).len(), 0);
+    // Calls made in Airlock itself have no client.
+    assert!(q(None).iter().any(|c| c.client.is_none()));
+}
+
+#[test]
 fn server_log_is_bounded_per_server() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open_in(dir.path()).unwrap();

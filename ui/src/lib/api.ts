@@ -173,6 +173,10 @@ export function connect(name: string): Promise<ConnectionReport> {
   return call("connect", { name });
 }
 
+export async function setPaused(name: string, paused: boolean): Promise<void> {
+  await call("set_paused", { name, paused });
+}
+
 export async function disconnect(name: string): Promise<void> {
   await call("disconnect", { name });
 }

@@ -14,6 +14,7 @@ use crate::output::{self, plain, print_json};
 /// The arguments of `history`.
 pub(crate) struct History {
     pub(crate) server: Option<String>,
+    pub(crate) client: Option<String>,
     pub(crate) limit: u32,
     pub(crate) search: Option<String>,
     pub(crate) outcome: Option<OutcomeArg>,
@@ -22,6 +23,7 @@ pub(crate) struct History {
 pub(crate) fn history(core: &Arc<Airlock>, args: History, json: bool) -> Result<u8, Failure> {
     let History {
         server,
+        client,
         limit,
         search,
         outcome,
@@ -35,6 +37,7 @@ pub(crate) fn history(core: &Arc<Airlock>, args: History, json: bool) -> Result<
             OutcomeArg::Failed => ToolCallOutcome::Failed,
         }),
         limit,
+        client,
         ..HistoryQuery::default()
     })?;
     if json {

@@ -50,6 +50,10 @@ pub struct ToolCallRecord {
     pub error: Option<String>,
     pub started_at: i64,
     pub duration_ms: i64,
+    /// The app that made the call through the gateway; `None`: Airlock itself.
+    /// (Not in the TypeScript bindings yet: the window does not show it.)
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub client: Option<String>,
 }
 
 /// A page of the tool-call history to fetch (the window sends it as is).
@@ -65,6 +69,10 @@ pub struct HistoryQuery {
     pub limit: u32,
     /// Return rows older than this id (keyset pagination, newest first).
     pub before_id: Option<i64>,
+    /// Only calls made through the gateway by this client.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub client: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -176,6 +184,7 @@ fn like_pattern(text: &str) -> String {
 }
 
 impl Store {
+    /// [`Store::record_tool_call_for`] a call made in Airlock itself (no client).
     #[allow(clippy::too_many_arguments)]
     pub fn record_tool_call(
         &self,
@@ -188,10 +197,38 @@ impl Store {
         started_at: i64,
         duration_ms: i64,
     ) -> StoreResult<i64> {
+        self.record_tool_call_for(
+            None,
+            server,
+            tool,
+            arguments,
+            result,
+            outcome,
+            error,
+            started_at,
+            duration_ms,
+        )
+    }
+
+    /// Record one tool call; `client` is the app that made it through the
+    /// gateway (`None`: Airlock itself).
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_tool_call_for(
+        &self,
+        client: Option<&str>,
+        server: &str,
+        tool: &str,
+        arguments: &serde_json::Value,
+        result: Option<&serde_json::Value>,
+        outcome: ToolCallOutcome,
+        error: Option<&str>,
+        started_at: i64,
+        duration_ms: i64,
+    ) -> StoreResult<i64> {
         let conn = self.lock();
         conn.execute(
-            "INSERT INTO tool_calls (server_name, tool, arguments_json, result_json, outcome, error, started_at, duration_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            "INSERT INTO tool_calls (server_name, tool, arguments_json, result_json, outcome, error, started_at, duration_ms, client)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 server,
                 tool,
@@ -200,7 +237,8 @@ impl Store {
                 outcome.as_str(),
                 error,
                 started_at,
-                duration_ms
+                duration_ms,
+                client
             ],
         )?;
         Ok(conn.last_insert_rowid())
@@ -208,13 +246,17 @@ impl Store {
 
     pub fn history(&self, q: &HistoryQuery) -> StoreResult<HistoryPage> {
         let mut sql = String::from(
-            "SELECT id, server_name, tool, arguments_json, result_json, outcome, error, started_at, duration_ms
+            "SELECT id, server_name, tool, arguments_json, result_json, outcome, error, started_at, duration_ms, client
              FROM tool_calls WHERE 1=1",
         );
         let mut args: Vec<Value> = Vec::new();
         if let Some(server) = &q.server {
             sql.push_str(" AND server_name = ?");
             args.push(Value::Text(server.clone()));
+        }
+        if let Some(client) = &q.client {
+            sql.push_str(" AND client = ?");
+            args.push(Value::Text(client.clone()));
         }
         if let Some(outcome) = q.outcome {
             sql.push_str(" AND outcome = ?");
@@ -262,6 +304,7 @@ impl Store {
                 error: r.get(6)?,
                 started_at: r.get(7)?,
                 duration_ms: r.get(8)?,
+                client: r.get(9)?,
             })
         })?;
         let mut calls: Vec<ToolCallRecord> = rows.collect::<Result<_, _>>()?;

@@ -17,6 +17,10 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (4, include_str!("../../migrations/0004_runs.sql")),
     (5, include_str!("../../migrations/0005_opened_domains.sql")),
     (6, include_str!("../../migrations/0006_server_options.sql")),
+    (
+        7,
+        include_str!("../../migrations/0007_tool_call_client.sql"),
+    ),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -26,4 +26,13 @@ secret_fields: Array<string>,
  * A sign-in page of the server's authorization server (MCP
  * authorization), not a page the server itself asks for.
  */
-sign_in: boolean, since_ms: number, };
+sign_in: boolean, since_ms: number, 
+/**
+ * `Seen:` words from the user's own history of this domain (URL entries).
+ */
+seen: string | null, 
+/**
+ * Warnings beyond the URL's own: a look-alike of a domain opened
+ * before, a sign-in code sent to another domain.
+ */
+extra_warnings: Array<string>, };

@@ -48,6 +48,10 @@ export type Commands = {
   connect: { args: { name: string }; result: ConnectionReport };
   disconnect: { args: { name: string }; result: null };
   /**
+   * Pause a server (disconnect it; it asks nothing until resumed) or resume it.
+   */
+  set_paused: { args: { name: string; paused: boolean }; result: null };
+  /**
    * Sign in (MCP authorization): consent to the sign-in page, browser round trip, then connect.
    */
   sign_in: { args: { name: string }; result: ConnectionReport };

@@ -1,0 +1,114 @@
+//! `airlock gateway --stdio` (the shim an app starts) and `airlock daemon`
+//! (the headless host that owns the connections). The work is in the
+//! airlock-gateway crate; this maps flags onto it.
+
+use std::ffi::OsString;
+use std::sync::Arc;
+use std::time::Duration;
+
+use airlock_core::Airlock;
+use airlock_gateway::forms::FormRoutes;
+use airlock_gateway::{HostOptions, ShimOptions};
+
+use crate::cli::{Cli, ConsentMode, DaemonArgs, GatewayArgs, OpenMode};
+use crate::failure::{usage, Failure};
+
+/// `airlock gateway --stdio`: attach to the host, starting one with this
+/// command's consent and opener flags when none runs.
+pub(crate) fn shim(cli: &Cli, args: &GatewayArgs) -> Result<u8, Failure> {
+    let data_dir = airlock_core::paths::resolve_data_dir(cli.data_dir.clone());
+    let start_host = if args.no_start {
+        None
+    } else {
+        let exe = std::env::current_exe().map_err(|e| {
+            usage(format!(
+                "cannot find the airlock program to start the host: {e}"
+            ))
+        })?;
+        Some((exe, daemon_args(cli, &data_dir)))
+    };
+    let options = ShimOptions {
+        data_dir,
+        client: args.client.clone(),
+        start_host,
+    };
+    match airlock_gateway::run_shim(options) {
+        Ok(()) => Ok(0),
+        Err(airlock_gateway::ShimError::Usage(m)) => Err(usage(m)),
+        Err(e) => Err(Failure {
+            code: 1,
+            message: e.to_string(),
+            error_code: "gateway",
+        }),
+    }
+}
+
+/// The command line of a host started by the shim: the same data dir and
+/// the shim's own consent, opener and deadline flags; it stops when no app
+/// has been attached for a while.
+fn daemon_args(cli: &Cli, data_dir: &std::path::Path) -> Vec<OsString> {
+    let mut a: Vec<OsString> = vec!["--data-dir".into(), data_dir.as_os_str().to_owned()];
+    let consent = match cli.consent {
+        ConsentMode::Ask => "ask",
+        ConsentMode::Accept => "accept",
+        ConsentMode::Decline => "decline",
+        ConsentMode::Cancel => "cancel",
+    };
+    let open = match cli.open {
+        OpenMode::System => "system",
+        OpenMode::Print => "print",
+        OpenMode::None => "none",
+    };
+    for (flag, value) in [
+        ("--consent", consent.to_owned()),
+        ("--open", open.to_owned()),
+        ("--connect-timeout", cli.connect_timeout.to_string()),
+        ("--late-after", cli.late_after.to_string()),
+        ("--give-up-after", cli.give_up_after.to_string()),
+    ] {
+        a.push(flag.into());
+        a.push(value.into());
+    }
+    a.push("daemon".into());
+    a.push("--idle-exit".into());
+    a.push(
+        airlock_gateway::limits::SHIM_DAEMON_IDLE_EXIT
+            .as_secs()
+            .to_string()
+            .into(),
+    );
+    a
+}
+
+/// `airlock daemon`: own the socket and serve every app until stopped.
+pub(crate) async fn daemon(
+    core: &Arc<Airlock>,
+    args: &DaemonArgs,
+    forms: Arc<FormRoutes>,
+) -> Result<u8, Failure> {
+    if args.separator.is_empty()
+        || args.separator.len() > 8
+        || !args
+            .separator
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    {
+        return Err(usage(
+            "--separator: 1 to 8 of the characters tool names allow (A-Z a-z 0-9 _ - .)",
+        ));
+    }
+    let options = HostOptions {
+        separator: args.separator.clone(),
+        idle_exit: args.idle_exit.map(Duration::from_secs),
+        forms: Some(forms),
+    };
+    let data_dir = core.data_dir().to_owned();
+    airlock_gateway::run_host(core.clone(), &data_dir, options)
+        .await
+        .map_err(|e| Failure {
+            code: 1,
+            message: e.to_string(),
+            error_code: "gateway",
+        })?;
+    Ok(0)
+}

@@ -1,0 +1,799 @@
+//! Airlock in front of other apps, end to end: real apps (the official
+//! TypeScript and Python SDK clients, tests/peers/gateway_client.*) attach
+//! with `airlock gateway --stdio` to `airlock daemon`, which serves
+//! server-everything and py-peer as one MCP server.
+//!
+//! The apps declare no elicitation capability: every URL elicitation is
+//! Airlock's (the daemon's scripted consent; `BROWSER` records what opens),
+//! and the app gets the tool's real result or a tool error saying why.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::*;
+use serde_json::{json, Value};
+
+// ----- helpers -----
+
+fn socket(sb: &Sandbox) -> PathBuf {
+    sb.data.join("gateway.sock")
+}
+
+/// The pid in the host's lock file, when one runs.
+fn host_pid(sb: &Sandbox) -> Option<u32> {
+    std::fs::read_to_string(sb.data.join("gateway.lock"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// `airlock daemon` with scripted consent, short deadlines and the given
+/// browser; stopped with SIGTERM (then killed) when dropped.
+struct Daemon {
+    guard: ChildGuard,
+    log: PathBuf,
+}
+
+impl Daemon {
+    fn start(sb: &Sandbox, consent: &str, browser: Option<&BrowserRecorder>) -> Daemon {
+        let log = sb.dir().join(format!("daemon-{}.log", random_hex()));
+        let mut c = Command::new(airlock_bin());
+        c.arg("--data-dir")
+            .arg(&sb.data)
+            .args(["--consent", consent, "--open", "system"])
+            .args(["--late-after", "1", "--give-up-after", "5", "daemon"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).expect("daemon log"));
+        harden(&mut c);
+        if let Some(b) = browser {
+            c.env("BROWSER", format!("sh {} %s", b.script.display()));
+        }
+        let child = c.spawn().expect("start airlock daemon");
+        let d = Daemon {
+            guard: ChildGuard::new(child, "airlock daemon"),
+            log,
+        };
+        wait_until("the daemon's socket", Duration::from_secs(20), || {
+            UnixStream::connect(socket(sb)).ok().map(|_| ())
+        });
+        d
+    }
+
+    fn pid(&self) -> u32 {
+        self.guard.pid()
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        stop(self.pid());
+    }
+}
+
+/// SIGTERM, then up to 5 s for the process to go.
+fn stop(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
+    let _ = wait_for_exit(pid, Duration::from_secs(5));
+}
+
+fn wait_for_exit(pid: u32, within: Duration) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < within {
+        if process_is_dead(pid) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    false
+}
+
+/// The command an app runs: the shim, with an explicit data dir (apps do
+/// not pass their environment on: the Python SDK gives a child only a
+/// minimal one).
+fn shim_argv(sb: &Sandbox, client: Option<&str>, extra: &[&str]) -> Vec<String> {
+    let mut v = vec![s(&airlock_bin()), "--data-dir".into(), s(&sb.data)];
+    v.extend(extra.iter().map(|e| (*e).to_owned()));
+    v.extend(["gateway".into(), "--stdio".into()]);
+    if let Some(c) = client {
+        v.extend(["--client".into(), c.into()]);
+    }
+    v
+}
+
+/// The TypeScript SDK app running `ops`; one JSON value per op.
+fn ts_app(sb: &Sandbox, name: &str, client: Option<&str>, ops: &Value) -> Cmd {
+    Cmd::new("node")
+        .arg(peers_dir().join("gateway_client.mjs"))
+        .args(["--name", name, "--ops", &ops.to_string(), "--"])
+        .args(shim_argv(sb, client, &[]))
+        .timeout(Duration::from_secs(90))
+}
+
+/// The Python SDK app (mode auto: it negotiates 2026-07-28 with the gateway).
+fn py_app(sb: &Sandbox, name: &str, client: Option<&str>, ops: &Value) -> Cmd {
+    Cmd::new(py())
+        .arg(peers_dir().join("gateway_client.py"))
+        .args(["--name", name, "--ops", &ops.to_string(), "--"])
+        .args(shim_argv(sb, client, &[]))
+        .timeout(Duration::from_secs(90))
+}
+
+fn lines(out: &Out) -> Vec<Value> {
+    out.ok();
+    let v = out.json_lines();
+    assert!(!v.is_empty(), "no output: {out:?}");
+    v
+}
+
+/// The text of a tool result's content.
+fn text(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .map(|c| {
+            c.iter()
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+fn tool_names(v: &Value) -> Vec<String> {
+    v["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t.as_str().expect("name").to_owned())
+        .collect()
+}
+
+fn call(name: &str, arguments: Value) -> Value {
+    json!({"op": "call", "name": name, "arguments": arguments})
+}
+
+fn both_servers(sb: &Sandbox) {
+    sb.add_everything("everything");
+    sb.add_py("py", &[]);
+}
+
+// ----- tests -----
+
+#[test]
+fn typescript_and_python_apps_list_and_call_the_aggregated_tools() {
+    let sb = Sandbox::new();
+    both_servers(&sb);
+    let daemon = Daemon::start(&sb, "accept", None);
+
+    let ops = json!([
+        {"op": "info"},
+        {"op": "tools"},
+        call("everything__echo", json!({"message": "hi from ts"})),
+        call("py__add", json!({"a": 2, "b": 40})),
+        call("nope__nothing", json!({})),
+        {"op": "prompts"},
+        {"op": "resources"},
+        {"op": "read", "uri": "peer://greeting"},
+        {"op": "prompt", "name": "py__greet", "arguments": {"name": "Ada"}},
+    ]);
+    let ts = lines(&ts_app(&sb, "ts-app", Some("ts-tests"), &ops).run());
+    assert_eq!(ts[0]["server"], "airlock-gateway", "{ts:?}");
+    let instructions = ts[0]["instructions"].as_str().unwrap_or_default();
+    assert!(instructions.contains("<server>__<name>"), "{instructions}");
+    let tools = tool_names(&ts[1]);
+    for t in [
+        "everything__echo",
+        "everything__get-sum",
+        "py__add",
+        "py__connect_account",
+    ] {
+        assert!(tools.contains(&t.to_owned()), "{t} missing from {tools:?}");
+    }
+    assert_eq!(text(&ts[2]["result"]), "Echo: hi from ts", "{:?}", ts[2]);
+    assert_eq!(text(&ts[3]["result"]), "42", "{:?}", ts[3]);
+    assert_eq!(ts[4]["error"]["code"], -32602, "{:?}", ts[4]);
+    assert!(ts[5]["prompts"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("py__greet")));
+    assert!(ts[6]["resources"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("peer://greeting")));
+    assert_eq!(
+        ts[7]["result"]["contents"][0]["text"], "Hello from py-peer",
+        "{:?}",
+        ts[7]
+    );
+    assert!(ts[8]["result"].to_string().contains("Ada"), "{:?}", ts[8]);
+
+    let py_ops = json!([
+        {"op": "info"},
+        {"op": "tools"},
+        call("py__echo", json!({"message": "hi from python"})),
+        call("everything__get-sum", json!({"a": 1, "b": 2})),
+    ]);
+    let py = lines(&py_app(&sb, "py-app", None, &py_ops).run());
+    assert_eq!(py[0]["protocol"], "2026-07-28", "{py:?}");
+    assert_eq!(tool_names(&py[1]), tools, "both apps see the same list");
+    assert_eq!(text(&py[2]["result"]), "hi from python", "{:?}", py[2]);
+    assert!(text(&py[3]["result"]).contains('3'), "{:?}", py[3]);
+    // The app talks to Airlock: the server's own identity is not passed on.
+    assert!(py[2]["result"].get("_meta").is_none(), "{:?}", py[2]);
+
+    // History names the app: --client, else the app's own name.
+    let ts_calls = sb.history(&["--client", "ts-tests"]);
+    assert_eq!(ts_calls.len(), 2, "{ts_calls:?}");
+    assert!(ts_calls
+        .iter()
+        .any(|c| c["tool"] == "add" && c["server"] == "py"));
+    let py_calls = sb.history(&["--client", "py-app"]);
+    assert_eq!(py_calls.len(), 2, "{py_calls:?}");
+    assert_eq!(sb.history(&[]).len(), 4);
+    drop(daemon);
+}
+
+#[test]
+fn url_elicitations_are_fulfilled_by_airlock_for_an_app_that_declared_none() {
+    let sb = Sandbox::new();
+    both_servers(&sb);
+    let browser = BrowserRecorder::new(sb.dir());
+    let daemon = Daemon::start(&sb, "accept", Some(&browser));
+
+    // server-everything (2025-11-25): the request path, then -32042.
+    let ops = json!([
+        call("everything__trigger-url-elicitation", json!({"url": "https://example.com/request-path", "elicitationId": "rp-1"})),
+        {"op": "sleep", "ms": 500},
+        call("everything__trigger-url-elicitation", json!({"url": "https://example.com/error-path", "elicitationId": "ep-1", "errorPath": true})),
+    ]);
+    let ts = lines(&ts_app(&sb, "ts-app", Some("ts"), &ops).run());
+    let first = &ts[0]["result"];
+    assert_ne!(first["isError"], true, "{first:?}");
+    assert!(text(first).contains("rp-1"), "{first:?}");
+    assert!(text(first).contains("accept"), "{first:?}");
+    let second = &ts[2]["result"];
+    assert_ne!(second["isError"], true, "{second:?}");
+    assert!(text(second).contains("ep-1"), "{second:?}");
+    // The error path: -32042 names a prerequisite page; Airlock opens it,
+    // retries the call, and the retry asks for the page itself.
+    assert_eq!(
+        browser.wait_for(3),
+        [
+            "https://example.com/request-path",
+            "https://modelcontextprotocol.io/",
+            "https://example.com/error-path"
+        ],
+        "exactly one open per elicitation"
+    );
+
+    // py-peer: the request path (elicitation/create, or InputRequiredResult
+    // on 2026-07-28) and -32042 with a completion.
+    let ops = json!([
+        call(
+            "py__connect_account",
+            json!({"url": "https://example.com/connect"})
+        ),
+        call(
+            "py__needs_auth",
+            json!({"url": "https://example.com/authorize"})
+        ),
+    ]);
+    let py = lines(&py_app(&sb, "py-app", None, &ops).run());
+    assert!(
+        text(&py[0]["result"]).starts_with("action=accept"),
+        "{:?}",
+        py[0]
+    );
+    assert_eq!(text(&py[1]["result"]), "authorized", "{:?}", py[1]);
+    let opened = browser.wait_for(5);
+    assert_eq!(
+        opened[3..],
+        [
+            "https://example.com/connect",
+            "https://example.com/authorize"
+        ]
+    );
+
+    // Each is Airlock's record, in its history.
+    let records = sb.elicitations();
+    assert_eq!(records.len(), 5, "{records:?}");
+    drop(daemon);
+}
+
+#[test]
+fn a_declined_elicitation_is_a_clear_tool_error_and_nothing_opens() {
+    let sb = Sandbox::new();
+    both_servers(&sb);
+    let browser = BrowserRecorder::new(sb.dir());
+    let daemon = Daemon::start(&sb, "decline", Some(&browser));
+    let ops = json!([
+        call(
+            "everything__trigger-url-elicitation",
+            json!({"url": "https://example.com/error-path", "elicitationId": "ep-2", "errorPath": true})
+        ),
+        call(
+            "py__needs_auth",
+            json!({"url": "https://example.com/authorize"})
+        ),
+        call(
+            "py__connect_account",
+            json!({"url": "https://example.com/connect"})
+        ),
+    ]);
+    let ts = lines(&ts_app(&sb, "ts-app", Some("ts"), &ops).run());
+    for r in &ts[..2] {
+        let result = &r["result"];
+        assert_eq!(result["isError"], true, "{r:?}");
+        let t = text(result);
+        assert!(t.starts_with("Airlock: "), "{t}");
+        assert!(t.contains("declined"), "{t}");
+        assert!(t.contains("not retried"), "{t}");
+    }
+    // On the request path the server hears "decline" and answers itself.
+    assert!(
+        text(&ts[2]["result"]).starts_with("action=decline"),
+        "{:?}",
+        ts[2]
+    );
+    assert!(browser.settle().is_empty(), "nothing may open");
+    drop(daemon);
+}
+
+#[test]
+fn consent_ask_without_a_window_refuses_and_says_to_open_airlock() {
+    let sb = Sandbox::new();
+    sb.add_py("py", &[]);
+    let browser = BrowserRecorder::new(sb.dir());
+    let daemon = Daemon::start(&sb, "ask", Some(&browser));
+    let ops = json!([call(
+        "py__needs_auth",
+        json!({"url": "https://example.com/authorize"})
+    )]);
+    let ts = lines(&ts_app(&sb, "ts-app", None, &ops).run());
+    assert_eq!(ts[0]["result"]["isError"], true, "{ts:?}");
+    assert!(browser.settle().is_empty());
+    let log = daemon.log();
+    assert!(log.contains("open Airlock to approve"), "{log}");
+    let records = sb.elicitations();
+    assert_eq!(records[0]["state"], "declined", "{records:?}");
+    drop(daemon);
+}
+
+#[test]
+fn apps_attached_at_once_share_one_host_and_one_set_of_server_processes() {
+    let sb = Sandbox::new();
+    let spawns = sb.dir().join("spawns.txt");
+    sb.add_py(
+        "py",
+        &[&format!("AIRLOCK_PEER_SPAWN_LOG={}", spawns.display())],
+    );
+    // No host runs: both shims race to start one; one wins, both attach to it.
+    let ops = json!([
+        call("py__echo", json!({"message": "one"})),
+        {"op": "sleep", "ms": 1500},
+        call("py__echo", json!({"message": "two"})),
+    ]);
+    let apps: Vec<_> = ["first", "second"]
+        .into_iter()
+        .map(|name| {
+            let cmd = ts_app(&sb, name, Some(name), &ops);
+            std::thread::spawn(move || cmd.run())
+        })
+        .collect();
+    let outs: Vec<Out> = apps.into_iter().map(|h| h.join().expect("app")).collect();
+    let pid = host_pid(&sb).expect("a host runs");
+    for out in &outs {
+        let v = lines(out);
+        assert_eq!(text(&v[0]["result"]), "one", "{out:?}");
+        assert_eq!(text(&v[2]["result"]), "two", "{out:?}");
+    }
+    let spawned = std::fs::read_to_string(&spawns).unwrap_or_default();
+    assert_eq!(
+        spawned.lines().count(),
+        1,
+        "one py-peer process for both apps: {spawned}"
+    );
+    // The host started by the shim is still there for the next app.
+    let third = lines(
+        &ts_app(
+            &sb,
+            "third",
+            None,
+            &json!([call("py__echo", json!({"message": "3"}))]),
+        )
+        .run(),
+    );
+    assert_eq!(text(&third[0]["result"]), "3");
+    assert_eq!(host_pid(&sb), Some(pid));
+    assert_eq!(std::fs::read_to_string(&spawns).unwrap().lines().count(), 1);
+    let log = std::fs::read_to_string(sb.data.join("gateway.log")).unwrap_or_default();
+    assert!(log.contains("serving"), "{log}");
+    stop(pid);
+    assert!(process_is_dead(pid));
+}
+
+#[test]
+fn one_host_per_data_dir_with_a_private_socket() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let daemon = Daemon::start(&sb, "accept", None);
+    let mode = std::fs::metadata(socket(&sb))
+        .expect("socket")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+
+    let second = sb.run(&["daemon"]);
+    second.expect_code(1);
+    assert!(
+        second.stderr.contains("already running")
+            && second.stderr.contains(&daemon.pid().to_string()),
+        "{second:?}"
+    );
+
+    // Killed without cleaning up: its socket is stale, and a new host takes over.
+    let pid = daemon.pid();
+    let _ = Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status();
+    assert!(wait_for_exit(pid, Duration::from_secs(5)));
+    assert!(socket(&sb).exists());
+    drop(daemon);
+    let again = Daemon::start(&sb, "accept", None);
+    let v = lines(
+        &ts_app(
+            &sb,
+            "app",
+            None,
+            &json!([call("everything__echo", json!({"message": "back"}))]),
+        )
+        .run(),
+    );
+    assert_eq!(text(&v[0]["result"]), "Echo: back");
+    drop(again);
+    assert!(!socket(&sb).exists(), "a clean stop removes the socket");
+}
+
+#[test]
+fn list_changed_reaches_the_app_when_a_server_is_added() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let daemon = Daemon::start(&sb, "accept", None);
+    let ops = json!([
+        {"op": "tools"},
+        {"op": "wait_list_changed", "timeout_ms": 20000},
+        {"op": "tools"},
+        call("py__echo", json!({"message": "new server"})),
+    ]);
+    let app = {
+        let cmd = ts_app(&sb, "watcher", None, &ops);
+        std::thread::spawn(move || cmd.run())
+    };
+    std::thread::sleep(Duration::from_millis(1500));
+    sb.add_py("py", &[]);
+    let out = app.join().expect("app");
+    let v = lines(&out);
+    assert!(!tool_names(&v[0]).iter().any(|t| t.starts_with("py__")));
+    assert_eq!(v[1]["changed"], true, "{out:?}");
+    assert!(
+        tool_names(&v[2]).contains(&"py__echo".to_owned()),
+        "{out:?}"
+    );
+    assert_eq!(text(&v[3]["result"]), "new server");
+
+    // Paused by another airlock process: its tools go away.
+    let ops = json!([
+        {"op": "wait_list_changed", "timeout_ms": 20000},
+        {"op": "tools"},
+        call("py__echo", json!({"message": "x"})),
+    ]);
+    let app = {
+        let cmd = ts_app(&sb, "watcher", None, &ops);
+        std::thread::spawn(move || cmd.run())
+    };
+    std::thread::sleep(Duration::from_millis(1500));
+    sb.run(&["servers", "pause", "py"]).ok();
+    let out = app.join().expect("app");
+    let v = lines(&out);
+    assert_eq!(v[0]["changed"], true, "{out:?}");
+    assert!(
+        !tool_names(&v[1]).iter().any(|t| t.starts_with("py__")),
+        "{out:?}"
+    );
+    assert_eq!(v[2]["error"]["code"], -32602, "{out:?}");
+    drop(daemon);
+}
+
+/// Send raw bytes through the shim, then read what comes back (JSON lines).
+fn raw_session(sb: &Sandbox, input: Vec<u8>) -> Vec<Value> {
+    let out = sb
+        .cmd()
+        .args(["gateway", "--stdio", "--client", "raw"])
+        .stdin(input)
+        .hold_stdin(Duration::from_secs(3))
+        .timeout(Duration::from_secs(30))
+        .run();
+    out.ok();
+    out.stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn by_id(replies: &[Value], id: i64) -> &Value {
+    replies
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("no reply to id {id}: {replies:?}"))
+}
+
+#[test]
+fn bad_input_from_one_app_gets_errors_and_breaks_nothing_for_others() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let daemon = Daemon::start(&sb, "accept", None);
+
+    let mut input = Vec::new();
+    let mut send = |v: Value| {
+        input.extend_from_slice(v.to_string().as_bytes());
+        input.push(b'\n');
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}),
+    );
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "nope", "arguments": {}}}),
+    );
+    send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"arguments": 5}}));
+    send(json!({"jsonrpc": "2.0", "id": 4, "method": "no/such/method", "params": {}}));
+    send(
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"cursor": "garbage"}}),
+    );
+    input.extend_from_slice(b"this is not json\n");
+    // One line over the size limit (4 MiB): dropped, the session goes on.
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"everything__echo\",\"arguments\":{\"message\":\"");
+    input.extend(std::iter::repeat_n(b'x', 5 * 1024 * 1024));
+    input.extend_from_slice(b"\"}}}\n");
+    let mut send = |v: Value| {
+        input.extend_from_slice(v.to_string().as_bytes());
+        input.push(b'\n');
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "everything__echo", "arguments": {"message": "still here"}}}),
+    );
+    let replies = raw_session(&sb, input);
+    assert!(by_id(&replies, 1)["result"]["serverInfo"]["name"] == "airlock-gateway");
+    assert_eq!(by_id(&replies, 2)["error"]["code"], -32602);
+    assert!(by_id(&replies, 3).get("error").is_some());
+    assert_eq!(by_id(&replies, 4)["error"]["code"], -32601);
+    assert_eq!(by_id(&replies, 5)["error"]["code"], -32602);
+    assert!(
+        !replies.iter().any(|r| r["id"] == 6),
+        "the oversized call ran"
+    );
+    assert_eq!(
+        text(&by_id(&replies, 7)["result"]),
+        "Echo: still here",
+        "{replies:?}"
+    );
+
+    // Not a hello: refused with a reason, nothing else.
+    let mut raw = UnixStream::connect(socket(&sb)).expect("connect");
+    raw.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}\n")
+        .unwrap();
+    let mut answer = String::new();
+    BufReader::new(&raw).read_line(&mut answer).unwrap();
+    let answer: Value = serde_json::from_str(&answer).expect("a JSON refusal");
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("airlock gateway --stdio"),
+        "{answer}"
+    );
+    // A bad client name is refused by the shim itself.
+    let bad = sb.run(&["gateway", "--stdio", "--client", "a/b"]);
+    bad.expect_code(2);
+
+    // Another app is unaffected.
+    let v = lines(
+        &ts_app(
+            &sb,
+            "other",
+            None,
+            &json!([call("everything__echo", json!({"message": "fine"}))]),
+        )
+        .run(),
+    );
+    assert_eq!(text(&v[0]["result"]), "Echo: fine");
+    drop(daemon);
+}
+
+#[test]
+fn the_shim_without_a_host_and_without_starting_one_says_so() {
+    let sb = Sandbox::new();
+    let out = sb.run(&["gateway", "--stdio", "--no-start"]);
+    out.expect_code(1);
+    assert!(out.stderr.contains("no host"), "{out:?}");
+    assert!(!Path::new(&socket(&sb)).exists());
+}
+
+/// The TypeScript app declaring form elicitation, answering every form
+/// with `answer` as its content.
+fn ts_form_app(sb: &Sandbox, answer: &Value, ops: &Value) -> Cmd {
+    Cmd::new("node")
+        .arg(peers_dir().join("gateway_client.mjs"))
+        .args(["--name", "form-app", "--elicitation", "form"])
+        .args(["--form-answer", &answer.to_string()])
+        .args(["--ops", &ops.to_string(), "--"])
+        .args(shim_argv(sb, Some("form-app"), &[]))
+        .timeout(Duration::from_secs(90))
+}
+
+#[test]
+fn a_form_goes_to_the_app_that_can_show_it_and_its_answer_is_checked() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let daemon = Daemon::start(&sb, "accept", None);
+    let ops = json!([
+        call("everything__trigger-elicitation-request", json!({})),
+        {"op": "elicitations"},
+    ]);
+
+    // The app fills the form: the server gets its answer.
+    let good = json!({"name": "Ada", "check": true, "email": "ada@example.com", "integer": 7});
+    let v = lines(&ts_form_app(&sb, &good, &ops).run());
+    let t = text(&v[0]["result"]);
+    assert!(t.contains("User provided the requested information"), "{t}");
+    assert!(
+        t.contains("Name: Ada") && t.contains("Favorite Integer: 7"),
+        "{t}"
+    );
+    let asked = &v[1]["elicitations"][0];
+    assert_eq!(asked["mode"], "form", "{asked}");
+    assert!(asked["message"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("Please provide inputs"));
+    // Rebuilt from Airlock's parsed form: every field, titled options kept.
+    let props = &asked["requestedSchema"]["properties"];
+    assert_eq!(props.as_object().map(|p| p.len()), Some(13), "{asked}");
+    assert_eq!(
+        props["titledSingleSelectEnum"]["oneOf"][1]["title"],
+        "Green Lantern"
+    );
+    assert_eq!(asked["requestedSchema"]["required"], json!(["name"]));
+    let record = &sb.elicitations()[0];
+    assert_eq!(record["mode"], "form");
+    assert_eq!(record["state"], "accepted", "{record}");
+
+    // An answer that does not fit the form never reaches the server.
+    let bad = json!({"name": "Ada", "integer": 500});
+    let v = lines(&ts_form_app(&sb, &bad, &ops).run());
+    let t = text(&v[0]["result"]);
+    assert!(t.contains("declined"), "{t}");
+    assert!(!t.contains("500"), "{t}");
+    let record = &sb.elicitations()[0];
+    assert_eq!(record["state"], "declined", "{record}");
+
+    // An app that declared no forms: Airlock's own consent answers (the
+    // scripted accept fills defaults; `name` has none, so it declines).
+    let v = lines(&ts_app(&sb, "plain", None, &ops).run());
+    assert!(text(&v[0]["result"]).contains("declined"), "{v:?}");
+    assert_eq!(sb.elicitations().len(), 3);
+    drop(daemon);
+}
+
+/// Say hello on a raw connection; the host's one-line answer.
+fn hello(sb: &Sandbox, line: &[u8]) -> (UnixStream, Value) {
+    let mut raw = UnixStream::connect(socket(sb)).expect("connect");
+    raw.write_all(line).expect("write hello");
+    raw.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut answer = String::new();
+    BufReader::new(&raw)
+        .read_line(&mut answer)
+        .expect("the host answers");
+    let answer = serde_json::from_str(&answer).unwrap_or(Value::Null);
+    (raw, answer)
+}
+
+#[test]
+fn the_hello_and_the_number_of_apps_are_bounded() {
+    let sb = Sandbox::new();
+    let daemon = Daemon::start(&sb, "accept", None);
+    // A hello over 4 KiB (no newline in sight) is refused, not buffered.
+    let (_, answer) = hello(&sb, &vec![b'{'; 5000]);
+    assert!(answer["error"].is_string(), "{answer}");
+    // Silence: refused after the hello time-out (5 s).
+    let started = std::time::Instant::now();
+    let (_, answer) = hello(&sb, b"");
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no hello"),
+        "{answer}"
+    );
+    assert!(started.elapsed() >= Duration::from_secs(4));
+
+    // 64 apps at once (limits::MAX_APPS); the 65th is told why.
+    let ok = b"{\"airlock_gateway\":1,\"client\":\"many\"}\n";
+    let attached: Vec<UnixStream> = (0..64)
+        .map(|i| {
+            let (s, answer) = hello(&sb, ok);
+            assert_eq!(answer["ok"], true, "app {i}: {answer}");
+            s
+        })
+        .collect();
+    let (_, answer) = hello(&sb, ok);
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("too many apps"),
+        "{answer}"
+    );
+    drop(attached);
+    // Their places are free again.
+    let again = wait_until("a place for one more app", Duration::from_secs(10), || {
+        let (s, answer) = hello(&sb, ok);
+        (answer["ok"] == true).then_some(s)
+    });
+    drop(again);
+    drop(daemon);
+}
+
+#[test]
+fn calls_in_flight_per_app_are_bounded() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let daemon = Daemon::start(&sb, "accept", None);
+    let mut input = Vec::new();
+    let mut send = |v: Value| {
+        input.extend_from_slice(v.to_string().as_bytes());
+        input.push(b'\n');
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "flood", "version": "0"}}}),
+    );
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    // limits::MAX_CALLS_IN_FLIGHT_PER_APP is 32: the 33rd is refused.
+    for id in 1..=33 {
+        send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "everything__trigger-long-running-operation", "arguments": {"duration": 2, "steps": 1}}}),
+        );
+    }
+    let replies = raw_session(&sb, input);
+    let refused: Vec<&Value> = replies
+        .iter()
+        .filter(|r| {
+            r["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("too many calls in flight"))
+        })
+        .collect();
+    assert_eq!(refused.len(), 1, "{replies:?}");
+    let done = replies
+        .iter()
+        .filter(|r| r["result"]["content"].is_array())
+        .count();
+    assert_eq!(done, 32, "{replies:?}");
+    drop(daemon);
+}

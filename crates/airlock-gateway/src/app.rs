@@ -1,0 +1,419 @@
+//! One attached app, served as one MCP server (rmcp's server side): lists
+//! come from the [`Catalog`], calls go to the core (`Airlock::call_tool_for`)
+//! so that URL elicitations, sign-ins, rate limits, history and masking are
+//! Airlock's own on every path. The app never sees a URL elicitation: it
+//! gets the tool's final result, or a tool error that says why.
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
+    ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation,
+    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig,
+    SubscriptionFilter,
+};
+use rmcp::service::{RequestContext, RoleServer, SubscriptionContext, SubscriptionSink};
+use rmcp::ServerHandler;
+use tokio::sync::Semaphore;
+
+use crate::host::Gateway;
+use crate::limits;
+
+/// Numbers the attached apps (for form routing).
+static NEXT_APP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// One app's session.
+pub struct AppSession {
+    gateway: Arc<Gateway>,
+    id: u64,
+    /// `--client NAME` from the hello; else the app's own name is used.
+    client: Option<String>,
+    in_flight: Arc<Semaphore>,
+    /// The app's open `subscriptions/listen` streams (2026-07-28).
+    pub(crate) subscriptions: Arc<Mutex<Vec<SubscriptionSink>>>,
+}
+
+impl AppSession {
+    pub fn new(gateway: Arc<Gateway>, client: Option<String>) -> Self {
+        Self {
+            gateway,
+            id: NEXT_APP.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            client,
+            in_flight: Arc::new(Semaphore::new(limits::MAX_CALLS_IN_FLIGHT_PER_APP)),
+            subscriptions: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
+    /// The name history records for this app's calls.
+    fn client_name(&self, context: &RequestContext<RoleServer>) -> String {
+        if let Some(c) = &self.client {
+            return c.clone();
+        }
+        context
+            .client_info()
+            .map(|i| crate::hello::client_name_from_app(&i.name))
+            .unwrap_or_else(|| "unnamed".to_owned())
+    }
+
+    /// Wait (bounded) until the host's first connects are done, so that an
+    /// app attaching at start-up sees every server that could connect.
+    async fn settled(&self) {
+        let mut ready = self.gateway.started.clone();
+        let _ = tokio::time::timeout(limits::STARTUP_WAIT, ready.wait_for(|done| *done)).await;
+    }
+}
+
+/// Page `items` for an app: the cursor is the offset (opaque to the app).
+fn page<T: Clone>(
+    items: &[T],
+    request: Option<&PaginatedRequestParams>,
+) -> Result<(Vec<T>, Option<String>), ErrorData> {
+    let start = match request.and_then(|r| r.cursor.as_deref()) {
+        None => 0,
+        Some(c) => c
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n <= items.len())
+            .ok_or_else(|| {
+                ErrorData::invalid_params("unknown cursor: list again from the start", None)
+            })?,
+    };
+    let end = (start + limits::LIST_PAGE_SIZE).min(items.len());
+    let next = (end < items.len()).then(|| end.to_string());
+    Ok((items[start..end].to_vec(), next))
+}
+
+/// A server's result as the app gets it: complete (whatever revision the
+/// server spoke; rmcp drops the marker again for a 2025-11-25 app), and
+/// without the server's own identity in `_meta` (the app talks to Airlock).
+fn for_the_app(mut result: CallToolResult) -> CallToolResult {
+    result.result_type = Some(ResultType::COMPLETE);
+    if let Some(meta) = result.meta.as_mut() {
+        meta.remove(SERVER_INFO_META);
+        if meta.is_empty() {
+            result.meta = None;
+        }
+    }
+    result
+}
+
+/// Where a 2026-07-28 server names itself in a result's `_meta`.
+const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
+
+/// A call that did not produce a result, as a tool error the app (and its
+/// model) can read: which server, and why.
+fn tool_error(text: String) -> CallToolResponse {
+    CallToolResponse::Complete(CallToolResult::error(vec![ContentBlock::text(text)]))
+}
+
+fn capabilities() -> ServerCapabilities {
+    ServerCapabilities::builder()
+        .enable_tools()
+        .enable_tool_list_changed()
+        .enable_prompts()
+        .enable_prompts_list_changed()
+        .enable_resources()
+        .enable_resources_list_changed()
+        .build()
+}
+
+impl ServerHandler for AppSession {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(capabilities())
+            .with_server_info(Implementation::new(
+                "airlock-gateway",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(self.gateway.catalog.instructions())
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        self.settled().await;
+        // Fresh instructions for get_info.
+        self.gateway.catalog.view().await;
+        self.negotiate_initialize(&request)
+    }
+
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        self.settled().await;
+        self.gateway.catalog.view().await;
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        ))
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let view = self.gateway.catalog.view().await;
+        let (tools, next) = page(&view.tools, request.as_ref())?;
+        let mut result = ListToolsResult::with_all_items(tools);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Ok(_permit) = self.in_flight.clone().try_acquire_owned() else {
+            return Err(ErrorData::new(
+                ErrorCode::INVALID_REQUEST,
+                format!(
+                    "too many calls in flight from this app (at most {}); wait for some to finish",
+                    limits::MAX_CALLS_IN_FLIGHT_PER_APP
+                ),
+                None,
+            ));
+        };
+        let view = self.gateway.catalog.view().await;
+        let Some(route) = view.tool(&request.name).cloned() else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown tool {:?}: tools/list shows the tools Airlock serves now",
+                    truncate(&request.name, 200)
+                ),
+                None,
+            ));
+        };
+        drop(view);
+        let client = self.client_name(&context);
+        // A form this call's server asks goes to this app, if it can show it.
+        let _ticket = self.gateway.forms.as_ref().map(|routes| {
+            let peer = crate::forms::takes_forms(&context.peer).then(|| context.peer.clone());
+            routes.call_started(&route.server, self.id, peer)
+        });
+        let call = self.gateway.core.call_tool_for(
+            Some(&client),
+            &route.server,
+            &route.name,
+            request.arguments,
+        );
+        // The app cancelled: dropping the call cancels it at the server too.
+        let outcome = tokio::select! {
+            outcome = call => outcome,
+            () = context.ct.cancelled() => {
+                return Err(ErrorData::new(ErrorCode::INVALID_REQUEST, "cancelled by the app", None));
+            }
+        };
+        match outcome {
+            Ok(outcome) => match serde_json::from_value::<CallToolResult>(outcome.result) {
+                Ok(result) => Ok(CallToolResponse::Complete(for_the_app(result))),
+                Err(e) => Ok(tool_error(format!(
+                    "Airlock: {} returned a result Airlock could not pass on: {e}",
+                    route.server
+                ))),
+            },
+            Err(e) => Ok(tool_error(format!("Airlock: {e}"))),
+        }
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let view = self.gateway.catalog.view().await;
+        let (prompts, next) = page(&view.prompts, request.as_ref())?;
+        let mut result = ListPromptsResult::with_all_items(prompts);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let view = self.gateway.catalog.view().await;
+        let Some(route) = view.prompt(&request.name).cloned() else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown prompt {:?}: prompts/list shows the prompts Airlock serves now",
+                    truncate(&request.name, 200)
+                ),
+                None,
+            ));
+        };
+        drop(view);
+        let get = self
+            .gateway
+            .core
+            .get_prompt(&route.server, &route.name, request.arguments);
+        tokio::select! {
+            r = get => r.map(GetPromptResponse::Complete).map_err(|e| core_error(&e)),
+            () = context.ct.cancelled() => Err(ErrorData::new(ErrorCode::INVALID_REQUEST, "cancelled by the app", None)),
+        }
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let view = self.gateway.catalog.view().await;
+        let (resources, next) = page(&view.resources, request.as_ref())?;
+        let mut result = ListResourcesResult::with_all_items(resources);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        // Templates are not aggregated yet (a templated URI has no single owner).
+        Ok(ListResourceTemplatesResult::with_all_items(Vec::new()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let view = self.gateway.catalog.view().await;
+        let Some(route) = view.resource(&request.uri).cloned() else {
+            return Err(ErrorData::resource_not_found(
+                format!(
+                    "unknown resource {:?}: resources/list shows the resources Airlock serves now",
+                    truncate(&request.uri, 200)
+                ),
+                None,
+            ));
+        };
+        drop(view);
+        let read = self.gateway.core.read_resource(&route.server, &route.name);
+        tokio::select! {
+            r = read => r.map(ReadResourceResponse::Complete).map_err(|e| core_error(&e)),
+            () = context.ct.cancelled() => Err(ErrorData::new(ErrorCode::INVALID_REQUEST, "cancelled by the app", None)),
+        }
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        // List changes only: per-resource updates are not forwarded yet.
+        let mut accepted = requested.clone();
+        accepted.resource_subscriptions = None;
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        {
+            let mut subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+            if subs.len() >= limits::MAX_SUBSCRIPTIONS_PER_APP {
+                return Err(ErrorData::new(
+                    ErrorCode::INVALID_REQUEST,
+                    format!(
+                        "too many open subscriptions from this app (at most {})",
+                        limits::MAX_SUBSCRIPTIONS_PER_APP
+                    ),
+                    None,
+                ));
+            }
+            subs.push(context.sink().clone());
+        }
+        context.cancelled().await;
+        let id = context.sink().id().clone();
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|s| s.id() != &id);
+        Ok(())
+    }
+}
+
+/// A core error on a prompt or resource (not a tool call) as a JSON-RPC error.
+fn core_error(e: &airlock_core::CoreError) -> ErrorData {
+    if e.is_usage() {
+        ErrorData::invalid_params(format!("Airlock: {e}"), None)
+    } else {
+        ErrorData::internal_error(format!("Airlock: {e}"), None)
+    }
+}
+
+fn truncate(text: &str, max_chars: usize) -> Cow<'_, str> {
+    if text.chars().count() <= max_chars {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.chars().take(max_chars).chain(['…']).collect())
+    }
+}
+
+/// Send list_changed to one app: on its 2025-11-25 session, or on each of
+/// its 2026-07-28 subscriptions.
+pub(crate) async fn announce_change(
+    peer: &rmcp::service::Peer<RoleServer>,
+    subscriptions: &Mutex<Vec<SubscriptionSink>>,
+) {
+    let legacy = peer
+        .peer_info()
+        .is_some_and(|i| i.protocol_version < ProtocolVersion::V_2026_07_28);
+    if legacy {
+        let _ = peer.notify_tool_list_changed().await;
+        let _ = peer.notify_prompt_list_changed().await;
+        let _ = peer.notify_resource_list_changed().await;
+    }
+    let sinks: Vec<SubscriptionSink> = subscriptions
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    for sink in sinks {
+        if sink.accepted().tools_list_changed == Some(true) {
+            let _ = sink.notify_tool_list_changed().await;
+        }
+        if sink.accepted().prompts_list_changed == Some(true) {
+            let _ = sink.notify_prompt_list_changed().await;
+        }
+        if sink.accepted().resources_list_changed == Some(true) {
+            let _ = sink.notify_resource_list_changed().await;
+        }
+    }
+}
+
+/// How long several changes are gathered into one list_changed.
+pub const CHANGE_COALESCE: Duration = Duration::from_millis(100);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_and_cursors() {
+        let items: Vec<usize> = (0..(limits::LIST_PAGE_SIZE * 2 + 3)).collect();
+        let (first, next) = page(&items, None).unwrap();
+        assert_eq!(first.len(), limits::LIST_PAGE_SIZE);
+        let mut req = PaginatedRequestParams::default();
+        req.cursor = next;
+        let (second, next) = page(&items, Some(&req)).unwrap();
+        assert_eq!(second[0], limits::LIST_PAGE_SIZE);
+        req.cursor = next;
+        let (third, next) = page(&items, Some(&req)).unwrap();
+        assert_eq!(third.len(), 3);
+        assert!(next.is_none());
+        req.cursor = Some("garbage".into());
+        assert!(page(&items, Some(&req)).is_err());
+        req.cursor = Some(format!("{}", items.len() + 1));
+        assert!(page(&items, Some(&req)).is_err());
+        let empty: Vec<usize> = Vec::new();
+        assert_eq!(page(&empty, None).unwrap(), (Vec::new(), None));
+    }
+}

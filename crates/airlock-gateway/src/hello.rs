@@ -1,0 +1,168 @@
+//! The one line each side says before MCP starts on the local socket.
+//!
+//! ```text
+//! shim -> host: {"airlock_gateway":1,"client":"cursor"}\n     (client may be null)
+//! host -> shim: {"airlock_gateway":1,"ok":true,"pid":1234}\n
+//!            or {"airlock_gateway":1,"error":"why, in words"}\n  (then the host closes)
+//! ```
+//!
+//! After these two lines the stream carries newline-delimited JSON-RPC (MCP's
+//! stdio framing) both ways, untouched: the shim only copies bytes. A line
+//! longer than [`MAX_HELLO_BYTES`], or none within [`HELLO_TIMEOUT`], ends
+//! the connection.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// The version of this exchange; a host refuses a version it does not know.
+pub const HELLO_VERSION: u32 = 1;
+/// Longest hello line, newline included.
+pub const MAX_HELLO_BYTES: usize = 4096;
+/// How long either side waits for the other's hello.
+pub const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
+/// Longest client name, in characters.
+pub const MAX_CLIENT_NAME_CHARS: usize = 64;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hello {
+    pub airlock_gateway: u32,
+    /// `--client NAME`; `None`: the host uses the app's own name (clientInfo).
+    #[serde(default)]
+    pub client: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Welcome {
+    pub airlock_gateway: u32,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ok: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl Welcome {
+    pub fn ok() -> Self {
+        Self {
+            airlock_gateway: HELLO_VERSION,
+            ok: true,
+            pid: Some(std::process::id()),
+            error: None,
+        }
+    }
+    pub fn refuse(why: impl Into<String>) -> Self {
+        Self {
+            airlock_gateway: HELLO_VERSION,
+            ok: false,
+            pid: Some(std::process::id()),
+            error: Some(why.into()),
+        }
+    }
+}
+
+/// A line of JSON with its newline.
+pub fn line<T: Serialize>(value: &T) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec(value).unwrap_or_else(|_| b"{}".to_vec());
+    bytes.push(b'\n');
+    bytes
+}
+
+/// Is this a client name Airlock records? 1 to [`MAX_CLIENT_NAME_CHARS`]
+/// letters, digits, spaces, `.`, `_` or `-`, not starting with `-` or space.
+pub fn check_client_name(name: &str) -> Result<(), String> {
+    let n = name.chars().count();
+    let ok = (1..=MAX_CLIENT_NAME_CHARS).contains(&n)
+        && name.trim() == name
+        && !name.starts_with('-')
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '.' | '_' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "client name {name:?} is not allowed: 1 to {MAX_CLIENT_NAME_CHARS} letters, digits, spaces, '.', '_' or '-'"
+        ))
+    }
+}
+
+/// An app's own name (clientInfo.name) made into a client name: what
+/// [`check_client_name`] would refuse becomes `_`, bounded.
+pub fn client_name_from_app(name: &str) -> String {
+    let cleaned: String = name
+        .chars()
+        .take(MAX_CLIENT_NAME_CHARS)
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let cleaned = cleaned.trim_start_matches('-').to_owned();
+    if cleaned.is_empty() {
+        "unnamed".to_owned()
+    } else {
+        cleaned
+    }
+}
+
+/// Parse the shim's hello; `Err` is the sentence sent back.
+pub fn parse_hello(line: &[u8]) -> Result<Hello, String> {
+    let hello: Hello = serde_json::from_slice(line).map_err(|_| {
+        "not an Airlock gateway hello: connect with `airlock gateway --stdio`".to_owned()
+    })?;
+    if hello.airlock_gateway != HELLO_VERSION {
+        return Err(format!(
+            "this Airlock speaks gateway hello version {HELLO_VERSION}, the shim spoke {}: use the same Airlock version for both",
+            hello.airlock_gateway
+        ));
+    }
+    if let Some(name) = &hello.client {
+        check_client_name(name)?;
+    }
+    Ok(hello)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hello_round_trips_and_bad_ones_are_refused_with_a_reason() {
+        let h = Hello {
+            airlock_gateway: HELLO_VERSION,
+            client: Some("cursor".into()),
+        };
+        let bytes = line(&h);
+        assert!(bytes.ends_with(b"\n"));
+        assert_eq!(parse_hello(&bytes).unwrap(), h);
+        assert!(parse_hello(b"{\"airlock_gateway\":1}\n")
+            .unwrap()
+            .client
+            .is_none());
+        assert!(parse_hello(b"{\"jsonrpc\":\"2.0\"}").is_err());
+        assert!(parse_hello(b"{\"airlock_gateway\":2}")
+            .unwrap_err()
+            .contains("version"));
+        assert!(parse_hello(b"{\"airlock_gateway\":1,\"client\":\"a\\nb\"}").is_err());
+    }
+
+    #[test]
+    fn client_names_are_bounded_and_plain() {
+        assert!(check_client_name("claude-desktop").is_ok());
+        assert!(check_client_name("VS Code").is_ok());
+        assert!(check_client_name("").is_err());
+        assert!(check_client_name(" x").is_err());
+        assert!(check_client_name("-x").is_err());
+        assert!(check_client_name("a/b").is_err());
+        assert!(check_client_name(&"x".repeat(MAX_CLIENT_NAME_CHARS)).is_ok());
+        assert!(check_client_name(&"x".repeat(MAX_CLIENT_NAME_CHARS + 1)).is_err());
+        assert_eq!(client_name_from_app("Claude Code\u{202e}"), "Claude_Code_");
+        assert_eq!(client_name_from_app("--"), "unnamed");
+        assert!(check_client_name(&client_name_from_app(&"é".repeat(500))).is_ok());
+    }
+}

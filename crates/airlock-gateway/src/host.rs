@@ -1,0 +1,442 @@
+//! The host side: the one process that owns the server connections (the
+//! daemon now; the desktop app later), its socket, and one MCP session per
+//! attached app.
+//!
+//! At start it connects every enabled server (in the background: a server
+//! that needs a sign-in waits for one in Airlock instead of asking), then
+//! keeps the catalog in step with the core's status events and with the
+//! server list (servers added, edited, paused, resumed or removed by another
+//! `airlock` process).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use airlock_core::events::CoreEvent;
+use airlock_core::status::ConnStatus;
+use airlock_core::Airlock;
+use rmcp::service::serve_server;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::UnixStream;
+use tokio::sync::{broadcast, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::app::{announce_change, AppSession, CHANGE_COALESCE};
+use crate::catalog::{log, Catalog};
+use crate::forms::FormRoutes;
+use crate::hello::{self, Welcome};
+use crate::{limits, place};
+
+/// What every app session shares.
+pub struct Gateway {
+    pub core: Arc<Airlock>,
+    pub catalog: Catalog,
+    /// `true` once the first connects are done.
+    pub started: watch::Receiver<bool>,
+    /// Which apps have calls in flight, for their servers' forms.
+    pub forms: Option<Arc<FormRoutes>>,
+    attached: AtomicUsize,
+    /// The count of attached apps, for the idle timer.
+    attached_tx: watch::Sender<usize>,
+}
+
+#[derive(Clone)]
+pub struct HostOptions {
+    /// Between a server's prefix and its item's name (default `__`).
+    pub separator: String,
+    /// Exit after this long with no app attached (`None`: run until stopped).
+    pub idle_exit: Option<Duration>,
+    /// Where forms go: the routes of the core's [`crate::forms::HostConsent`]
+    /// (`None`: every form is Airlock's own).
+    pub forms: Option<Arc<FormRoutes>>,
+}
+
+impl Default for HostOptions {
+    fn default() -> Self {
+        Self {
+            separator: crate::names::DEFAULT_SEPARATOR.to_owned(),
+            idle_exit: None,
+            forms: None,
+        }
+    }
+}
+
+impl Gateway {
+    /// Start serving `core`'s servers: first connects, status events, the
+    /// server-list watch. The returned gateway is ready for apps at once
+    /// (they wait for the first connects in their handshake).
+    pub fn start(core: Arc<Airlock>, options: &HostOptions) -> Arc<Gateway> {
+        let (started_tx, started) = watch::channel(false);
+        let (attached_tx, _) = watch::channel(0);
+        let gateway = Arc::new(Gateway {
+            catalog: Catalog::new(core.clone(), options.separator.clone()),
+            core,
+            started,
+            forms: options.forms.clone(),
+            attached: AtomicUsize::new(0),
+            attached_tx,
+        });
+        // Subscribe before connecting so that no Ready is missed.
+        let events = gateway.core.subscribe();
+        tokio::spawn(follow_status(gateway.clone(), events));
+        tokio::spawn(watch_registry(gateway.clone(), started_tx));
+        gateway
+    }
+
+    pub fn attached(&self) -> usize {
+        self.attached.load(Ordering::SeqCst)
+    }
+}
+
+/// Servers that became ready or stopped being ready change the lists.
+async fn follow_status(gateway: Arc<Gateway>, mut events: broadcast::Receiver<CoreEvent>) {
+    let mut ready: HashMap<String, bool> = HashMap::new();
+    loop {
+        match events.recv().await {
+            Ok(CoreEvent::Status { server, status }) => {
+                let now = matches!(status, ConnStatus::Ready { .. });
+                let was = ready.insert(server.clone(), now).unwrap_or(false);
+                if now || was {
+                    if now != was {
+                        log(&format!(
+                            "{server}: {}",
+                            if now {
+                                "ready, served"
+                            } else {
+                                "no longer served"
+                            }
+                        ));
+                    }
+                    gateway.catalog.server_changed(&server).await;
+                }
+            }
+            Ok(_) => {}
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                ready.clear();
+                gateway.catalog.all_changed().await;
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        }
+    }
+}
+
+/// A server as last seen in the list: what decides a reconnect.
+#[derive(PartialEq, Eq)]
+struct Seen {
+    definition: String,
+    paused: bool,
+}
+
+fn seen(def: &airlock_core::servers::ServerDef) -> Seen {
+    Seen {
+        definition: serde_json::to_string(&(&def.transport, &def.options)).unwrap_or_default(),
+        paused: def.paused,
+    }
+}
+
+/// Connect every enabled server at start, then follow the server list.
+async fn watch_registry(gateway: Arc<Gateway>, started: watch::Sender<bool>) {
+    let core = gateway.core.clone();
+    let mut known: HashMap<String, Seen> = HashMap::new();
+    let mut first = tokio::task::JoinSet::new();
+    match core.list_servers() {
+        Ok(defs) => {
+            for def in defs {
+                if !def.paused {
+                    let core = core.clone();
+                    let name = def.name.clone();
+                    first.spawn(async move { connect(&core, &name).await });
+                }
+                known.insert(def.name.clone(), seen(&def));
+            }
+        }
+        Err(e) => log(&format!("cannot read the server list: {e}")),
+    }
+    while first.join_next().await.is_some() {}
+    let _ = started.send(true);
+    gateway.catalog.all_changed().await;
+    let mut last_retry = tokio::time::Instant::now();
+    loop {
+        tokio::time::sleep(limits::REGISTRY_POLL).await;
+        let Ok(defs) = core.list_servers() else {
+            continue;
+        };
+        // Servers that could not connect (or whose reconnects gave up) are
+        // tried again now and then; sign-ins are not (they wait for the user).
+        if last_retry.elapsed() >= limits::RETRY_FAILED_EVERY {
+            last_retry = tokio::time::Instant::now();
+            for def in defs.iter().filter(|d| !d.paused) {
+                if matches!(core.status(&def.name), ConnStatus::Failed { .. }) {
+                    log(&format!("{}: trying to connect again", def.name));
+                    spawn_connect(&core, &def.name);
+                }
+            }
+        }
+        let mut now: HashMap<String, Seen> = HashMap::new();
+        for def in &defs {
+            let s = seen(def);
+            match known.get(&def.name) {
+                None if !s.paused => {
+                    log(&format!("{}: added, connecting", def.name));
+                    spawn_connect(&core, &def.name);
+                }
+                Some(old) if old.paused && !s.paused => {
+                    log(&format!("{}: resumed, connecting", def.name));
+                    spawn_connect(&core, &def.name);
+                }
+                Some(old) if !old.paused && s.paused => {
+                    log(&format!("{}: paused, disconnecting", def.name));
+                    core.disconnect(&def.name);
+                }
+                Some(old) if old.definition != s.definition && !s.paused => {
+                    log(&format!("{}: edited, reconnecting", def.name));
+                    core.disconnect(&def.name);
+                    spawn_connect(&core, &def.name);
+                }
+                _ => {}
+            }
+            now.insert(def.name.clone(), s);
+        }
+        for gone in known.keys().filter(|k| !now.contains_key(*k)) {
+            log(&format!("{gone}: removed, disconnecting"));
+            core.disconnect(gone);
+            gateway.catalog.server_changed(gone).await;
+        }
+        known = now;
+    }
+}
+
+async fn connect(core: &Arc<Airlock>, name: &str) {
+    if let Err(e) = core.connect_in_background(name).await {
+        log(&format!("{name}: not connected: {e}"));
+    }
+}
+
+fn spawn_connect(core: &Arc<Airlock>, name: &str) {
+    let (core, name) = (core.clone(), name.to_owned());
+    tokio::spawn(async move { connect(&core, &name).await });
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    #[error(transparent)]
+    Claim(#[from] place::ClaimError),
+    #[error("cannot listen: {0}")]
+    Listen(std::io::Error),
+}
+
+/// Run the host on `data_dir`'s socket until SIGTERM, SIGINT, or (with
+/// `idle_exit`) that long with no app attached.
+pub async fn run(
+    core: Arc<Airlock>,
+    data_dir: &std::path::Path,
+    options: HostOptions,
+) -> Result<(), HostError> {
+    let owned = place::claim(data_dir)?;
+    owned
+        .listener
+        .set_nonblocking(true)
+        .map_err(HostError::Listen)?;
+    let listener =
+        tokio::net::UnixListener::from_std(owned.listener.try_clone().map_err(HostError::Listen)?)
+            .map_err(HostError::Listen)?;
+    let gateway = Gateway::start(core, &options);
+    log(&format!(
+        "serving {} (pid {})",
+        owned.socket.display(),
+        std::process::id()
+    ));
+    let stop = CancellationToken::new();
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(HostError::Listen)?;
+    let idle = idle_timer(gateway.attached_tx.subscribe(), options.idle_exit);
+    tokio::pin!(idle);
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    let same_user = stream.peer_cred().is_ok_and(|c| c.uid() == owned.uid);
+                    if !same_user {
+                        log("refused a connection from another user");
+                        continue;
+                    }
+                    tokio::spawn(attach(gateway.clone(), stream, stop.clone()));
+                }
+                Err(e) => {
+                    log(&format!("accept failed: {e}"));
+                    // Out of file descriptors, say: do not spin.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            },
+            _ = terminate.recv() => { log("SIGTERM: stopping"); break; }
+            _ = tokio::signal::ctrl_c() => { log("SIGINT: stopping"); break; }
+            () = &mut idle => { log("no app attached for a while: stopping"); break; }
+        }
+    }
+    stop.cancel();
+    drop(owned);
+    Ok(())
+}
+
+/// Resolves once no app has been attached for `after` (never with `None`).
+async fn idle_timer(mut attached: watch::Receiver<usize>, after: Option<Duration>) {
+    let Some(after) = after else {
+        return std::future::pending().await;
+    };
+    loop {
+        if *attached.borrow_and_update() == 0 {
+            tokio::select! {
+                () = tokio::time::sleep(after) => return,
+                changed = attached.changed() => if changed.is_err() { return std::future::pending().await },
+            }
+        } else if attached.changed().await.is_err() {
+            return std::future::pending().await;
+        }
+    }
+}
+
+/// Counts an attached app while alive.
+struct Attached(Arc<Gateway>);
+
+impl Attached {
+    fn new(gateway: Arc<Gateway>) -> Option<Self> {
+        let n = gateway.attached.fetch_add(1, Ordering::SeqCst);
+        if n >= limits::MAX_APPS {
+            gateway.attached.fetch_sub(1, Ordering::SeqCst);
+            return None;
+        }
+        gateway.attached_tx.send_replace(n + 1);
+        Some(Self(gateway))
+    }
+}
+
+impl Drop for Attached {
+    fn drop(&mut self) {
+        let n = self.0.attached.fetch_sub(1, Ordering::SeqCst);
+        self.0.attached_tx.send_replace(n.saturating_sub(1));
+    }
+}
+
+/// Read one line of at most `max` bytes (newline included).
+async fn read_line_bounded(
+    reader: &mut BufReader<tokio::net::unix::OwnedReadHalf>,
+    max: usize,
+) -> std::io::Result<Option<Vec<u8>>> {
+    let mut line = Vec::new();
+    loop {
+        let buf = reader.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(None);
+        }
+        let room = max.saturating_sub(line.len());
+        match buf.iter().take(room).position(|b| *b == b'\n') {
+            Some(i) => {
+                line.extend_from_slice(&buf[..=i]);
+                reader.consume(i + 1);
+                return Ok(Some(line));
+            }
+            None if buf.len() >= room => return Ok(None),
+            None => {
+                let n = buf.len();
+                line.extend_from_slice(buf);
+                reader.consume(n);
+            }
+        }
+    }
+}
+
+/// One app: the hello, then its MCP session until either side closes.
+async fn attach(gateway: Arc<Gateway>, stream: UnixStream, stop: CancellationToken) {
+    let (read, mut write) = stream.into_split();
+    let mut reader = BufReader::new(read);
+    let hello = match tokio::time::timeout(
+        hello::HELLO_TIMEOUT,
+        read_line_bounded(&mut reader, hello::MAX_HELLO_BYTES),
+    )
+    .await
+    {
+        Ok(Ok(Some(line))) => hello::parse_hello(&line),
+        Ok(Ok(None)) => Err("no hello line (too long, or the stream ended)".to_owned()),
+        Ok(Err(e)) => Err(format!("cannot read the hello: {e}")),
+        Err(_) => Err(format!(
+            "no hello within {} s",
+            hello::HELLO_TIMEOUT.as_secs()
+        )),
+    };
+    let hello = match hello {
+        Ok(h) => h,
+        Err(why) => {
+            log(&format!("refused an attach: {why}"));
+            let _ = write.write_all(&hello::line(&Welcome::refuse(why))).await;
+            return;
+        }
+    };
+    let Some(_attached) = Attached::new(gateway.clone()) else {
+        let why = format!(
+            "too many apps attached (at most {}); close one",
+            limits::MAX_APPS
+        );
+        let _ = write.write_all(&hello::line(&Welcome::refuse(why))).await;
+        return;
+    };
+    if write.write_all(&hello::line(&Welcome::ok())).await.is_err() {
+        return;
+    }
+    let who = hello.client.clone().unwrap_or_else(|| "(unnamed)".into());
+    let session = AppSession::new(gateway.clone(), hello.client);
+    let subscriptions = session.subscriptions.clone();
+    let transport = AsyncRwTransport::new_server(reader, write)
+        .with_max_line_length(limits::MAX_APP_MESSAGE_BYTES);
+    let running =
+        match tokio::time::timeout(limits::HANDSHAKE_TIMEOUT, serve_server(session, transport))
+            .await
+        {
+            Ok(Ok(r)) => r,
+            Ok(Err(e)) => {
+                log(&format!("app {who}: handshake failed: {e}"));
+                return;
+            }
+            Err(_) => {
+                log(&format!(
+                    "app {who}: no handshake within {:?}",
+                    limits::HANDSHAKE_TIMEOUT
+                ));
+                return;
+            }
+        };
+    log(&format!("app {who} attached"));
+    let peer = running.peer().clone();
+    let session_ct = running.cancellation_token();
+    let mut changes = gateway.catalog.subscribe();
+    let ended = CancellationToken::new();
+    let notifier = {
+        let ended = ended.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    r = changes.recv() => if matches!(r, Err(broadcast::error::RecvError::Closed)) { return },
+                    () = ended.cancelled() => return,
+                }
+                tokio::time::sleep(CHANGE_COALESCE).await;
+                while changes.try_recv().is_ok() {}
+                announce_change(&peer, &subscriptions).await;
+            }
+        })
+    };
+    let stopper = {
+        let ended = ended.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                () = stop.cancelled() => session_ct.cancel(),
+                () = ended.cancelled() => {}
+            }
+        })
+    };
+    let _ = running.waiting().await;
+    ended.cancel();
+    let _ = notifier.await;
+    let _ = stopper.await;
+    log(&format!("app {who} detached"));
+}

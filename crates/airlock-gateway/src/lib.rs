@@ -1,0 +1,34 @@
+//! Airlock in front of other apps: every app that speaks MCP attaches to the
+//! one running Airlock host and sees the servers Airlock manages as one MCP
+//! server. URL elicitations and sign-ins never reach the app: Airlock's own
+//! broker and consent fulfil them, and the app gets the tool's real result
+//! or a clear tool error.
+//!
+//! ```text
+//! app --stdio--> `airlock gateway --stdio` (shim) --gateway.sock--> host (`airlock daemon`)
+//!                                                                    -> Airlock core -> servers
+//! ```
+//!
+//! - [`shim`]: the stdio side an app starts; it starts a host when none runs.
+//! - [`hello`]: the one line each side says before MCP.
+//! - [`place`]: the socket and lock in the data dir (0600; one owner).
+//! - [`host`]: the host: first connects, the server-list watch, one
+//!   [`app::AppSession`] (rmcp server side) per attached app.
+//! - [`catalog`] and [`names`]: the aggregated lists and their names.
+//! - [`consent`]: consent in a host with no window; [`forms`]: forms to the
+//!   app that asked, when it can show them.
+//! - [`limits`]: every bound.
+
+pub mod app;
+pub mod catalog;
+pub mod consent;
+pub mod forms;
+pub mod hello;
+pub mod host;
+pub mod limits;
+pub mod names;
+pub mod place;
+pub mod shim;
+
+pub use host::{run as run_host, Gateway, HostError, HostOptions};
+pub use shim::{run as run_shim, ShimError, ShimOptions};

@@ -1,0 +1,29 @@
+//! Every bound of the gateway, in one place (each has a test at its bound).
+
+use std::time::Duration;
+
+/// Apps attached to one host at once; one more is refused in its hello.
+pub const MAX_APPS: usize = 64;
+/// Tool calls one app may have in flight; one more gets a JSON-RPC error.
+pub const MAX_CALLS_IN_FLIGHT_PER_APP: usize = 32;
+/// Largest message an app may send, in bytes (one JSON-RPC line); a longer
+/// line is dropped with an error and the session goes on.
+pub const MAX_APP_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+/// `subscriptions/listen` streams one app may keep open (2026-07-28).
+pub const MAX_SUBSCRIPTIONS_PER_APP: usize = 8;
+/// Items per page of tools/list, prompts/list, resources/list.
+pub const LIST_PAGE_SIZE: usize = 500;
+/// How long an app's handshake (initialize or its first request) may take
+/// after the hello.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long an attaching app waits for the host's first connects.
+pub const STARTUP_WAIT: Duration = Duration::from_secs(45);
+/// How often the host reads the server list for servers added, edited,
+/// paused, resumed or removed by another Airlock process.
+pub const REGISTRY_POLL: Duration = Duration::from_secs(2);
+/// How often the host tries again to connect servers that failed.
+pub const RETRY_FAILED_EVERY: Duration = Duration::from_secs(60);
+/// How long the shim waits for a host it started to listen.
+pub const DAEMON_START_TIMEOUT: Duration = Duration::from_secs(20);
+/// Idle time after which a host started by the shim exits (no app attached).
+pub const SHIM_DAEMON_IDLE_EXIT: Duration = Duration::from_secs(600);

@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+// An app on the official TypeScript SDK client (1.32) that talks to a server
+// over stdio and runs a script of operations; for Airlock's gateway tests.
+//
+//   node gateway_client.mjs --ops JSON [--name NAME] [--elicitation none|form] [--form-answer JSON] -- CMD [ARGS...]
+//
+// It declares no elicitation capability unless --elicitation form; then it
+// answers every form with accept and --form-answer as its content (or
+// decline without it), and {"op":"elicitations"} lists the requests it got. Ops (a
+// JSON list), each printed as one JSON line when done:
+//   {"op":"info"}                                -> protocol version, server name, instructions
+//   {"op":"tools"}                               -> {"tools":[names]}
+//   {"op":"call","name":N,"arguments":{...}}     -> {"result":CallToolResult} or {"error":{code,message}}
+//   {"op":"prompts"} {"op":"resources"} {"op":"read","uri":U} {"op":"prompt","name":N,"arguments":{}}
+//   {"op":"wait_list_changed","timeout_ms":T}    -> {"changed":true|false}
+//   {"op":"sleep","ms":M}
+//   {"op":"bench","name":N,"arguments":{},"calls":C,"warmup":W} -> {"calls_per_sec","p50_ms","p99_ms"}
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { parseArgs } from 'node:util';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    ops: { type: 'string' },
+    name: { type: 'string', default: 'ts-gateway-client' },
+    elicitation: { type: 'string', default: 'none' },
+    'form-answer': { type: 'string' },
+  },
+});
+if (!values.ops || positionals.length === 0) {
+  console.error('usage: node gateway_client.mjs --ops JSON -- CMD [ARGS...]');
+  process.exit(2);
+}
+const ops = JSON.parse(values.ops);
+const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
+
+const capabilities = values.elicitation === 'form' ? { elicitation: { form: {} } } : {};
+const client = new Client({ name: values.name, version: '0.0.0' }, { capabilities });
+const elicitations = [];
+if (values.elicitation === 'form') {
+  client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    elicitations.push(req.params);
+    if (values['form-answer'] === undefined) return { action: 'decline' };
+    return { action: 'accept', content: JSON.parse(values['form-answer']) };
+  });
+}
+let listChanged = 0;
+const waiters = [];
+client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+  listChanged += 1;
+  while (waiters.length) waiters.shift()();
+});
+
+const transport = new StdioClientTransport({
+  command: positionals[0],
+  args: positionals.slice(1),
+  env: process.env,
+  stderr: 'inherit',
+});
+await client.connect(transport);
+
+for (const op of ops) {
+  try {
+    switch (op.op) {
+      case 'info':
+        out({ op: op.op, protocol: transport._protocolVersion ?? null, server: client.getServerVersion()?.name, instructions: client.getInstructions() ?? null });
+        break;
+      case 'tools': {
+        const r = await client.listTools();
+        out({ op: op.op, tools: r.tools.map((t) => t.name) });
+        break;
+      }
+      case 'call': {
+        const r = await client.callTool({ name: op.name, arguments: op.arguments ?? {} }, undefined, { timeout: op.timeout_ms ?? 60000 });
+        out({ op: op.op, name: op.name, result: r });
+        break;
+      }
+      case 'prompts': {
+        const r = await client.listPrompts();
+        out({ op: op.op, prompts: r.prompts.map((p) => p.name) });
+        break;
+      }
+      case 'resources': {
+        const r = await client.listResources();
+        out({ op: op.op, resources: r.resources.map((x) => x.uri) });
+        break;
+      }
+      case 'read':
+        out({ op: op.op, result: await client.readResource({ uri: op.uri }) });
+        break;
+      case 'prompt':
+        out({ op: op.op, result: await client.getPrompt({ name: op.name, arguments: op.arguments ?? {} }) });
+        break;
+      case 'wait_list_changed': {
+        const before = listChanged;
+        if (listChanged === before) {
+          await Promise.race([
+            new Promise((r) => waiters.push(r)),
+            new Promise((r) => setTimeout(r, op.timeout_ms ?? 10000)),
+          ]);
+        }
+        out({ op: op.op, changed: listChanged > before });
+        break;
+      }
+      case 'elicitations':
+        out({ op: op.op, elicitations });
+        break;
+      case 'sleep':
+        await new Promise((r) => setTimeout(r, op.ms ?? 0));
+        out({ op: op.op });
+        break;
+      case 'bench': {
+        const call = () => client.callTool({ name: op.name, arguments: op.arguments ?? {} });
+        for (let i = 0; i < (op.warmup ?? 200); i++) await call();
+        const n = op.calls ?? 2000;
+        const lat = new Float64Array(n);
+        const t0 = process.hrtime.bigint();
+        for (let i = 0; i < n; i++) {
+          const s = process.hrtime.bigint();
+          const r = await call();
+          if (r.isError) throw new Error(`call failed: ${JSON.stringify(r)}`);
+          lat[i] = Number(process.hrtime.bigint() - s) / 1e6;
+        }
+        const total = Number(process.hrtime.bigint() - t0) / 1e9;
+        lat.sort();
+        const pct = (p) => lat[Math.min(n - 1, Math.ceil((p / 100) * n) - 1)];
+        out({ op: op.op, calls: n, calls_per_sec: Number((n / total).toFixed(1)), p50_ms: Number(pct(50).toFixed(3)), p99_ms: Number(pct(99).toFixed(3)) });
+        break;
+      }
+      default:
+        out({ op: op.op, error: { message: 'unknown op' } });
+    }
+  } catch (e) {
+    out({ op: op.op, name: op.name, error: { code: e.code ?? null, message: String(e.message ?? e) } });
+  }
+}
+await client.close();
+process.exit(0);

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""An app on the official Python SDK (`mcp` 2.3.0) that talks to a server over
+stdio and runs a script of operations; for Airlock's gateway tests.
+
+Usage:
+    .venv/bin/python gateway_client.py --ops JSON [--mode auto|legacy] [--name NAME] -- CMD [ARGS...]
+
+It declares no elicitation capability (unless --elicitation form), so a
+server behind the gateway that wants a URL or a form cannot reach it.
+Ops (a JSON list), each printed as one JSON line when done:
+    {"op": "info"}                                 -> protocol, server name, instructions
+    {"op": "tools"}                                -> {"tools": [names]}
+    {"op": "call", "name": N, "arguments": {...}}  -> {"result": CallToolResult} or {"error": ..}
+    {"op": "prompts"} / {"op": "resources"}
+    {"op": "read", "uri": U} / {"op": "prompt", "name": N, "arguments": {...}}
+    {"op": "sleep", "seconds": S}
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from mcp import Client, StdioServerParameters
+from mcp.types import Implementation
+
+
+def out(obj) -> None:
+    print(json.dumps(obj), flush=True)
+
+
+async def run(args) -> int:
+    ops = json.loads(args.ops)
+    params = StdioServerParameters(command=args.cmd[0], args=args.cmd[1:])
+    kwargs = {}
+    if args.elicitation == "form":
+        async def on_elicit(ctx, params):  # pragma: no cover - only with --elicitation form
+            from mcp.types import ElicitResult
+
+            return ElicitResult(action="decline")
+
+        kwargs["elicitation_callback"] = on_elicit
+    async with Client(
+        params,
+        mode=args.mode,
+        client_info=Implementation(name=args.name, version="0.0.0"),
+        cache=None,
+        **kwargs,
+    ) as client:
+        for op in ops:
+            kind = op["op"]
+            try:
+                if kind == "info":
+                    info = client.server_info
+                    out({"op": kind, "protocol": client.protocol_version,
+                         "server": info.name if info else None,
+                         "instructions": client.instructions})
+                elif kind == "tools":
+                    r = await client.list_tools()
+                    out({"op": kind, "tools": [t.name for t in r.tools]})
+                elif kind == "call":
+                    r = await client.call_tool(op["name"], op.get("arguments") or {})
+                    out({"op": kind, "name": op["name"], "result": r.model_dump(mode="json", by_alias=True, exclude_none=True)})
+                elif kind == "prompts":
+                    r = await client.list_prompts()
+                    out({"op": kind, "prompts": [p.name for p in r.prompts]})
+                elif kind == "resources":
+                    r = await client.list_resources()
+                    out({"op": kind, "resources": [x.uri for x in r.resources]})
+                elif kind == "read":
+                    r = await client.read_resource(op["uri"])
+                    out({"op": kind, "result": r.model_dump(mode="json", by_alias=True, exclude_none=True)})
+                elif kind == "prompt":
+                    r = await client.get_prompt(op["name"], op.get("arguments") or {})
+                    out({"op": kind, "result": r.model_dump(mode="json", by_alias=True, exclude_none=True)})
+                elif kind == "sleep":
+                    await asyncio.sleep(float(op["seconds"]))
+                    out({"op": kind})
+                else:
+                    out({"op": kind, "error": {"message": "unknown op"}})
+            except Exception as e:  # an error answer is a result of the script
+                code = getattr(getattr(e, "error", None), "code", None)
+                out({"op": kind, "name": op.get("name"), "error": {"code": code, "message": str(e)}})
+    return 0
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--ops", required=True)
+    p.add_argument("--mode", default="auto")
+    p.add_argument("--name", default="py-gateway-client")
+    p.add_argument("--elicitation", default="none", choices=["none", "form"])
+    p.add_argument("cmd", nargs="+")
+    args = p.parse_args()
+    sys.exit(asyncio.run(run(args)))
+
+
+if __name__ == "__main__":
+    main()
