@@ -21,6 +21,11 @@
 //!
 //! Every target bounds its own work per input (sizes, lines, waits), so a
 //! slow input is a finding, not the harness.
+//!
+//! Everything is behind the `targets` feature (on for the replay test and
+//! the driver), so that a plain `cargo build --workspace` neither builds the
+//! targets nor turns on airlock-core's `test-support`.
+#![cfg(feature = "targets")]
 
 pub mod config_import;
 pub mod form_schema;
