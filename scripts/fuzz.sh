@@ -10,9 +10,10 @@
 #
 # TARGET is url_inspect, form_schema, config_import or server_messages; `all`
 # runs each in turn for N minutes (default 10). Each run starts from the
-# saved corpus (fuzz/corpus/TARGET) and the regressions, prints executions,
-# corpus size, crashes and hangs, then merges what it found into
-# fuzz/corpus/TARGET, minimised (--no-save leaves it alone), and copies any
+# seeds (fuzz/corpus/TARGET/), the saved corpus (fuzz/corpus/TARGET.pack,
+# one input a line: scripts/fuzz-corpus.py) and the regressions, prints
+# executions, coverage, corpus size, crashes and hangs, then merges what it
+# found into the pack, minimised (--no-save leaves it alone), and copies any
 # crash, hang or out-of-memory input to fuzz/regressions/TARGET, where
 # `cargo test -p airlock-fuzz` replays it. Exits 1 when a target crashed or
 # hung.
@@ -76,13 +77,15 @@ nice -n 19 cargo fuzz build --fuzz-dir fuzz/libfuzzer --sanitizer none --release
 host=$(rustc -vV | sed -n 's/^host: //p')
 bindir="$CARGO_TARGET_DIR/$host/release"
 
-# Per target: longest input (bytes), time one input may take (s), memory (MB).
+# Per target: longest input (bytes), time one input may take (s), memory
+# (MB), most inputs the pack keeps (0: all the merge keeps; a cap keeps the
+# replay of cargo test fast where each input is costly).
 limits() {
   case "$1" in
-    url_inspect) echo "9000 10 2048" ;;       # just above MAX_URL_LEN (8192)
-    form_schema) echo "16384 10 2048" ;;
-    config_import) echo "16384 10 2048" ;;
-    server_messages) echo "16384 30 4096" ;;  # a session: open, handshake, lines, hang-up
+    url_inspect) echo "9000 10 2048 0" ;;        # just above MAX_URL_LEN (8192)
+    form_schema) echo "16384 10 2048 0" ;;
+    config_import) echo "16384 10 2048 0" ;;
+    server_messages) echo "16384 30 4096 200" ;; # a session: open, handshake, lines, hang-up
   esac
 }
 
@@ -98,17 +101,18 @@ fi
 summary=()
 failed=0
 for t in "${targets[@]}"; do
-  read -r max_len timeout rss <<<"$(limits "$t")"
+  read -r max_len timeout rss cap <<<"$(limits "$t")"
   dir="$work/$t"
   rm -rf "$dir"
   mkdir -p "$dir/corpus" "$dir/artifacts" fuzz/corpus/"$t" fuzz/regressions/"$t"
+  python3 scripts/fuzz-corpus.py unpack "fuzz/corpus/$t.pack" "$dir/saved" >/dev/null
   log="$dir/fuzz.log"
   echo
   echo "== $t: $minutes min (max_len $max_len, timeout ${timeout}s, rss ${rss} MB); log $log"
   set +e
-  # New inputs go to the first folder (the working copy); the saved corpus
-  # and the regressions are read as seeds.
-  nice -n 19 "$bindir/$t" "$dir/corpus" "fuzz/corpus/$t" "fuzz/regressions/$t" \
+  # New inputs go to the first folder (the working copy); the seeds, the
+  # saved corpus and the regressions are read as seeds.
+  nice -n 19 "$bindir/$t" "$dir/corpus" "fuzz/corpus/$t" "$dir/saved" "fuzz/regressions/$t" \
     -dict="fuzz/dict/$t.dict" -max_total_time=$((minutes * 60)) -max_len="$max_len" \
     -timeout="$timeout" -rss_limit_mb="$rss" -artifact_prefix="$dir/artifacts/" \
     -print_final_stats=1 -reload=0 >"$log" 2>&1
@@ -132,28 +136,34 @@ for t in "${targets[@]}"; do
     tail -5 "$log" >&2
   fi
   if [[ $save -eq 1 ]]; then
-    # Minimise: the smallest inputs that together reach every edge the saved
-    # corpus and this run's finds reach (edges only, -use_counters=0: hit
-    # counts would keep ten times the files, too many for git).
+    # Minimise: starting from the seeds, the smallest inputs that together
+    # reach every edge the saved corpus and this run's finds reach (edges
+    # only, -use_counters=0: hit counts would keep ten times the inputs),
+    # packed into one file (at most $cap inputs when capped).
     merged="$dir/merged"
     mkdir -p "$merged"
-    nice -n 19 "$bindir/$t" -merge=1 -use_counters=0 -max_len="$max_len" -timeout="$timeout" \
-      -rss_limit_mb="$rss" "$merged" "fuzz/corpus/$t" "$dir/corpus" >"$dir/merge.log" 2>&1 \
-      || { echo "   merge failed; fuzz/corpus/$t left as it was (see $dir/merge.log)" >&2; merged=""; }
-    if [[ -n "$merged" ]] && [[ -n "$(ls -A "$merged")" ]]; then
-      find fuzz/corpus/"$t" -maxdepth 1 -type f -delete
-      find "$merged" -maxdepth 1 -type f -exec cp -t fuzz/corpus/"$t"/ {} +
+    find fuzz/corpus/"$t" -maxdepth 1 -type f -exec cp -t "$merged"/ {} +
+    max=()
+    [[ $cap -gt 0 ]] && max=(--control "$dir/merge.ctl" --max "$cap")
+    if nice -n 19 "$bindir/$t" -merge=1 -use_counters=0 -merge_control_file="$dir/merge.ctl" \
+      -max_len="$max_len" -timeout="$timeout" -rss_limit_mb="$rss" \
+      "$merged" "$dir/saved" "$dir/corpus" >"$dir/merge.log" 2>&1; then
+      python3 scripts/fuzz-corpus.py pack "$merged" "fuzz/corpus/$t.pack" --seeds "fuzz/corpus/$t" "${max[@]}"
+    else
+      echo "   merge failed; fuzz/corpus/$t.pack left as it was (see $dir/merge.log)" >&2
     fi
   fi
-  files=$(find fuzz/corpus/"$t" -type f | wc -l)
-  bytes=$(find fuzz/corpus/"$t" -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}')
-  line=$(printf '%-16s %3s min  %10s execs  %7s exec/s  %-22s corpus %5s files %8s bytes  crashes %s  hangs %s  ooms %s' \
+  seeds=$(find fuzz/corpus/"$t" -type f | wc -l)
+  packed=$(grep -vc '^#' "fuzz/corpus/$t.pack" 2>/dev/null || true)
+  files="$seeds+${packed:-0}"
+  bytes=$(find fuzz/corpus/"$t" fuzz/corpus/"$t.pack" -type f -printf '%s\n' 2>/dev/null | awk '{s += $1} END {print s + 0}')
+  line=$(printf '%-16s %3s min  %10s execs  %7s exec/s  %-22s corpus %9s inputs %8s bytes  crashes %s  hangs %s  ooms %s' \
     "$t" "$minutes" "${execs:-?}" "${rate:-?}" "${cov:-cov: ?}" "$files" "$bytes" "$crashes" "$hangs" "$ooms")
   echo "   $line"
   summary+=("$line")
 done
 
 echo
-echo "== summary (corpus after merge: fuzz/corpus/TARGET; replay: cargo test -p airlock-fuzz)"
+echo "== summary (corpus after merge: seeds+packed, fuzz/corpus/TARGET/ and TARGET.pack; replay: cargo test -p airlock-fuzz)"
 printf '%s\n' "${summary[@]}"
 exit "$failed"

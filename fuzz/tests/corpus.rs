@@ -1,6 +1,7 @@
-//! The saved fuzz corpus, replayed: every file of `fuzz/corpus/<target>/`
-//! and `fuzz/regressions/<target>/` through its target, as the fuzzer ran
-//! it. CI runs this (it is part of `cargo test --workspace`), not the
+//! The saved fuzz corpus, replayed: every seed of `fuzz/corpus/<target>/`,
+//! every input of `fuzz/corpus/<target>.pack` (one a line, format in
+//! `scripts/fuzz-corpus.py`) and every file of `fuzz/regressions/<target>/`
+//! through its target, as the fuzzer ran it. CI runs this (it is part of `cargo test --workspace`), not the
 //! fuzzers; `bash scripts/fuzz.sh` runs those.
 //!
 //! A panic anywhere, Airlock's own tasks included (tokio would otherwise
@@ -50,8 +51,9 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The saved inputs of a target, sorted.
-fn inputs(target: &str) -> Vec<PathBuf> {
+/// The saved inputs of a target, each with where it comes from: the seeds,
+/// the pack, the regressions.
+fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
     let mut files = Vec::new();
     for folder in ["corpus", "regressions"] {
         let dir = root().join(folder).join(target);
@@ -67,7 +69,44 @@ fn inputs(target: &str) -> Vec<PathBuf> {
         }
     }
     files.sort();
-    files
+    let mut inputs: Vec<_> = files
+        .iter()
+        .map(|p| (rel(p), std::fs::read(p).expect("read a corpus file")))
+        .collect();
+    let pack = root().join("corpus").join(format!("{target}.pack"));
+    if let Ok(text) = std::fs::read_to_string(&pack) {
+        for (n, line) in text.lines().enumerate() {
+            if !line.starts_with('#') {
+                let data = unescape(line)
+                    .unwrap_or_else(|| panic!("{}:{}: a bad escape", rel(&pack), n + 1));
+                inputs.push((format!("{}:{}", rel(&pack), n + 1), data));
+            }
+        }
+    }
+    inputs
+}
+
+/// One line of a pack back to its bytes (`\\`, `\n`, `\xHH`; see
+/// scripts/fuzz-corpus.py), or `None` for a bad escape.
+fn unescape(line: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(line.len());
+    let mut bytes = line.bytes();
+    while let Some(b) = bytes.next() {
+        if b != b'\\' {
+            out.push(b);
+            continue;
+        }
+        match bytes.next()? {
+            b'\\' => out.push(b'\\'),
+            b'n' => out.push(b'\n'),
+            b'x' => {
+                let hex = [bytes.next()?, bytes.next()?];
+                out.push(u8::from_str_radix(std::str::from_utf8(&hex).ok()?, 16).ok()?);
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
 }
 
 fn replay(target: &str) {
@@ -81,16 +120,14 @@ fn replay(target: &str) {
     );
     let mut failures = Vec::new();
     let started = Instant::now();
-    for file in &files {
-        let data = std::fs::read(file).expect("read a corpus file");
+    for (name, data) in &files {
         let t0 = Instant::now();
-        let outcome = std::panic::catch_unwind(|| run(&data));
+        let outcome = std::panic::catch_unwind(|| run(data));
         let took = t0.elapsed();
         let mut panics = take_panics();
         if outcome.is_err() && panics.is_empty() {
             panics.push("panicked".into());
         }
-        let name = rel(file);
         if !panics.is_empty() {
             failures.push(format!("{name}: {}", panics.join(" | ")));
         } else if took > SLOW {
@@ -152,5 +189,18 @@ fn every_target_has_a_test_and_a_driver() {
             this.contains(&format!("replay(\"{name}\")")),
             "{name} is not replayed here"
         );
+    }
+}
+
+#[test]
+fn pack_lines_unescape_as_the_packer_escapes() {
+    // scripts/fuzz-corpus.py's escape of b"#a\\b\n\x00\xe2\x80\xae" and a bad line.
+    assert_eq!(
+        unescape(r"\x23a\\b\n\x00\xe2\x80\xae").as_deref(),
+        Some(&b"#a\\b\n\x00\xe2\x80\xae"[..])
+    );
+    assert_eq!(unescape(""), Some(Vec::new()));
+    for bad in [r"\", r"\q", r"\x4", r"\xzz"] {
+        assert_eq!(unescape(bad), None, "{bad:?}");
     }
 }
