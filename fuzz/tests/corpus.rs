@@ -109,7 +109,10 @@ fn unescape(line: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-fn replay(target: &str) {
+/// Replays a target's saved inputs on `threads` threads side by side (a
+/// server session mostly waits: on its pipe, on timers), and fails with
+/// every input that panicked or took longer than [`SLOW`].
+fn replay(target: &str, threads: usize) {
     record_panics();
     let run = airlock_fuzz::target(target).expect("a known target");
     let files = inputs(target);
@@ -118,24 +121,27 @@ fn replay(target: &str) {
         "no saved inputs for {target} under {}",
         root().display()
     );
-    let mut failures = Vec::new();
     let started = Instant::now();
-    for (name, data) in &files {
-        let t0 = Instant::now();
-        let outcome = std::panic::catch_unwind(|| run(data));
-        let took = t0.elapsed();
-        let mut panics = take_panics();
-        if outcome.is_err() && panics.is_empty() {
-            panics.push("panicked".into());
-        }
-        if !panics.is_empty() {
-            failures.push(format!("{name}: {}", panics.join(" | ")));
-        } else if took > SLOW {
-            failures.push(format!("{name}: took {took:?} (at most {SLOW:?})"));
-        }
-    }
+    let results: Vec<(Vec<String>, Duration, &str)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|k| {
+                let mine = files.iter().skip(k).step_by(threads);
+                s.spawn(move || replay_some(run, mine))
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("a replay thread"))
+            .collect()
+    });
+    let failures: Vec<String> = results.iter().flat_map(|r| r.0.clone()).collect();
+    let (slowest, name) = results
+        .iter()
+        .map(|r| (r.1, r.2))
+        .max()
+        .unwrap_or((Duration::ZERO, ""));
     eprintln!(
-        "{target}: {} saved inputs replayed in {:?}",
+        "{target}: {} saved inputs replayed in {:?} on {threads} thread(s); slowest {name} ({slowest:?})",
         files.len(),
         started.elapsed()
     );
@@ -148,6 +154,31 @@ fn replay(target: &str) {
     );
 }
 
+/// Runs `inputs` on this thread: the failures, and the slowest input.
+fn replay_some<'a>(
+    run: fn(&[u8]),
+    inputs: impl Iterator<Item = &'a (String, Vec<u8>)>,
+) -> (Vec<String>, Duration, &'a str) {
+    let mut failures = Vec::new();
+    let mut slowest = (Duration::ZERO, "");
+    for (name, data) in inputs {
+        let t0 = Instant::now();
+        let outcome = std::panic::catch_unwind(|| run(data));
+        let took = t0.elapsed();
+        slowest = slowest.max((took, name.as_str()));
+        let mut panics = take_panics();
+        if outcome.is_err() && panics.is_empty() {
+            panics.push("panicked".into());
+        }
+        if !panics.is_empty() {
+            failures.push(format!("{name}: {}", panics.join(" | ")));
+        } else if took > SLOW {
+            failures.push(format!("{name}: took {took:?} (at most {SLOW:?})"));
+        }
+    }
+    (failures, slowest.0, slowest.1)
+}
+
 fn rel(p: &Path) -> String {
     p.strip_prefix(root())
         .unwrap_or(p)
@@ -157,23 +188,23 @@ fn rel(p: &Path) -> String {
 
 #[test]
 fn url_inspect_corpus() {
-    replay("url_inspect");
+    replay("url_inspect", 1);
 }
 
 #[test]
 fn form_schema_corpus() {
-    replay("form_schema");
+    replay("form_schema", 1);
 }
 
 #[test]
 fn config_import_corpus() {
-    replay("config_import");
+    replay("config_import", 1);
     airlock_fuzz::config_import::cleanup();
 }
 
 #[test]
 fn server_messages_corpus() {
-    replay("server_messages");
+    replay("server_messages", 4);
 }
 
 #[test]
@@ -186,7 +217,7 @@ fn every_target_has_a_test_and_a_driver() {
         );
         let this = std::fs::read_to_string(root().join("tests/corpus.rs")).unwrap_or_default();
         assert!(
-            this.contains(&format!("replay(\"{name}\")")),
+            this.contains(&format!("replay(\"{name}\", ")),
             "{name} is not replayed here"
         );
     }
