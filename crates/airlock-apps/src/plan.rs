@@ -182,6 +182,8 @@ fn importable(app: AppId, entry: &Value) -> Option<Value> {
             }
             Some(out)
         }
+        // A VS Code `${input:...}` is answered by VS Code: such a server stays.
+        Format::Jsonc { typed: true, .. } if entry.to_string().contains("${input:") => None,
         _ if entry.get("command").is_some_and(Value::is_string) || entry.get("url").is_some() => {
             let mut out = entry.clone();
             if let Some(obj) = out.as_object_mut() {

@@ -341,3 +341,24 @@ fn paths_follow_home_and_xdg_config_home() {
     );
     assert!(plan_connect(AppId::Cursor, &places, Path::new("airlock"), false).is_err());
 }
+
+#[test]
+fn a_vscode_server_that_needs_vscode_inputs_is_not_moved() {
+    let h = home();
+    let app = AppId::Vscode;
+    put(
+        &h.places,
+        app,
+        &fs::read_to_string(golden(app, "before")).expect("before"),
+    );
+    let change = plan_connect(app, &h.places, program(), true).expect("plan");
+    assert!(change.moved.is_empty() && change.moved_as_import().is_none());
+    assert!(
+        change
+            .notes
+            .iter()
+            .any(|n| n.contains("\"perplexity\" stays")),
+        "{:?}",
+        change.notes
+    );
+}
