@@ -4,11 +4,12 @@
 import * as api from "./api";
 import type { AppInfo, ConnStatus, CoreEvent, PendingView, ServerView } from "./api";
 
-export type Page = "servers" | "elicitations" | "history" | "settings";
+export type Page = "servers" | "apps" | "elicitations" | "history" | "settings";
 
 export type Route =
   | { page: "servers" }
   | { page: "server"; name: string; tab?: ServerTab }
+  | { page: "apps" }
   | { page: "elicitations" }
   | { page: "history" }
   | { page: "settings" };
