@@ -16,7 +16,7 @@ pub struct ClientAppView {
     /// The app id (`claude-code`, `vscode`, ...), also its `--client` name.
     pub id: String,
     pub name: String,
-    /// Its MCP config file.
+    /// Its MCP config file (`~/` for the home folder).
     pub path: String,
     /// The config file or its folder exists.
     pub detected: bool,
@@ -70,6 +70,14 @@ fn api_error(code: &str, message: String) -> ApiError {
     }
 }
 
+/// A path as people read it: `~/.cursor/mcp.json`.
+fn shown_path(path: &std::path::Path, places: &Places) -> String {
+    match path.strip_prefix(&places.home) {
+        Ok(rest) => format!("~/{}", rest.display()),
+        Err(_) => path.display().to_string(),
+    }
+}
+
 fn places(cx: Ctx<'_>) -> ApiResult<Places> {
     Places::from_env(cx.state.data_dir.clone()).map_err(app_error)
 }
@@ -114,7 +122,7 @@ pub fn client_apps(cx: Ctx<'_>) -> ApiResult<Vec<ClientAppView>> {
             ClientAppView {
                 id: app.as_str().into(),
                 name: s.name.into(),
-                path: s.path.display().to_string(),
+                path: shown_path(&s.path, &places),
                 detected: s.detected,
                 connected: s.connected,
                 up_to_date: s.up_to_date,
@@ -142,11 +150,11 @@ pub fn plan_app(
     connect: bool,
     move_servers: bool,
 ) -> ApiResult<AppChangeView> {
-    let (_, change) = plan(cx, &app, connect, move_servers)?;
+    let (places, change) = plan(cx, &app, connect, move_servers)?;
     Ok(AppChangeView {
         id: change.app.as_str().into(),
         name: change.app.display_name().into(),
-        path: change.path.display().to_string(),
+        path: shown_path(&change.path, &places),
         connect,
         diff: change.diff.clone(),
         notes: change.notes.clone(),

@@ -20,12 +20,21 @@ function stateOf(id) {
   return app.b.execute((i) => document.querySelector(`[data-testid="app-state-${i}"]`)?.textContent?.trim(), id);
 }
 
+/** The airlock-desktop processes of this test (other runs may share the machine). */
 function desktopPids() {
+  let pids = [];
   try {
-    return execFileSync('pgrep', ['-x', 'airlock-desktop'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    pids = execFileSync('pgrep', ['-x', 'airlock-desktop'], { encoding: 'utf8' }).split('\n').filter(Boolean);
   } catch {
     return [];
   }
+  return pids.filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`AIRLOCK_DATA_DIR=${app.dataDir}`);
+    } catch {
+      return false;
+    }
+  });
 }
 
 test('connect and disconnect Cursor from the Connect apps page', { timeout: 120_000 }, async () => {
@@ -62,6 +71,23 @@ test('connect and disconnect Cursor from the Connect apps page', { timeout: 120_
   const listed = app.cliJson('clients', 'apps').find((a) => a.app === 'cursor');
   assert.equal(listed.connected, true);
   await app.shot('connected');
+
+  // What Cursor would run attaches to this window (no daemon is started).
+  const entry = config.mcpServers.airlock;
+  const shim = spawn(entry.command, ['--data-dir', app.dataDir, ...entry.args, '--no-start'], { env: app.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  shim.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'cursor-e2e', version: '0' } } })}\n`);
+  const reply = await new Promise((resolve, reject) => {
+    let out = '';
+    shim.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]));
+    });
+    shim.on('exit', (code) => reject(new Error(`the shim exited (${code})`)));
+  });
+  shim.kill();
+  assert.ok(reply.result?.serverInfo, JSON.stringify(reply));
+  const host = fs.readFileSync(path.join(app.dataDir, 'gateway.lock'), 'utf8').trim();
+  assert.deepEqual(desktopPids(), [host], 'the window owns the gateway socket');
 
   await app.click('app-disconnect-cursor');
   await app.waitExists('apps-diff');

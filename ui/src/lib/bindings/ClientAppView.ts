@@ -9,7 +9,7 @@ export type ClientAppView = {
  */
 id: string, name: string, 
 /**
- * Its MCP config file.
+ * Its MCP config file (`~/` for the home folder).
  */
 path: string, 
 /**
