@@ -297,6 +297,11 @@ export function onCoreEvent(handler: (event: CoreEvent) => void): Promise<Unlist
   return on(EVENT_NAMES.CORE_EVENT, handler);
 }
 
+/** The shell asks for a page (the tray's "Open inbox"). */
+export function onNavigate(handler: (page: string) => void): Promise<UnlistenFn> {
+  return on(EVENT_NAMES.NAVIGATE_EVENT, handler);
+}
+
 /** The inbox changed; the payload is the number of waiting items. */
 export function onInboxChanged(handler: (count: number) => void): Promise<UnlistenFn> {
   return on(EVENT_NAMES.INBOX_EVENT, handler);

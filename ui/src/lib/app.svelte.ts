@@ -69,6 +69,9 @@ class AppState {
     await Promise.all([
       api.onCoreEvent((e) => this.#onEvent(e)),
       api.onInboxChanged(() => void this.refreshPending()),
+      api.onNavigate((page) => {
+        if (page === "elicitations" || page === "apps") this.go({ page });
+      }),
     ]).catch(() => undefined);
     api
       .appInfo()

@@ -126,10 +126,15 @@ export type Events = {
    * The inbox changed; the payload is the number of waiting items.
    */
   "airlock://inbox": number;
+  /**
+   * The shell asks the window to show a page (the tray's "Open inbox": `elicitations`).
+   */
+  "airlock://navigate": string;
 };
 
 /** Event names, by their name in Rust. */
 export const EVENT_NAMES = {
   CORE_EVENT: "airlock://event",
   INBOX_EVENT: "airlock://inbox",
+  NAVIGATE_EVENT: "airlock://navigate",
 } as const;
