@@ -51,11 +51,17 @@ fn main() {
         std::env::set_var("WEBKIT_DISABLE_COMPOSITING_MODE", "1");
     }
     tauri::Builder::default()
-        // First: a second launch hands over to the running Airlock (its
-        // window comes forward) and exits, so one process owns the data dir.
-        .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
-            consent::bring_forward(app);
-        }))
+        // First: a second launch on the same data dir hands over to the
+        // running Airlock (its window comes forward) and exits, so one
+        // process owns the data dir.
+        .plugin(
+            tauri_plugin_single_instance::Builder::new()
+                .dbus_id(single_instance_id(&airlock_core::paths::resolve_data_dir(
+                    None,
+                )))
+                .callback(|app, _argv, _cwd| consent::bring_forward(app))
+                .build(),
+        )
         .plugin(tauri_plugin_dialog::init())
         .setup(|app| {
             let handle = app.handle().clone();
@@ -91,6 +97,18 @@ fn main() {
                 }
             }
         });
+}
+
+/// The single-instance name on the session bus: one Airlock per data dir
+/// (`AIRLOCK_DATA_DIR` runs are separate instances, as tests need).
+fn single_instance_id(data_dir: &std::path::Path) -> String {
+    // FNV-1a: stable across builds, and only [0-9a-f] (D-Bus name rules).
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in data_dir.as_os_str().as_encoded_bytes() {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("dev.airlock.desktop.d{hash:016x}")
 }
 
 fn start_core(app: &AppHandle) -> Result<AppState, String> {
