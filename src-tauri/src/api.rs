@@ -21,6 +21,7 @@ use tauri::{AppHandle, State};
 #[cfg(test)]
 use ts_rs::{Config, Dependency, ExportError, TypeVisitor, TS};
 
+use crate::client_apps::{AppChangeDone, AppChangeView, ClientAppView};
 use crate::commands::{ApiResult, AppInfo, AppState, Capabilities, ServerView};
 use crate::inbox::PendingView;
 use crate::settings::Settings;

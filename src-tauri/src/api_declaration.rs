@@ -64,6 +64,12 @@ desktop_api! {
         sync fn answer_form(record_id: i64, action: String, content: Option<JsonValue>) -> bool;
         /// What a URL really points at, under the current settings.
         sync fn url_check(url: String) -> Inspection;
+        /// The AI apps Airlock can connect: detected or not, connected or not.
+        sync fn client_apps() -> Vec<ClientAppView>;
+        /// What connecting (or disconnecting) an app would change in its MCP config; nothing written.
+        sync fn plan_app(app: String, connect: bool, move_servers: bool) -> AppChangeView;
+        /// Apply the change whose `diff` was shown; refused when the file changed since.
+        sync fn apply_app(app: String, connect: bool, move_servers: bool, diff: String) -> AppChangeDone;
     }
     core_plugins {
         // `listen` / `unlisten` from @tauri-apps/api/event.
@@ -74,5 +80,7 @@ desktop_api! {
         CORE_EVENT = "airlock://event" => CoreEvent;
         /// The inbox changed; the payload is the number of waiting items.
         INBOX_EVENT = "airlock://inbox" => usize;
+        /// The shell asks the window to show a page (the tray's "Open inbox": `elicitations`).
+        NAVIGATE_EVENT = "airlock://navigate" => String;
     }
 }

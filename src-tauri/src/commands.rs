@@ -20,6 +20,8 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use crate::api::Ctx;
+// The Connect apps page's commands live in their own module.
+pub use crate::client_apps::{apply_app, client_apps, plan_app};
 use crate::inbox::{Inbox, PendingKind, PendingView};
 use crate::settings::Settings;
 

@@ -2,6 +2,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod api;
+mod client_apps;
 mod commands;
 mod consent;
 mod inbox;
@@ -10,7 +11,9 @@ mod presenter;
 mod settings;
 mod tray;
 
+use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
+use std::time::Duration;
 
 use airlock_core::auth::LoopbackBrowser;
 use airlock_core::elicitation::ElicitationState;
@@ -18,6 +21,9 @@ use airlock_core::elicitation::{Opener, SystemBrowser};
 use airlock_core::events::CoreEvent;
 use airlock_core::servers::{ServerInput, Transport};
 use airlock_core::{Airlock, AirlockOptions};
+use airlock_gateway::forms::{FormRoutes, HostConsent};
+use airlock_gateway::place::ClaimError;
+use airlock_gateway::{HostError, HostOptions};
 use tauri::{AppHandle, Manager, WindowEvent};
 
 // Events go out only as declared (name and payload type) in api_declaration.rs.
@@ -31,6 +37,10 @@ use settings::Settings;
 const DEMO_AUTORUN_ENV: &str = "AIRLOCK_DEMO_AUTORUN";
 /// File in the data dir that records that the demo server was offered once.
 const DEMO_MARKER: &str = ".demo-configured";
+/// While `airlock daemon` owns the gateway's socket (started by an app
+/// before the window), try to take it over this often; it stops after 10
+/// minutes with no app attached.
+const GATEWAY_RETRY: Duration = Duration::from_secs(10);
 
 fn main() {
     // Airlock's own page is light: WebKit's GPU compositing costs about 70 MB
@@ -41,6 +51,17 @@ fn main() {
         std::env::set_var("WEBKIT_DISABLE_COMPOSITING_MODE", "1");
     }
     tauri::Builder::default()
+        // First: a second launch on the same data dir hands over to the
+        // running Airlock (its window comes forward) and exits, so one
+        // process owns the data dir.
+        .plugin(
+            tauri_plugin_single_instance::Builder::new()
+                .dbus_id(single_instance_id(&airlock_core::paths::resolve_data_dir(
+                    None,
+                )))
+                .callback(|app, _argv, _cwd| consent::bring_forward(app))
+                .build(),
+        )
         .plugin(tauri_plugin_dialog::init())
         .setup(|app| {
             let handle = app.handle().clone();
@@ -78,17 +99,32 @@ fn main() {
         });
 }
 
+/// The single-instance name on the session bus: one Airlock per data dir
+/// (`AIRLOCK_DATA_DIR` runs are separate instances, as tests need).
+fn single_instance_id(data_dir: &std::path::Path) -> String {
+    // FNV-1a: stable across builds, and only [0-9a-f] (D-Bus name rules).
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in data_dir.as_os_str().as_encoded_bytes() {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("dev.airlock.desktop.d{hash:016x}")
+}
+
 fn start_core(app: &AppHandle) -> Result<AppState, String> {
     let data_dir = airlock_core::paths::resolve_data_dir(None);
     let settings = Settings::load(&data_dir);
     let inbox = Arc::new(Inbox::default());
     let shared_settings = Arc::new(RwLock::new(settings.clone()));
-    let consent = Arc::new(DesktopConsent {
+    let desktop_consent = Arc::new(DesktopConsent {
         app: app.clone(),
         inbox: inbox.clone(),
         settings: shared_settings.clone(),
         surfaces: Arc::default(),
     });
+    // Forms from a server go to the app that made the call when it can show
+    // them (the gateway's routes); everything else to the window.
+    let (consent, forms) = HostConsent::wrap(desktop_consent);
     let opener: Arc<dyn Opener> = Arc::new(SystemBrowser);
     let mut opts = AirlockOptions::new(data_dir.clone(), consent, opener.clone());
     opts.broker = settings.broker();
@@ -99,6 +135,7 @@ fn start_core(app: &AppHandle) -> Result<AppState, String> {
     let _ = core.prune_history(settings.history_retention_days);
     configure_demo_once(&core, &data_dir);
     forward_events(app.clone(), &core);
+    serve_gateway(core.clone(), forms, data_dir.clone());
     // Connect every configured server in the background.
     let names: Vec<String> = core
         .list_servers()
@@ -150,6 +187,38 @@ fn configure_demo_once(core: &Arc<Airlock>, data_dir: &std::path::Path) {
         let _ = core.add_server(&input);
     }
     let _ = std::fs::write(marker, b"");
+}
+
+/// Be the gateway host: apps connected to Airlock (`airlock gateway --stdio`)
+/// attach to this app, share its server connections and get its consent
+/// dialogs and notifications. A running `airlock daemon` keeps the socket
+/// until it stops; this app takes over then.
+fn serve_gateway(core: Arc<Airlock>, forms: Arc<FormRoutes>, data_dir: PathBuf) {
+    tauri::async_runtime::spawn(async move {
+        loop {
+            let options = HostOptions {
+                forms: Some(forms.clone()),
+                ..HostOptions::default()
+            };
+            let served = airlock_gateway::serve_host_until(
+                core.clone(),
+                &data_dir,
+                options,
+                std::future::pending(),
+            )
+            .await;
+            match served {
+                Err(HostError::Claim(ClaimError::AlreadyRunning { .. })) => {
+                    tokio::time::sleep(GATEWAY_RETRY).await;
+                }
+                Err(e) => {
+                    eprintln!("airlock-desktop: apps cannot attach to this window: {e}");
+                    break;
+                }
+                Ok(()) => break,
+            }
+        }
+    });
 }
 
 /// Forward core events to the window; show blocked URLs to the user.

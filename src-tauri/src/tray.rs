@@ -1,20 +1,27 @@
-//! The tray icon: how many elicitations wait, Show, Quit.
+//! The tray icon: how many elicitations wait, Show, Open inbox, Quit.
 
 use tauri::menu::{Menu, MenuItem};
 use tauri::tray::TrayIconBuilder;
 use tauri::{AppHandle, Manager};
 
+use crate::api::{EmitDeclared, NAVIGATE_EVENT};
+
 pub const TRAY_ID: &str = "airlock";
 
 pub fn build(app: &AppHandle) -> tauri::Result<()> {
     let show = MenuItem::with_id(app, "show", "Show Airlock", true, None::<&str>)?;
+    let inbox = MenuItem::with_id(app, "inbox", "Open inbox", true, None::<&str>)?;
     let quit = MenuItem::with_id(app, "quit", "Quit Airlock", true, None::<&str>)?;
-    let menu = Menu::with_items(app, &[&show, &quit])?;
+    let menu = Menu::with_items(app, &[&show, &inbox, &quit])?;
     let mut builder = TrayIconBuilder::with_id(TRAY_ID)
         .tooltip("Airlock: nothing waiting")
         .menu(&menu)
         .on_menu_event(|app, event| match event.id().as_ref() {
             "show" => crate::consent::bring_forward(app),
+            "inbox" => {
+                crate::consent::bring_forward(app);
+                let _ = app.emit(NAVIGATE_EVENT, &"elicitations".to_owned());
+            }
             "quit" => app.exit(0),
             _ => {}
         });

@@ -140,6 +140,10 @@ pub(crate) enum Command {
         #[arg(long, default_value_t = 50)]
         limit: u32,
     },
+    /// The apps that use Airlock through its gateway: connect an app's MCP
+    /// config to Airlock, disconnect it, list the apps
+    #[command(subcommand)]
+    Clients(ClientsCmd),
     /// Serve the servers Airlock manages to other apps as one MCP server
     /// over stdio: the command an app puts in its MCP config. Attaches to
     /// the running Airlock host (starting `airlock daemon` if none runs)
@@ -159,6 +163,13 @@ pub(crate) enum Command {
         #[arg(long)]
         no_http_loopback: bool,
     },
+}
+
+#[derive(Subcommand)]
+pub(crate) enum ClientsCmd {
+    /// Connect, disconnect and list apps (crates/airlock-apps).
+    #[command(flatten)]
+    Apps(crate::cmd::apps::AppsCmd),
 }
 
 #[derive(Clone, Copy, ValueEnum)]

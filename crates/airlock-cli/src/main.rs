@@ -164,6 +164,10 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
         // The shim owns nothing: no core, no database; the host does.
         return cmd::gateway::shim(&cli, args);
     }
+    if let Command::Clients(cli::ClientsCmd::Apps(sub)) = &cli.command {
+        // Only a move of servers opens Airlock's database (cmd::apps).
+        return cmd::apps::run(&cli, sub);
+    }
     if let Command::Daemon(args) = &cli.command {
         // Forms go to the app that asked when it can show them: the host
         // needs the consent's routes.
@@ -196,6 +200,7 @@ async fn dispatch(
         Command::UrlCheck { .. }
         | Command::ConformanceClient { .. }
         | Command::Gateway(_)
+        | Command::Clients(_)
         | Command::Daemon(_) => Ok(0),
         Command::Servers(sub) => cmd::servers::run(&core, sub, json),
         Command::Connect { server } => cmd::calls::connect(&core, &server, json).await,

@@ -234,6 +234,26 @@ pub async fn run(
     data_dir: &std::path::Path,
     options: HostOptions,
 ) -> Result<(), HostError> {
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(HostError::Listen)?;
+    let signals = async move {
+        tokio::select! {
+            _ = terminate.recv() => log("SIGTERM: stopping"),
+            _ = tokio::signal::ctrl_c() => log("SIGINT: stopping"),
+        }
+    };
+    serve_until(core, data_dir, options, signals).await
+}
+
+/// Run the host on `data_dir`'s socket until `stop` resolves (the desktop
+/// app: until it quits; it keeps its own signal handling) or, with
+/// `idle_exit`, that long with no app attached.
+pub async fn serve_until(
+    core: Arc<Airlock>,
+    data_dir: &std::path::Path,
+    options: HostOptions,
+    stop_when: impl std::future::Future<Output = ()>,
+) -> Result<(), HostError> {
     let owned = place::claim(data_dir)?;
     owned
         .listener
@@ -249,10 +269,9 @@ pub async fn run(
         std::process::id()
     ));
     let stop = CancellationToken::new();
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .map_err(HostError::Listen)?;
     let idle = idle_timer(gateway.attached_tx.subscribe(), options.idle_exit);
     tokio::pin!(idle);
+    tokio::pin!(stop_when);
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -270,8 +289,7 @@ pub async fn run(
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
             },
-            _ = terminate.recv() => { log("SIGTERM: stopping"); break; }
-            _ = tokio::signal::ctrl_c() => { log("SIGINT: stopping"); break; }
+            () = &mut stop_when => break,
             () = &mut idle => { log("no app attached for a while: stopping"); break; }
         }
     }

@@ -30,5 +30,5 @@ pub mod names;
 pub mod place;
 pub mod shim;
 
-pub use host::{run as run_host, Gateway, HostError, HostOptions};
+pub use host::{run as run_host, serve_until as serve_host_until, Gateway, HostError, HostOptions};
 pub use shim::{run as run_shim, ShimError, ShimOptions};

@@ -10,10 +10,13 @@ import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import { EVENT_NAMES, type Commands, type Events } from "./bindings/desktopApi";
 
 import type { ApiError as ApiErrorPayload } from "./bindings/ApiError";
+import type { AppChangeDone } from "./bindings/AppChangeDone";
+import type { AppChangeView } from "./bindings/AppChangeView";
 import type { AppInfo } from "./bindings/AppInfo";
 import type { AuditEvent } from "./bindings/AuditEvent";
 import type { CallOutcome } from "./bindings/CallOutcome";
 import type { Capabilities } from "./bindings/Capabilities";
+import type { ClientAppView } from "./bindings/ClientAppView";
 import type { ConnectionReport } from "./bindings/ConnectionReport";
 import type { CoreEvent } from "./bindings/CoreEvent";
 import type { ElicitationRecord } from "./bindings/ElicitationRecord";
@@ -32,10 +35,13 @@ import type { Settings } from "./bindings/Settings";
 import type { JsonValue } from "./bindings/serde_json/JsonValue";
 
 export type {
+  AppChangeDone,
+  AppChangeView,
   AppInfo,
   AuditEvent,
   CallOutcome,
   Capabilities,
+  ClientAppView,
   ConnectionReport,
   CoreEvent,
   ElicitationRecord,
@@ -268,11 +274,32 @@ export function urlCheck(url: string): Promise<Inspection> {
   return call("url_check", { url });
 }
 
+// ----- apps connected to Airlock's gateway -----
+
+export function clientApps(): Promise<ClientAppView[]> {
+  return call("client_apps");
+}
+
+/** What connecting (or disconnecting) an app would change; nothing is written. */
+export function planApp(app: string, connect: boolean, moveServers: boolean): Promise<AppChangeView> {
+  return call("plan_app", { app, connect, moveServers });
+}
+
+/** Apply the change whose diff was shown; refused (`changed_since_shown`) when the file changed since. */
+export function applyApp(app: string, connect: boolean, moveServers: boolean, diff: string): Promise<AppChangeDone> {
+  return call("apply_app", { app, connect, moveServers, diff });
+}
+
 // ----- events -----
 
 /** Status changes, log lines and elicitation transitions. */
 export function onCoreEvent(handler: (event: CoreEvent) => void): Promise<UnlistenFn> {
   return on(EVENT_NAMES.CORE_EVENT, handler);
+}
+
+/** The shell asks for a page (the tray's "Open inbox"). */
+export function onNavigate(handler: (page: string) => void): Promise<UnlistenFn> {
+  return on(EVENT_NAMES.NAVIGATE_EVENT, handler);
 }
 
 /** The inbox changed; the payload is the number of waiting items. */

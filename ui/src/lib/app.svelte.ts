@@ -4,11 +4,12 @@
 import * as api from "./api";
 import type { AppInfo, ConnStatus, CoreEvent, PendingView, ServerView } from "./api";
 
-export type Page = "servers" | "elicitations" | "history" | "settings";
+export type Page = "servers" | "apps" | "elicitations" | "history" | "settings";
 
 export type Route =
   | { page: "servers" }
   | { page: "server"; name: string; tab?: ServerTab }
+  | { page: "apps" }
   | { page: "elicitations" }
   | { page: "history" }
   | { page: "settings" };
@@ -68,6 +69,9 @@ class AppState {
     await Promise.all([
       api.onCoreEvent((e) => this.#onEvent(e)),
       api.onInboxChanged(() => void this.refreshPending()),
+      api.onNavigate((page) => {
+        if (page === "elicitations" || page === "apps") this.go({ page });
+      }),
     ]).catch(() => undefined);
     api
       .appInfo()

@@ -1,5 +1,6 @@
 //! One module per command group; `run` in main.rs dispatches to them.
 
+pub(crate) mod apps;
 pub(crate) mod auth;
 pub(crate) mod calls;
 pub(crate) mod gateway;

@@ -1,8 +1,11 @@
 // Generated from src-tauri/src/api_declaration.rs by `cargo test -p airlock-desktop`. Do not edit.
+import type { AppChangeDone } from "./AppChangeDone";
+import type { AppChangeView } from "./AppChangeView";
 import type { AppInfo } from "./AppInfo";
 import type { AuditEvent } from "./AuditEvent";
 import type { CallOutcome } from "./CallOutcome";
 import type { Capabilities } from "./Capabilities";
+import type { ClientAppView } from "./ClientAppView";
 import type { ConnectionReport } from "./ConnectionReport";
 import type { CoreEvent } from "./CoreEvent";
 import type { ElicitationRecord } from "./ElicitationRecord";
@@ -99,6 +102,18 @@ export type Commands = {
    * What a URL really points at, under the current settings.
    */
   url_check: { args: { url: string }; result: Inspection };
+  /**
+   * The AI apps Airlock can connect: detected or not, connected or not.
+   */
+  client_apps: { args: Record<string, never>; result: Array<ClientAppView> };
+  /**
+   * What connecting (or disconnecting) an app would change in its MCP config; nothing written.
+   */
+  plan_app: { args: { app: string; connect: boolean; moveServers: boolean }; result: AppChangeView };
+  /**
+   * Apply the change whose `diff` was shown; refused when the file changed since.
+   */
+  apply_app: { args: { app: string; connect: boolean; moveServers: boolean; diff: string }; result: AppChangeDone };
 };
 
 /** Every event the desktop shell emits, by name: its payload. */
@@ -111,10 +126,15 @@ export type Events = {
    * The inbox changed; the payload is the number of waiting items.
    */
   "airlock://inbox": number;
+  /**
+   * The shell asks the window to show a page (the tray's "Open inbox": `elicitations`).
+   */
+  "airlock://navigate": string;
 };
 
 /** Event names, by their name in Rust. */
 export const EVENT_NAMES = {
   CORE_EVENT: "airlock://event",
   INBOX_EVENT: "airlock://inbox",
+  NAVIGATE_EVENT: "airlock://navigate",
 } as const;

@@ -1,0 +1,99 @@
+//! Connect the user's AI apps (Claude Desktop, Claude Code, Cursor, VS Code,
+//! Windsurf, Goose, Zed, LM Studio) to Airlock by writing one entry named
+//! `airlock` into each app's own MCP config file: `<airlock> gateway --stdio
+//! --client <app id>`.
+//!
+//! Every change is planned first ([`plan_connect`], [`plan_disconnect`]: the
+//! text before and after and a unified diff), then applied ([`apply`]):
+//! backup first, then an atomic replace, and only if the file is still the
+//! one the diff was made from. A file Airlock cannot parse is refused and
+//! never written. See README.md for the paths per OS.
+
+mod apps;
+mod doc;
+mod files;
+mod plan;
+mod record;
+
+use std::path::{Path, PathBuf};
+
+pub use apps::{AppId, UnknownApp, ALL_APPS};
+pub use files::MAX_APP_CONFIG_BYTES;
+pub use plan::{
+    apply, plan_connect, plan_disconnect, status, Action, AppStatus, Applied, Change, MovedServer,
+};
+
+/// The entry name Airlock writes into every app's config.
+pub const ENTRY_NAME: &str = "airlock";
+
+/// Where the apps' configs and Airlock's own records live.
+#[derive(Debug, Clone)]
+pub struct Places {
+    /// `$HOME`.
+    pub home: PathBuf,
+    /// `$XDG_CONFIG_HOME` when set to an absolute path.
+    pub xdg_config_home: Option<PathBuf>,
+    /// Airlock's folder for backups and connection records (in its data dir).
+    pub state_dir: PathBuf,
+}
+
+impl Places {
+    /// From `$HOME` and `$XDG_CONFIG_HOME`; `state_dir` is Airlock's.
+    pub fn from_env(state_dir: PathBuf) -> Result<Places, AppsError> {
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+            .ok_or(AppsError::NoHome)?;
+        // The XDG spec: a relative value is invalid and ignored.
+        let xdg_config_home = std::env::var_os("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute());
+        Ok(Places {
+            home,
+            xdg_config_home,
+            state_dir,
+        })
+    }
+
+    pub(crate) fn config_home(&self) -> PathBuf {
+        self.xdg_config_home
+            .clone()
+            .unwrap_or_else(|| self.home.join(".config"))
+    }
+
+    fn apps_dir(&self) -> PathBuf {
+        self.state_dir.join("apps")
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppsError {
+    #[error("HOME is not set: Airlock cannot tell where the apps keep their config")]
+    NoHome,
+    #[error("cannot read {path}: {reason}. Airlock left it untouched")]
+    Unreadable { path: PathBuf, reason: String },
+    #[error("{path} cannot be edited safely: {reason}. Airlock left it untouched; fix or move it, then try again")]
+    Malformed { path: PathBuf, reason: String },
+    #[error("{path} changed since the diff was shown; nothing was written. Look at the new diff and try again")]
+    ChangedSinceShown { path: PathBuf },
+    #[error("cannot write {path}: {reason}")]
+    Write { path: PathBuf, reason: String },
+    #[error("the path of the airlock program is not absolute: {0}")]
+    RelativeProgram(PathBuf),
+}
+
+/// The arguments an app runs Airlock's gateway with.
+pub fn gateway_args(app: AppId) -> Vec<String> {
+    ["gateway", "--stdio", "--client", app.as_str()]
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn check_program(program: &Path) -> Result<(), AppsError> {
+    if program.is_absolute() {
+        Ok(())
+    } else {
+        Err(AppsError::RelativeProgram(program.to_owned()))
+    }
+}

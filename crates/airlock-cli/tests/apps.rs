@@ -1,0 +1,171 @@
+//! `airlock clients connect|disconnect|apps` with a temporary HOME: what a
+//! user sees and what lands in the app's config file.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+struct Sandbox {
+    dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    fn new() -> Sandbox {
+        let dir = tempfile::tempdir().expect("temp dir");
+        fs::create_dir_all(dir.path().join("home")).expect("home");
+        Sandbox { dir }
+    }
+
+    fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    fn run_env(&self, args: &[&str], xdg: Option<&Path>) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_airlock"));
+        cmd.arg("--data-dir")
+            .arg(self.dir.path().join("data"))
+            .args(args)
+            .env("HOME", self.home())
+            .env_remove("XDG_CONFIG_HOME")
+            .stdin(Stdio::null());
+        if let Some(x) = xdg {
+            cmd.env("XDG_CONFIG_HOME", x);
+        }
+        cmd.output().expect("run airlock")
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.run_env(args, None)
+    }
+
+    fn put(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.home().join(rel);
+        fs::create_dir_all(path.parent().expect("parent")).expect("dir");
+        fs::write(&path, text).expect("write");
+        path
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn airlock_path() -> String {
+    fs::canonicalize(env!("CARGO_BIN_EXE_airlock"))
+        .expect("canonical")
+        .display()
+        .to_string()
+}
+
+const CURSOR: &str = "{\n  \"mcpServers\": {\n    \"notes\": {\"command\": \"notes-server\", \"args\": [\"--dir\", \"/tmp\"]}\n  }\n}\n";
+
+#[test]
+fn connect_without_a_terminal_shows_the_diff_and_refuses_without_yes() {
+    let sb = Sandbox::new();
+    let path = sb.put(".cursor/mcp.json", CURSOR);
+    let out = sb.run(&["clients", "connect", "cursor"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("+    \"airlock\": {"), "{stdout}");
+    assert!(stdout.contains(&airlock_path()), "{stdout}");
+    assert!(text(&out.stderr).contains("--yes"), "{}", text(&out.stderr));
+    assert_eq!(
+        fs::read_to_string(&path).expect("read"),
+        CURSOR,
+        "untouched"
+    );
+}
+
+#[test]
+fn connect_twice_then_disconnect_restores_the_file() {
+    let sb = Sandbox::new();
+    let path = sb.put(".cursor/mcp.json", CURSOR);
+    let out = sb.run(&["clients", "connect", "cursor", "--yes"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        text(&out.stdout).contains("Cursor connected"),
+        "{}",
+        text(&out.stdout)
+    );
+    let config: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");
+    assert_eq!(
+        config["mcpServers"]["airlock"]["command"],
+        airlock_path().as_str()
+    );
+    assert_eq!(
+        config["mcpServers"]["airlock"]["args"],
+        serde_json::json!(["gateway", "--stdio", "--client", "cursor"])
+    );
+    assert_eq!(config["mcpServers"]["notes"]["command"], "notes-server");
+    let connected = fs::read_to_string(&path).expect("read");
+
+    let again = sb.run(&["clients", "connect", "cursor"]);
+    assert!(again.status.success(), "{again:?}");
+    assert!(text(&again.stdout).contains("already connected"));
+    assert_eq!(fs::read_to_string(&path).expect("read"), connected);
+
+    let apps = sb.run(&["--json", "clients", "apps"]);
+    let list: serde_json::Value = serde_json::from_slice(&apps.stdout).expect("json");
+    let cursor = list
+        .as_array()
+        .expect("array")
+        .iter()
+        .find(|a| a["app"] == "cursor")
+        .expect("cursor listed");
+    assert_eq!(cursor["connected"], true);
+    assert_eq!(cursor["up_to_date"], true);
+    assert_eq!(list.as_array().expect("array").len(), 8);
+
+    let off = sb.run(&["clients", "disconnect", "cursor", "--yes"]);
+    assert!(off.status.success(), "{off:?}");
+    assert_eq!(fs::read_to_string(&path).expect("read"), CURSOR);
+}
+
+#[test]
+fn move_servers_imports_them_into_airlock_first() {
+    let sb = Sandbox::new();
+    let path = sb.put(".cursor/mcp.json", CURSOR);
+    let out = sb.run(&["clients", "connect", "cursor", "--yes", "--move-servers"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(text(&out.stdout).contains("imported into Airlock: notes"));
+    let config: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");
+    let servers = config["mcpServers"].as_object().expect("object");
+    assert_eq!(servers.keys().collect::<Vec<_>>(), vec!["airlock"]);
+    let list = sb.run(&["--json", "servers", "list"]);
+    assert!(
+        text(&list.stdout).contains("notes-server"),
+        "{}",
+        text(&list.stdout)
+    );
+}
+
+#[test]
+fn a_malformed_config_is_refused_with_its_path_and_left_untouched() {
+    let sb = Sandbox::new();
+    let broken = "{\"mcpServers\": {\"a\": {\"command\": \"x\"},}}";
+    let path = sb.put(".codeium/windsurf/mcp_config.json", broken);
+    let out = sb.run(&["clients", "connect", "windsurf", "--yes"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("mcp_config.json") && err.contains("left it untouched"),
+        "{err}"
+    );
+    assert_eq!(fs::read(&path).expect("read"), broken.as_bytes());
+    let unknown = sb.run(&["clients", "connect", "notepad", "--yes"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(text(&unknown.stderr).contains("known apps"));
+}
+
+#[test]
+fn xdg_config_home_decides_where_vscode_is_connected() {
+    let sb = Sandbox::new();
+    let xdg = sb.dir.path().join("xdg");
+    let out = sb.run_env(&["clients", "connect", "vscode", "--yes"], Some(&xdg));
+    assert!(out.status.success(), "{out:?}");
+    let written = fs::read_to_string(xdg.join("Code/User/mcp.json")).expect("created");
+    assert!(written.contains("\"--client\", \"vscode\""), "{written}");
+    assert!(!sb.home().join(".config").exists());
+}

@@ -1,0 +1,202 @@
+//! The Connect apps page: the AI apps Airlock can connect (airlock-apps),
+//! the diff a connect or disconnect would make, and applying exactly that.
+
+use std::path::PathBuf;
+
+use airlock_apps::{AppId, AppsError, Change, Places, ALL_APPS};
+use serde::Serialize;
+use ts_rs::TS;
+
+use crate::api::Ctx;
+use crate::commands::{ApiError, ApiResult};
+
+/// One app on the Connect apps page.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ClientAppView {
+    /// The app id (`claude-code`, `vscode`, ...), also its `--client` name.
+    pub id: String,
+    pub name: String,
+    /// Its MCP config file (`~/` for the home folder).
+    pub path: String,
+    /// The config file or its folder exists.
+    pub detected: bool,
+    pub connected: bool,
+    /// Connected with this Airlock's path (else: connect again to update).
+    pub up_to_date: bool,
+    /// Why its config cannot be read or edited.
+    pub problem: Option<String>,
+}
+
+/// What a connect or disconnect would change; nothing written yet.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct AppChangeView {
+    pub id: String,
+    pub name: String,
+    pub path: String,
+    pub connect: bool,
+    /// Unified diff of the config file (empty: nothing to change).
+    pub diff: String,
+    pub notes: Vec<String>,
+    /// Servers that move from the app into Airlock.
+    pub moved: Vec<String>,
+}
+
+/// What applying did.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct AppChangeDone {
+    pub message: String,
+    /// Copy of the config as it was before.
+    pub backup: Option<String>,
+}
+
+fn app_error(e: AppsError) -> ApiError {
+    let code = match e {
+        AppsError::ChangedSinceShown { .. } => "changed_since_shown",
+        AppsError::Malformed { .. } | AppsError::Unreadable { .. } => "app_config_unusable",
+        _ => "app_config",
+    };
+    ApiError {
+        code: code.into(),
+        message: e.to_string(),
+        fields: None,
+    }
+}
+
+fn api_error(code: &str, message: String) -> ApiError {
+    ApiError {
+        code: code.into(),
+        message,
+        fields: None,
+    }
+}
+
+/// A path as people read it: `~/.cursor/mcp.json`.
+fn shown_path(path: &std::path::Path, places: &Places) -> String {
+    match path.strip_prefix(&places.home) {
+        Ok(rest) => format!("~/{}", rest.display()),
+        Err(_) => path.display().to_string(),
+    }
+}
+
+fn places(cx: Ctx<'_>) -> ApiResult<Places> {
+    Places::from_env(cx.state.data_dir.clone()).map_err(app_error)
+}
+
+/// The `airlock` command installed next to this app (what the apps run).
+fn airlock_program() -> ApiResult<PathBuf> {
+    let exe = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| {
+            api_error(
+                "no_airlock_cli",
+                format!("cannot tell where Airlock is installed: {e}"),
+            )
+        })?;
+    let cli = exe.with_file_name("airlock");
+    if cli.is_file() {
+        Ok(cli)
+    } else {
+        Err(api_error(
+            "no_airlock_cli",
+            format!(
+                "the airlock command is not installed next to this app (looked for {}); apps need it to reach Airlock",
+                cli.display()
+            ),
+        ))
+    }
+}
+
+fn app_id(id: &str) -> ApiResult<AppId> {
+    id.parse()
+        .map_err(|e: airlock_apps::UnknownApp| api_error("bad_input", e.to_string()))
+}
+
+pub fn client_apps(cx: Ctx<'_>) -> ApiResult<Vec<ClientAppView>> {
+    let places = places(cx)?;
+    // Without the CLI, status still lists the apps; nothing is up to date.
+    let program = airlock_program().unwrap_or_default();
+    Ok(ALL_APPS
+        .iter()
+        .map(|app| {
+            let s = airlock_apps::status(*app, &places, &program);
+            ClientAppView {
+                id: app.as_str().into(),
+                name: s.name.into(),
+                path: shown_path(&s.path, &places),
+                detected: s.detected,
+                connected: s.connected,
+                up_to_date: s.up_to_date,
+                problem: s.problem,
+            }
+        })
+        .collect())
+}
+
+fn plan(cx: Ctx<'_>, id: &str, connect: bool, move_servers: bool) -> ApiResult<(Places, Change)> {
+    let app = app_id(id)?;
+    let places = places(cx)?;
+    let change = if connect {
+        airlock_apps::plan_connect(app, &places, &airlock_program()?, move_servers)
+    } else {
+        airlock_apps::plan_disconnect(app, &places)
+    }
+    .map_err(app_error)?;
+    Ok((places, change))
+}
+
+pub fn plan_app(
+    cx: Ctx<'_>,
+    app: String,
+    connect: bool,
+    move_servers: bool,
+) -> ApiResult<AppChangeView> {
+    let (places, change) = plan(cx, &app, connect, move_servers)?;
+    Ok(AppChangeView {
+        id: change.app.as_str().into(),
+        name: change.app.display_name().into(),
+        path: shown_path(&change.path, &places),
+        connect,
+        diff: change.diff.clone(),
+        notes: change.notes.clone(),
+        moved: change.moved.iter().map(|m| m.name.clone()).collect(),
+    })
+}
+
+/// Apply the change whose diff the user saw: planned again, and refused if
+/// the diff is not the one shown.
+pub fn apply_app(
+    cx: Ctx<'_>,
+    app: String,
+    connect: bool,
+    move_servers: bool,
+    diff: String,
+) -> ApiResult<AppChangeDone> {
+    let (places, change) = plan(cx, &app, connect, move_servers)?;
+    if change.diff != diff {
+        return Err(app_error(AppsError::ChangedSinceShown {
+            path: change.path,
+        }));
+    }
+    if let Some(import) = change.moved_as_import() {
+        let plan = airlock_core::servers::parse_config(&import)
+            .map_err(|e| api_error("bad_input", e.to_string()))?;
+        let inputs = plan
+            .resolve(&Default::default())
+            .map_err(|e| api_error("bad_input", e.to_string()))?;
+        cx.state.core.import_servers(&inputs)?;
+    }
+    let applied = airlock_apps::apply(&change, &places).map_err(app_error)?;
+    let verb = if connect { "connected" } else { "disconnected" };
+    let message = if change.changes_nothing() {
+        format!("{} is already {verb}.", change.app.display_name())
+    } else {
+        format!(
+            "{} {verb}. Restart it (or reload its MCP servers) to use the change.",
+            change.app.display_name()
+        )
+    };
+    Ok(AppChangeDone {
+        message,
+        backup: applied.backup.map(|b| b.display().to_string()),
+    })
+}
