@@ -105,6 +105,13 @@ const TASKS: &[Task] = &[
         about: "desktop cold start and idle memory under Xvfb",
     },
     Task {
+        name: "fuzz",
+        script: "fuzz.sh",
+        fixed_args: &[],
+        usage: "TARGET|all [--minutes N] [--no-save]",
+        about: "coverage-guided fuzzing (libFuzzer, stable toolchain) of URL inspection, form schemas, config import, server messages",
+    },
+    Task {
         name: "with-session",
         script: "with-session.sh",
         fixed_args: &[],
