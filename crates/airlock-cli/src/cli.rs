@@ -55,6 +55,9 @@ pub(crate) enum Command {
     /// Add, list, show, remove, import and export server definitions
     #[command(subcommand)]
     Servers(ServersCmd),
+    /// The apps that attach to the gateway: names, HTTP tokens, profiles
+    #[command(subcommand)]
+    Clients(crate::cmd::clients::ClientsCmd),
     /// Connect to a server and show its status, protocol revision and capabilities
     Connect { server: String },
     /// Sign in to an OAuth-protected HTTP server in the browser; tokens go to the OS keychain
@@ -267,4 +270,16 @@ pub(crate) struct DaemonArgs {
     /// Between a server's name and its tool's or prompt's name in what apps see
     #[arg(long, default_value = airlock_gateway::names::DEFAULT_SEPARATOR, value_name = "TEXT")]
     pub(crate) separator: String,
+    /// Also serve MCP over Streamable HTTP on this port (0: any free one;
+    /// off by default); every client needs a token (`airlock clients add NAME --token`)
+    #[arg(long, value_name = "PORT")]
+    pub(crate) http_port: Option<u16>,
+    /// The address the HTTP endpoint listens on: loopback only (127.0.0.1 or ::1)
+    #[arg(
+        long,
+        value_name = "ADDR",
+        default_value = "127.0.0.1",
+        requires = "http_port"
+    )]
+    pub(crate) http_bind: std::net::IpAddr,
 }

@@ -198,6 +198,7 @@ async fn dispatch(
         | Command::Gateway(_)
         | Command::Daemon(_) => Ok(0),
         Command::Servers(sub) => cmd::servers::run(&core, sub, json),
+        Command::Clients(sub) => cmd::clients::run(&core, sub, json),
         Command::Connect { server } => cmd::calls::connect(&core, &server, json).await,
         Command::Login {
             server,

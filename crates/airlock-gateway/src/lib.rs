@@ -27,9 +27,11 @@ pub mod fdpass;
 pub mod forms;
 pub mod hello;
 pub mod host;
+pub mod http;
 pub mod limits;
 pub mod names;
 pub mod place;
+pub mod profile;
 pub mod shim;
 
 pub use host::{run as run_host, Gateway, HostError, HostOptions};
