@@ -12,6 +12,7 @@
 //   {"op":"info"}                                -> protocol version, server name, instructions
 //   {"op":"tools"}                               -> {"tools":[names]}
 //   {"op":"call","name":N,"arguments":{...}}     -> {"result":CallToolResult} or {"error":{code,message}}
+//     (with "abort_after_ms": M, the app cancels the call after M ms)
 //   {"op":"prompts"} {"op":"resources"} {"op":"read","uri":U} {"op":"prompt","name":N,"arguments":{}}
 //   {"op":"wait_list_changed","timeout_ms":T}    -> {"changed":true|false}
 //   {"op":"sleep","ms":M}
@@ -81,7 +82,9 @@ for (const op of ops) {
         break;
       }
       case 'call': {
-        const r = await client.callTool({ name: op.name, arguments: op.arguments ?? {} }, undefined, { timeout: op.timeout_ms ?? 60000 });
+        // abort_after_ms: the app gives up (notifications/cancelled to the server side).
+        const signal = op.abort_after_ms ? AbortSignal.timeout(op.abort_after_ms) : undefined;
+        const r = await client.callTool({ name: op.name, arguments: op.arguments ?? {} }, undefined, { timeout: op.timeout_ms ?? 60000, signal });
         out({ op: op.op, name: op.name, result: r });
         break;
       }

@@ -403,3 +403,49 @@ fn two_apps_at_once_with_different_profiles_see_different_tools() {
     assert_ne!(out.code(), 0, "{out:?}");
     drop(daemon);
 }
+
+#[test]
+fn a_call_the_app_cancels_stops_and_still_leaves_a_history_row() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let daemon = Daemon::start(&sb);
+    daemon.wait_served(&["everything"]);
+    let shim: Vec<String> = vec![
+        s(&airlock_bin()),
+        "--data-dir".into(),
+        s(&sb.data),
+        "gateway".into(),
+        "--stdio".into(),
+        "--client".into(),
+        "quitter".into(),
+    ];
+    let ops = json!([
+        {"op": "call", "name": "everything__trigger-long-running-operation",
+         "arguments": {"duration": 30, "steps": 3}, "abort_after_ms": 1500},
+        call("everything__echo", json!({"message": "still here"})),
+    ]);
+    let t0 = std::time::Instant::now();
+    let v = app("node", "quitter", &ops, &shim, None).json_lines();
+    assert!(
+        t0.elapsed() < Duration::from_secs(25),
+        "the cancelled call was waited for"
+    );
+    assert!(v[0]["error"].is_object(), "{v:?}");
+    assert_eq!(text(&v[1]["result"]), "Echo: still here", "{v:?}");
+    let rows = wait_until("two history rows", Duration::from_secs(10), || {
+        let rows = sb.history(&["--client", "quitter"]);
+        (rows.len() == 2).then_some(rows)
+    });
+    let cancelled = rows
+        .iter()
+        .find(|r| r["tool"] == "trigger-long-running-operation")
+        .expect("the cancelled call's row");
+    assert_eq!(cancelled["outcome"], "failed", "{cancelled}");
+    assert!(
+        cancelled["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("cancelled"),
+        "{cancelled}"
+    );
+}
