@@ -342,7 +342,7 @@ fn two_apps_at_once_with_different_profiles_see_different_tools() {
     let daemon = Daemon::start(&sb);
     daemon.wait_served(&["everything", "py"]);
     let ops = json!([
-        {"op": "sleep", "ms": 500, "seconds": 0.5},
+        {"op": "info"},
         {"op": "tools"},
         call("everything__echo", json!({"message": "hi"})),
         call("py__add", json!({"a": 1, "b": 1})),
@@ -364,6 +364,12 @@ fn two_apps_at_once_with_different_profiles_see_different_tools() {
     });
     let e = editor.json_lines();
     let c = chat.json_lines();
+    // The instructions name only the servers the profile shows.
+    let e_instr = e[0]["instructions"].as_str().unwrap_or_default();
+    let c_instr = c[0]["instructions"].as_str().unwrap_or_default();
+    assert!(e_instr.contains("## everything"), "{e_instr}");
+    assert!(c_instr.contains("<server>__<name>"), "{c_instr}");
+    assert!(!c_instr.contains("## everything"), "{c_instr}");
     let e_tools = tool_names(&e[1]);
     assert!(
         e_tools.iter().all(|t| t.starts_with("everything__")),

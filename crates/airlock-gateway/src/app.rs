@@ -184,12 +184,15 @@ impl ServerHandler for AppSession {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         // Over HTTP the session is bound to the initializing client's token.
-        self.who(&context)?;
+        let (_, profile) = self.profile(&context)?;
         context.peer.set_peer_info(request.clone());
         self.settled().await;
         // Fresh instructions for get_info.
-        self.gateway.catalog.view().await;
-        self.negotiate_initialize(&request)
+        let view = self.gateway.catalog.view().await;
+        let mut result = self.negotiate_initialize(&request)?;
+        // Only the servers this app's profile shows are named.
+        result.instructions = Some(view.instructions_for(|s| profile.allows_server(s)));
+        Ok(result)
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
@@ -205,14 +208,17 @@ impl ServerHandler for AppSession {
 
     async fn discover(
         &self,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, ErrorData> {
+        let (_, profile) = self.profile(&context)?;
         self.settled().await;
-        self.gateway.catalog.view().await;
-        Ok(DiscoverResult::from_server_info(
+        let view = self.gateway.catalog.view().await;
+        let mut result = DiscoverResult::from_server_info(
             self.supported_protocol_versions().into_owned(),
             self.get_info(),
-        ))
+        );
+        result.instructions = Some(view.instructions_for(|s| profile.allows_server(s)));
+        Ok(result)
     }
 
     async fn list_tools(
