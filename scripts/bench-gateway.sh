@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark: the official TypeScript SDK client calling server-everything's
 # `echo` directly (its own stdio child) versus through Airlock's gateway
-# (`airlock gateway --stdio` -> `airlock daemon` -> the same server; and
-# with `--copy-bytes`, the shim copying), runs alternated in one command. Prints medians of both, the calls/s ratio and
+# (`airlock gateway --stdio` -> `airlock daemon` -> the same server), runs
+# alternated in one command. Prints medians of both, the calls/s ratio and
 # the p50 latency the gateway adds. Goal (issue 12): ratio >= 0.8, added
 # p50 <= 0.2 ms.
 #
@@ -45,8 +45,6 @@ for r in $(seq "$rounds"); do
     | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); r["path"]="direct"; print(json.dumps(r))' >>"$out"
   node tests/peers/gateway_client.mjs --name bench --ops "$ops" -- "$airlock" --data-dir "$data/d" gateway --stdio --client bench \
     | python3 -c 'import json,sys; r=json.loads(sys.stdin.read().strip().splitlines()[-1]); r["path"]="gateway"; print(json.dumps(r))' >>"$out"
-  node tests/peers/gateway_client.mjs --name bench --ops "$ops" -- "$airlock" --data-dir "$data/d" gateway --stdio --client bench --copy-bytes \
-    | python3 -c 'import json,sys; r=json.loads(sys.stdin.read().strip().splitlines()[-1]); r["path"]="copying"; print(json.dumps(r))' >>"$out"
   echo "round $r/$rounds done" >&2
 done
 python3 - "$out" <<'PY'
@@ -54,7 +52,7 @@ import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 print(f"{'path':<10}{'calls/s (median)':>18}{'p50 ms':>10}{'p99 ms':>10}   (TypeScript SDK client, server-everything echo, stdio)")
 med = {}
-for path in ("direct", "gateway", "copying"):
+for path in ("direct", "gateway"):
     rs = [r for r in rows if r["path"] == path]
     med[path] = {k: statistics.median(r[k] for r in rs) for k in ("calls_per_sec", "p50_ms", "p99_ms")}
     m = med[path]
@@ -62,6 +60,4 @@ for path in ("direct", "gateway", "copying"):
 ratio = med["gateway"]["calls_per_sec"] / med["direct"]["calls_per_sec"]
 added = med["gateway"]["p50_ms"] - med["direct"]["p50_ms"]
 print(f"ratio gateway/direct: {ratio:.2f}x calls/s (goal >= 0.80); p50 added: {added:.3f} ms (goal <= 0.200)")
-copy = med["copying"]["calls_per_sec"] / med["direct"]["calls_per_sec"]
-print(f"(with --copy-bytes, the shim copying instead of handing its stdio over: {copy:.2f}x, p50 added {med['copying']['p50_ms'] - med['direct']['p50_ms']:.3f} ms)")
 PY

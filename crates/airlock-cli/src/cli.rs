@@ -255,11 +255,6 @@ pub(crate) struct GatewayArgs {
     /// Never start a host: fail when none runs
     #[arg(long)]
     pub(crate) no_start: bool,
-    /// Copy the app's bytes through this process instead of handing its
-    /// stdin and stdout to the host (pipes and sockets are handed over by
-    /// default; a terminal or a file is always copied)
-    #[arg(long)]
-    pub(crate) copy_bytes: bool,
 }
 
 #[derive(Args)]

@@ -1,16 +1,13 @@
 //! The one line each side says before MCP starts on the local socket.
 //!
 //! ```text
-//! shim -> host: {"airlock_gateway":1,"client":"cursor","fds":true}\n   (client may be null)
+//! shim -> host: {"airlock_gateway":1,"client":"cursor"}\n     (client may be null)
 //! host -> shim: {"airlock_gateway":1,"ok":true,"pid":1234}\n
 //!            or {"airlock_gateway":1,"error":"why, in words"}\n  (then the host closes)
 //! ```
 //!
-//! With `"fds": true` the shim then sends one byte carrying its stdin and
-//! stdout (SCM_RIGHTS, see [`crate::fdpass`]): the host reads and writes the
-//! app's pipes itself, and the socket only tells either side that the
-//! other is gone. Without it, the stream carries newline-delimited JSON-RPC
-//! (MCP's stdio framing) both ways, untouched: the shim copies bytes. A line
+//! After these two lines the stream carries newline-delimited JSON-RPC (MCP's
+//! stdio framing) both ways, untouched: the shim only copies bytes. A line
 //! longer than [`MAX_HELLO_BYTES`], or none within [`HELLO_TIMEOUT`], ends
 //! the connection.
 
@@ -33,9 +30,6 @@ pub struct Hello {
     /// `--client NAME`; `None`: the host uses the app's own name (clientInfo).
     #[serde(default)]
     pub client: Option<String>,
-    /// The shim hands over its stdin and stdout after the welcome.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub fds: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -142,7 +136,6 @@ mod tests {
         let h = Hello {
             airlock_gateway: HELLO_VERSION,
             client: Some("cursor".into()),
-            fds: true,
         };
         let bytes = line(&h);
         assert!(bytes.ends_with(b"\n"));

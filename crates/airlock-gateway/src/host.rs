@@ -27,7 +27,7 @@ use crate::app::{announce_change, AppSession, CHANGE_COALESCE};
 use crate::catalog::{log, Catalog};
 use crate::forms::FormRoutes;
 use crate::hello::{self, Welcome};
-use crate::{fdpass, limits, place};
+use crate::{limits, place};
 
 /// What every app session shares.
 pub struct Gateway {
@@ -401,27 +401,9 @@ async fn attach(gateway: Arc<Gateway>, stream: UnixStream, stop: CancellationTok
         return;
     }
     let who = hello.client.clone().unwrap_or_else(|| "(unnamed)".into());
-    // Where the app's messages are: its own pipes (handed over), or this
-    // socket (the shim copies).
-    let shim_left = CancellationToken::new();
-    // However this function returns, the session is over: the socket is
-    // closed and the shim may go.
-    let ended = CancellationToken::new();
-    let _ended_on_return = ended.clone().drop_guard();
-    let streams = if hello.fds {
-        fdpass::take_over(reader, write, &who, shim_left.clone(), ended.clone()).await
-    } else {
-        Some((
-            fdpass::Reader::Copied(reader),
-            fdpass::Writer::Copied(write),
-        ))
-    };
-    let Some((app_in, app_out)) = streams else {
-        return;
-    };
-    let session = AppSession::new(gateway.clone(), hello.client.clone());
+    let session = AppSession::new(gateway.clone(), hello.client);
     let subscriptions = session.subscriptions.clone();
-    let transport = AsyncRwTransport::new_server(app_in, app_out)
+    let transport = AsyncRwTransport::new_server(reader, write)
         .with_max_line_length(limits::MAX_APP_MESSAGE_BYTES);
     let running =
         match tokio::time::timeout(limits::HANDSHAKE_TIMEOUT, serve_server(session, transport))
@@ -440,17 +422,11 @@ async fn attach(gateway: Arc<Gateway>, stream: UnixStream, stop: CancellationTok
                 return;
             }
         };
-    log(&format!(
-        "app {who} attached ({})",
-        if hello.fds {
-            "its stdin/stdout handed over"
-        } else {
-            "bytes copied by the shim"
-        }
-    ));
+    log(&format!("app {who} attached"));
     let peer = running.peer().clone();
     let session_ct = running.cancellation_token();
     let mut changes = gateway.catalog.subscribe();
+    let ended = CancellationToken::new();
     let notifier = {
         let ended = ended.clone();
         tokio::spawn(async move {
@@ -470,7 +446,6 @@ async fn attach(gateway: Arc<Gateway>, stream: UnixStream, stop: CancellationTok
         tokio::spawn(async move {
             tokio::select! {
                 () = stop.cancelled() => session_ct.cancel(),
-                () = shim_left.cancelled() => session_ct.cancel(),
                 () = ended.cancelled() => {}
             }
         })

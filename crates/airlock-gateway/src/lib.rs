@@ -10,8 +10,7 @@
 //! ```
 //!
 //! - [`shim`]: the stdio side an app starts; it starts a host when none runs.
-//! - [`hello`]: the one line each side says before MCP; [`fdpass`]: the
-//!   shim's stdin/stdout handed to the host.
+//! - [`hello`]: the one line each side says before MCP.
 //! - [`place`]: the socket and lock in the data dir (0600; one owner).
 //! - [`host`]: the host: first connects, the server-list watch, one
 //!   [`app::AppSession`] (rmcp server side) per attached app.
@@ -23,7 +22,6 @@
 pub mod app;
 pub mod catalog;
 pub mod consent;
-pub mod fdpass;
 pub mod forms;
 pub mod hello;
 pub mod host;

@@ -5,7 +5,6 @@
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::fd::AsFd;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -25,9 +24,6 @@ pub struct ShimOptions {
     /// The program and arguments that start a host when none listens
     /// (`airlock --data-dir .. daemon ..`); `None`: fail instead.
     pub start_host: Option<(PathBuf, Vec<OsString>)>,
-    /// Copy bytes through this process even when stdin and stdout could be
-    /// handed to the host.
-    pub copy_bytes: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -53,28 +49,12 @@ pub fn run(options: ShimOptions) -> Result<(), ShimError> {
         hello::check_client_name(c).map_err(ShimError::Usage)?;
     }
     let stream = attach(&options)?;
-    let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    let hand_over = !options.copy_bytes
-        && crate::fdpass::can_pass(stdin.as_fd())
-        && crate::fdpass::can_pass(stdout.as_fd());
     let (reader, _) = greet(
         stream
             .try_clone()
             .map_err(connect_error(&options.data_dir))?,
         &options,
-        hand_over,
     )?;
-    if hand_over {
-        crate::fdpass::send_stdio(&stream, stdin.as_fd(), stdout.as_fd())
-            .map_err(|e| ShimError::Hello(format!("cannot hand stdin/stdout to the host: {e}")))?;
-        // The host serves the app on them now; stay until it is done (it
-        // closes the socket), so the app's child process lives as long as
-        // its session.
-        let mut rest = reader;
-        let _ = std::io::copy(&mut rest, &mut std::io::sink());
-        return Ok(());
-    }
     pump(stream, reader);
     Ok(())
 }
@@ -180,12 +160,10 @@ fn log_tail(path: &Path) -> String {
 fn greet(
     mut stream: UnixStream,
     options: &ShimOptions,
-    fds: bool,
 ) -> Result<(BufReader<UnixStream>, Welcome), ShimError> {
     let hello = Hello {
         airlock_gateway: HELLO_VERSION,
         client: options.client.clone(),
-        fds,
     };
     stream
         .write_all(&hello::line(&hello))

@@ -31,7 +31,6 @@ pub(crate) fn shim(cli: &Cli, args: &GatewayArgs) -> Result<u8, Failure> {
         data_dir,
         client: args.client.clone(),
         start_host,
-        copy_bytes: args.copy_bytes,
     };
     match airlock_gateway::run_shim(options) {
         Ok(()) => Ok(0),
