@@ -7,7 +7,18 @@
 #
 # Default scenarios: initialize tools_call elicitation-sep1034-client-defaults sse-retry
 # and the auth/* client scenarios of released spec versions (those run inside
-# scripts/with-session.sh when there is no session bus: tokens go to the keychain).
+# scripts/with-session.sh when there is no session bus: tokens go to the keychain),
+# then `gateway:<server scenario>`: the suite's server scenarios against
+# `airlock daemon --http-port` (Airlock's gateway) with server-everything behind
+# it, through tests/conformance/token-proxy.mjs (the suite sends no bearer token;
+# the proxy adds the token of a client made for the run). Only the server
+# scenarios that apply to an aggregating gateway run; the others call the
+# suite's own reference server's tools, prompts and resources by name
+# (test_simple_text, test://static-text, ...), which no real server behind a
+# gateway has (and the gateway prefixes names with the server's), or need
+# methods the gateway does not serve yet (logging/setLevel,
+# completion/complete, resources/subscribe, resource templates): see
+# crates/airlock-gateway/README.md.
 # Installs tests/conformance when its lock file changed (npm ci; a stamp makes a
 # second run a no-op), builds the CLI (debug), runs each scenario with its
 # results in test-artifacts/conformance/<scenario>/, prints one line per
@@ -30,14 +41,17 @@ if [[ ${#scenarios[@]} -eq 0 ]]; then
     auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit
     auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none
     auth/pre-registration auth/2025-03-26-oauth-metadata-backcompat
-    auth/2025-03-26-oauth-endpoint-fallback)
+    auth/2025-03-26-oauth-endpoint-fallback
+    # The gateway as a server (see above)
+    gateway:server-initialize gateway:ping gateway:tools-list gateway:resources-list
+    gateway:prompts-list gateway:server-sse-multiple-streams gateway:dns-rebinding-protection)
 fi
 
 # `auth/*` scenarios store tokens in the OS keychain (Airlock keeps them
 # nowhere else): without a session bus, run inside scripts/with-session.sh
 # (a private D-Bus session with an unlocked gnome-keyring).
 needs_keychain=0
-for s in "${scenarios[@]}"; do [[ "$s" == auth/* ]] && needs_keychain=1; done
+for s in "${scenarios[@]}"; do [[ "$s" == auth/* || "$s" == gateway:* ]] && needs_keychain=1; done
 if [[ $needs_keychain -eq 1 && -z "${DBUS_SESSION_BUS_ADDRESS:-}" && -z "${_AIRLOCK_CONFORMANCE_SESSION:-}" ]]; then
   export _AIRLOCK_CONFORMANCE_SESSION=1
   exec bash "$root/scripts/with-session.sh" bash "$root/scripts/conformance.sh" "${scenarios[@]}"
@@ -92,15 +106,54 @@ count_checks() {
   ' "$1"
 }
 
+# The gateway (started at the first gateway:* scenario): a daemon serving
+# server-everything over HTTP, and the token proxy in front of it.
+gw_url=""
+gw_pids=()
+gw_dir=""
+stop_gateway() {
+  for p in "${gw_pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  [[ -n "$gw_dir" ]] && rm -rf "$gw_dir"
+  return 0
+}
+trap stop_gateway EXIT
+start_gateway() {
+  gw_dir=$(mktemp -d "${TMPDIR:-/tmp}/airlock-conformance-gateway.XXXXXX")
+  local js="$root/tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+  [[ -f "$js" ]] || { echo "conformance: server-everything missing (bash scripts/setup.sh)" >&2; return 1; }
+  "$bin" --data-dir "$gw_dir/d" servers add everything --command node -- "$js" stdio >/dev/null
+  local token
+  token=$("$bin" --data-dir "$gw_dir/d" --json clients add conformance --token |
+    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).token))')
+  "$bin" --data-dir "$gw_dir/d" --consent decline --open none daemon --http-port 0 2>"$gw_dir/daemon.log" &
+  gw_pids+=($!)
+  local port=""
+  for _ in $(seq 300); do
+    port=$(grep -o 'http://127.0.0.1:[0-9]*/mcp' "$gw_dir/daemon.log" | head -1 | sed 's/.*:\([0-9]*\)\/mcp/\1/') || true
+    [[ -n "$port" ]] && grep -q 'everything: ready' "$gw_dir/daemon.log" && break
+    sleep 0.1
+  done
+  [[ -n "$port" ]] || { cat "$gw_dir/daemon.log" >&2; return 1; }
+  AIRLOCK_GATEWAY_TOKEN="$token" node "$conf/token-proxy.mjs" "$port" >"$gw_dir/proxy.out" &
+  gw_pids+=($!)
+  for _ in $(seq 100); do [[ -s "$gw_dir/proxy.out" ]] && break; sleep 0.1; done
+  gw_url="http://127.0.0.1:$(cut -d' ' -f2 "$gw_dir/proxy.out")/mcp"
+}
+
 total_pass=0
 total_fail=0
 for s in "${scenarios[@]}"; do
-  out="$artifacts/$s"
+  out="$artifacts/${s/:/\/}"
   rm -rf "$out"
   mkdir -p "$out"
   set +e
-  timeout 300 node "$suite_js" client \
-    --command "$bin conformance-client" --scenario "$s" -o "$out" >"$out/suite.log" 2>&1
+  if [[ "$s" == gateway:* ]]; then
+    [[ -n "$gw_url" ]] || start_gateway >"$out/suite.log" 2>&1
+    timeout 300 node "$suite_js" server --url "$gw_url" --scenario "${s#gateway:}" -o "$out" >>"$out/suite.log" 2>&1
+  else
+    timeout 300 node "$suite_js" client \
+      --command "$bin conformance-client" --scenario "$s" -o "$out" >"$out/suite.log" 2>&1
+  fi
   rc=$?
   set -e
   read -r pass fail warn < <(count_checks "$out")

@@ -3,6 +3,7 @@
 // over stdio and runs a script of operations; for Airlock's gateway tests.
 //
 //   node gateway_client.mjs --ops JSON [--name NAME] [--elicitation none|form] [--form-answer JSON] -- CMD [ARGS...]
+//   (or `-- http://127.0.0.1:PORT/mcp`: Streamable HTTP, bearer token from AIRLOCK_GATEWAY_TOKEN)
 //
 // It declares no elicitation capability unless --elicitation form; then it
 // answers every form with accept and --form-answer as its content (or
@@ -11,12 +12,14 @@
 //   {"op":"info"}                                -> protocol version, server name, instructions
 //   {"op":"tools"}                               -> {"tools":[names]}
 //   {"op":"call","name":N,"arguments":{...}}     -> {"result":CallToolResult} or {"error":{code,message}}
+//     (with "abort_after_ms": M, the app cancels the call after M ms)
 //   {"op":"prompts"} {"op":"resources"} {"op":"read","uri":U} {"op":"prompt","name":N,"arguments":{}}
 //   {"op":"wait_list_changed","timeout_ms":T}    -> {"changed":true|false}
 //   {"op":"sleep","ms":M}
 //   {"op":"bench","name":N,"arguments":{},"calls":C,"warmup":W} -> {"calls_per_sec","p50_ms","p99_ms"}
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { parseArgs } from 'node:util';
 
@@ -53,12 +56,18 @@ client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
   while (waiters.length) waiters.shift()();
 });
 
-const transport = new StdioClientTransport({
-  command: positionals[0],
-  args: positionals.slice(1),
-  env: process.env,
-  stderr: 'inherit',
-});
+// `-- http://...`: Streamable HTTP, with the bearer token from AIRLOCK_GATEWAY_TOKEN.
+const token = process.env.AIRLOCK_GATEWAY_TOKEN;
+const transport = positionals[0].startsWith('http://')
+  ? new StreamableHTTPClientTransport(new URL(positionals[0]), {
+      requestInit: { headers: token ? { Authorization: `Bearer ${token}` } : {} },
+    })
+  : new StdioClientTransport({
+      command: positionals[0],
+      args: positionals.slice(1),
+      env: process.env,
+      stderr: 'inherit',
+    });
 await client.connect(transport);
 
 for (const op of ops) {
@@ -73,7 +82,9 @@ for (const op of ops) {
         break;
       }
       case 'call': {
-        const r = await client.callTool({ name: op.name, arguments: op.arguments ?? {} }, undefined, { timeout: op.timeout_ms ?? 60000 });
+        // abort_after_ms: the app gives up (notifications/cancelled to the server side).
+        const signal = op.abort_after_ms ? AbortSignal.timeout(op.abort_after_ms) : undefined;
+        const r = await client.callTool({ name: op.name, arguments: op.arguments ?? {} }, undefined, { timeout: op.timeout_ms ?? 60000, signal });
         out({ op: op.op, name: op.name, result: r });
         break;
       }

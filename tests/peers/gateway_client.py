@@ -4,6 +4,7 @@ stdio and runs a script of operations; for Airlock's gateway tests.
 
 Usage:
     .venv/bin/python gateway_client.py --ops JSON [--mode auto|legacy] [--name NAME] -- CMD [ARGS...]
+    (or `-- http://127.0.0.1:PORT/mcp`: Streamable HTTP, bearer token from AIRLOCK_GATEWAY_TOKEN)
 
 It declares no elicitation capability (unless --elicitation form), so a
 server behind the gateway that wants a URL or a form cannot reach it.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 
 from mcp import Client, StdioServerParameters
@@ -33,7 +35,16 @@ def out(obj) -> None:
 
 async def run(args) -> int:
     ops = json.loads(args.ops)
-    params = StdioServerParameters(command=args.cmd[0], args=args.cmd[1:])
+    if args.cmd[0].startswith("http://"):
+        # Streamable HTTP: the URL, and the bearer token from the environment.
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        token = os.environ.get("AIRLOCK_GATEWAY_TOKEN")
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        params = streamable_http_client(args.cmd[0], http_client=create_mcp_http_client(headers=headers))
+    else:
+        params = StdioServerParameters(command=args.cmd[0], args=args.cmd[1:])
     kwargs = {}
     if args.elicitation == "form":
         async def on_elicit(ctx, params):  # pragma: no cover - only with --elicitation form

@@ -55,6 +55,10 @@ pub(crate) enum Command {
     /// Add, list, show, remove, import and export server definitions
     #[command(subcommand)]
     Servers(ServersCmd),
+    /// The apps that use Airlock through its gateway: connect an app's MCP
+    /// config (connect, disconnect, apps); names, HTTP tokens, profiles
+    #[command(subcommand)]
+    Clients(crate::cmd::clients::ClientsCmd),
     /// Connect to a server and show its status, protocol revision and capabilities
     Connect { server: String },
     /// Sign in to an OAuth-protected HTTP server in the browser; tokens go to the OS keychain
@@ -140,10 +144,6 @@ pub(crate) enum Command {
         #[arg(long, default_value_t = 50)]
         limit: u32,
     },
-    /// The apps that use Airlock through its gateway: connect an app's MCP
-    /// config to Airlock, disconnect it, list the apps
-    #[command(subcommand)]
-    Clients(ClientsCmd),
     /// Serve the servers Airlock manages to other apps as one MCP server
     /// over stdio: the command an app puts in its MCP config. Attaches to
     /// the running Airlock host (starting `airlock daemon` if none runs)
@@ -163,13 +163,6 @@ pub(crate) enum Command {
         #[arg(long)]
         no_http_loopback: bool,
     },
-}
-
-#[derive(Subcommand)]
-pub(crate) enum ClientsCmd {
-    /// Connect, disconnect and list apps (crates/airlock-apps).
-    #[command(flatten)]
-    Apps(crate::cmd::apps::AppsCmd),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -273,4 +266,16 @@ pub(crate) struct DaemonArgs {
     /// Between a server's name and its tool's or prompt's name in what apps see
     #[arg(long, default_value = airlock_gateway::names::DEFAULT_SEPARATOR, value_name = "TEXT")]
     pub(crate) separator: String,
+    /// Also serve MCP over Streamable HTTP on this port (0: any free one;
+    /// off by default); every client needs a token (`airlock clients add NAME --token`)
+    #[arg(long, value_name = "PORT")]
+    pub(crate) http_port: Option<u16>,
+    /// The address the HTTP endpoint listens on: loopback only (127.0.0.1 or ::1)
+    #[arg(
+        long,
+        value_name = "ADDR",
+        default_value = "127.0.0.1",
+        requires = "http_port"
+    )]
+    pub(crate) http_bind: std::net::IpAddr,
 }

@@ -45,3 +45,37 @@ impl Airlock {
         Ok(self.store.prune_history(cutoff)?)
     }
 }
+
+/// A tool call in progress: dropped while `armed` (its caller cancelled
+/// it, or went away, so the call was dropped at the server too), it records
+/// the call as failed, "cancelled by the caller".
+pub(crate) struct Unfinished {
+    pub(crate) store: std::sync::Arc<crate::store::Store>,
+    pub(crate) client: Option<String>,
+    pub(crate) server: String,
+    pub(crate) tool: String,
+    pub(crate) arguments: serde_json::Value,
+    pub(crate) started_at: i64,
+    pub(crate) t0: std::time::Instant,
+    pub(crate) armed: bool,
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let duration_ms = i64::try_from(self.t0.elapsed().as_millis()).unwrap_or(i64::MAX);
+        let _ = self.store.record_tool_call_for(
+            self.client.as_deref(),
+            &self.server,
+            &self.tool,
+            &self.arguments,
+            None,
+            crate::store::ToolCallOutcome::Failed,
+            Some("cancelled by the caller before it finished"),
+            self.started_at,
+            duration_ms,
+        );
+    }
+}

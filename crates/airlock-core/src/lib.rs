@@ -4,6 +4,7 @@
 
 pub mod about;
 pub mod auth;
+pub mod clients;
 mod connections;
 pub mod elicitation;
 mod error;

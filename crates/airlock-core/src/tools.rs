@@ -271,7 +271,20 @@ impl Airlock {
             .clone()
             .map(serde_json::Value::Object)
             .unwrap_or(serde_json::Value::Null);
+        // Dropped before the call ends (the app cancelled it, or went): the
+        // call still leaves a history row.
+        let mut unfinished = crate::history::Unfinished {
+            store: self.store.clone(),
+            client: client.map(str::to_owned),
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            arguments: args_json.clone(),
+            started_at,
+            t0,
+            armed: true,
+        };
         let result = self.call_tool_inner(server, tool, arguments).await;
+        unfinished.armed = false;
         let duration_ms = i64::try_from(t0.elapsed().as_millis()).unwrap_or(i64::MAX);
         match result {
             Ok((r, redactor)) => {

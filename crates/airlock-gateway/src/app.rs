@@ -35,6 +35,9 @@ pub struct AppSession {
     in_flight: Arc<Semaphore>,
     /// The app's open `subscriptions/listen` streams (2026-07-28).
     pub(crate) subscriptions: Arc<Mutex<Vec<SubscriptionSink>>>,
+    /// Over HTTP: the client (token) this session belongs to, from its
+    /// first request on.
+    bound: Option<Mutex<Option<String>>>,
 }
 
 impl AppSession {
@@ -45,7 +48,51 @@ impl AppSession {
             client,
             in_flight: Arc::new(Semaphore::new(limits::MAX_CALLS_IN_FLIGHT_PER_APP)),
             subscriptions: Arc::new(Mutex::new(Vec::new())),
+            bound: None,
         }
+    }
+
+    /// A session over HTTP: its client is the one whose token its requests carry.
+    pub fn new_http(gateway: Arc<Gateway>) -> Self {
+        let mut s = Self::new(gateway, None);
+        s.bound = Some(Mutex::new(None));
+        s
+    }
+
+    /// Who is asking: over HTTP the token's client (the session is bound to
+    /// the first one; another client's token is refused), else
+    /// [`Self::client_name`].
+    fn who(&self, context: &RequestContext<RoleServer>) -> Result<String, ErrorData> {
+        let Some(bound) = &self.bound else {
+            return Ok(self.client_name(context));
+        };
+        let client = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|p| p.extensions.get::<crate::http::HttpClient>())
+            .map(|c| c.0.clone())
+            .ok_or_else(|| ErrorData::invalid_request("no client token on this request", None))?;
+        let mut bound = bound.lock().unwrap_or_else(|p| p.into_inner());
+        match &*bound {
+            Some(b) if *b != client => Err(ErrorData::invalid_request(
+                "this session belongs to another client",
+                None,
+            )),
+            Some(_) => Ok(client),
+            None => {
+                *bound = Some(client.clone());
+                Ok(client)
+            }
+        }
+    }
+
+    fn profile(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(String, airlock_core::clients::ClientProfile), ErrorData> {
+        let who = self.who(context)?;
+        let p = crate::profile::of(&self.gateway.core, &who);
+        Ok((who, p))
     }
 
     /// The name history records for this app's calls.
@@ -136,32 +183,52 @@ impl ServerHandler for AppSession {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
+        // Over HTTP the session is bound to the initializing client's token.
+        let (_, profile) = self.profile(&context)?;
         context.peer.set_peer_info(request.clone());
         self.settled().await;
         // Fresh instructions for get_info.
-        self.gateway.catalog.view().await;
-        self.negotiate_initialize(&request)
+        let view = self.gateway.catalog.view().await;
+        let mut result = self.negotiate_initialize(&request)?;
+        // Only the servers this app's profile shows are named.
+        result.instructions = Some(view.instructions_for(|s| profile.allows_server(s)));
+        Ok(result)
+    }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        // Over HTTP rmcp runs the session: follow the catalog from here.
+        if self.bound.is_some() {
+            tokio::spawn(follow_changes(
+                self.gateway.clone(),
+                context.peer,
+                self.subscriptions.clone(),
+            ));
+        }
     }
 
     async fn discover(
         &self,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, ErrorData> {
+        let (_, profile) = self.profile(&context)?;
         self.settled().await;
-        self.gateway.catalog.view().await;
-        Ok(DiscoverResult::from_server_info(
+        let view = self.gateway.catalog.view().await;
+        let mut result = DiscoverResult::from_server_info(
             self.supported_protocol_versions().into_owned(),
             self.get_info(),
-        ))
+        );
+        result.instructions = Some(view.instructions_for(|s| profile.allows_server(s)));
+        Ok(result)
     }
 
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        let (_, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view().await;
-        let (tools, next) = page(&view.tools, request.as_ref())?;
+        let (tools, next) = page(&crate::profile::tools(&view, &profile), request.as_ref())?;
         let mut result = ListToolsResult::with_all_items(tools);
         result.next_cursor = next;
         Ok(result)
@@ -182,8 +249,13 @@ impl ServerHandler for AppSession {
                 None,
             ));
         };
+        let (client, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view().await;
-        let Some(route) = view.tool(&request.name).cloned() else {
+        let route = view
+            .tool(&request.name)
+            .filter(|r| profile.allows_tool(&r.server, &r.name))
+            .cloned();
+        let Some(route) = route else {
             return Err(ErrorData::invalid_params(
                 format!(
                     "unknown tool {:?}: tools/list shows the tools Airlock serves now",
@@ -193,7 +265,6 @@ impl ServerHandler for AppSession {
             ));
         };
         drop(view);
-        let client = self.client_name(&context);
         // A form this call's server asks goes to this app, if it can show it.
         let _ticket = self.gateway.forms.as_ref().map(|routes| {
             let peer = crate::forms::takes_forms(&context.peer).then(|| context.peer.clone());
@@ -227,10 +298,11 @@ impl ServerHandler for AppSession {
     async fn list_prompts(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        let (_, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view().await;
-        let (prompts, next) = page(&view.prompts, request.as_ref())?;
+        let (prompts, next) = page(&crate::profile::prompts(&view, &profile), request.as_ref())?;
         let mut result = ListPromptsResult::with_all_items(prompts);
         result.next_cursor = next;
         Ok(result)
@@ -241,8 +313,13 @@ impl ServerHandler for AppSession {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        let (_, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view().await;
-        let Some(route) = view.prompt(&request.name).cloned() else {
+        let route = view
+            .prompt(&request.name)
+            .filter(|r| profile.allows_server(&r.server))
+            .cloned();
+        let Some(route) = route else {
             return Err(ErrorData::invalid_params(
                 format!(
                     "unknown prompt {:?}: prompts/list shows the prompts Airlock serves now",
@@ -265,10 +342,14 @@ impl ServerHandler for AppSession {
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        let (_, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view().await;
-        let (resources, next) = page(&view.resources, request.as_ref())?;
+        let (resources, next) = page(
+            &crate::profile::resources(&view, &profile),
+            request.as_ref(),
+        )?;
         let mut result = ListResourcesResult::with_all_items(resources);
         result.next_cursor = next;
         Ok(result)
@@ -288,8 +369,13 @@ impl ServerHandler for AppSession {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        let (_, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view().await;
-        let Some(route) = view.resource(&request.uri).cloned() else {
+        let route = view
+            .resource(&request.uri)
+            .filter(|r| profile.allows_server(&r.server))
+            .cloned();
+        let Some(route) = route else {
             return Err(ErrorData::resource_not_found(
                 format!(
                     "unknown resource {:?}: resources/list shows the resources Airlock serves now",
@@ -386,6 +472,30 @@ pub(crate) async fn announce_change(
         if sink.accepted().resources_list_changed == Some(true) {
             let _ = sink.notify_resource_list_changed().await;
         }
+    }
+}
+
+/// An HTTP session's list_changed, until its transport closes.
+async fn follow_changes(
+    gateway: Arc<Gateway>,
+    peer: rmcp::service::Peer<RoleServer>,
+    subscriptions: Arc<Mutex<Vec<SubscriptionSink>>>,
+) {
+    let mut changes = gateway.catalog.subscribe();
+    loop {
+        tokio::select! {
+            r = changes.recv() => if matches!(r, Err(tokio::sync::broadcast::error::RecvError::Closed)) { return },
+            () = tokio::time::sleep(Duration::from_secs(5)) => {
+                if peer.is_transport_closed() { return }
+                continue;
+            }
+        }
+        if peer.is_transport_closed() {
+            return;
+        }
+        tokio::time::sleep(CHANGE_COALESCE).await;
+        while changes.try_recv().is_ok() {}
+        announce_change(&peer, &subscriptions).await;
     }
 }
 

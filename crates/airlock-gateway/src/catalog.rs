@@ -48,6 +48,10 @@ pub struct View {
     pub prompts: Vec<Prompt>,
     pub resources: Vec<Resource>,
     pub instructions: String,
+    /// The intro and each server's section of `instructions`, for apps
+    /// whose profile hides some servers.
+    intro: String,
+    sections: Vec<(String, String)>,
     /// The servers in this view, sorted.
     pub servers: Vec<String>,
     tool_routes: HashMap<String, Route>,
@@ -65,6 +69,27 @@ impl View {
     pub fn resource(&self, uri: &str) -> Option<&Route> {
         self.resource_routes.get(uri)
     }
+
+    /// The combined instructions of only the servers `shown` allows.
+    pub fn instructions_for(&self, shown: impl Fn(&str) -> bool) -> String {
+        combine(
+            &self.intro,
+            self.sections.iter().filter(|(server, _)| shown(server)),
+        )
+    }
+}
+
+/// `intro`, then sections while the whole stays bounded.
+fn combine<'a>(intro: &str, sections: impl Iterator<Item = &'a (String, String)>) -> String {
+    let mut text = intro.to_owned();
+    for (_, section) in sections {
+        if text.len() + section.len() > MAX_COMBINED_INSTRUCTIONS_BYTES {
+            text.push_str("\n\n(further servers' instructions left out: too long)");
+            break;
+        }
+        text.push_str(section);
+    }
+    text
 }
 
 struct State {
@@ -328,7 +353,7 @@ fn build(cache: &BTreeMap<String, Arc<ServerItems>>, separator: &str) -> View {
         }
     }
 
-    let mut text = intro(separator);
+    view.intro = intro(separator);
     for (server, items) in cache {
         let Some(own) = items
             .instructions
@@ -341,13 +366,9 @@ fn build(cache: &BTreeMap<String, Arc<ServerItems>>, separator: &str) -> View {
             "\n\n## {server} (tools named {}{separator}...)\n{own}",
             names::prefix(server)
         );
-        if text.len() + section.len() > MAX_COMBINED_INSTRUCTIONS_BYTES {
-            text.push_str("\n\n(further servers' instructions left out: too long)");
-            break;
-        }
-        text.push_str(&section);
+        view.sections.push((server.clone(), section));
     }
-    view.instructions = text;
+    view.instructions = combine(&view.intro, view.sections.iter());
     view
 }
 

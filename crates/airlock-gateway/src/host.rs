@@ -51,6 +51,8 @@ pub struct HostOptions {
     /// Where forms go: the routes of the core's [`crate::forms::HostConsent`]
     /// (`None`: every form is Airlock's own).
     pub forms: Option<Arc<FormRoutes>>,
+    /// Also serve Streamable HTTP here (loopback only; `None`: off).
+    pub http: Option<std::net::SocketAddr>,
 }
 
 impl Default for HostOptions {
@@ -59,6 +61,7 @@ impl Default for HostOptions {
             separator: crate::names::DEFAULT_SEPARATOR.to_owned(),
             idle_exit: None,
             forms: None,
+            http: None,
         }
     }
 }
@@ -225,6 +228,8 @@ pub enum HostError {
     Claim(#[from] place::ClaimError),
     #[error("cannot listen: {0}")]
     Listen(std::io::Error),
+    #[error("{0}")]
+    Http(String),
 }
 
 /// Run the host on `data_dir`'s socket until SIGTERM, SIGINT, or (with
@@ -262,6 +267,14 @@ pub async fn serve_until(
     let listener =
         tokio::net::UnixListener::from_std(owned.listener.try_clone().map_err(HostError::Listen)?)
             .map_err(HostError::Listen)?;
+    let http = match options.http {
+        Some(addr) => Some(
+            crate::http::bind(addr.ip(), addr.port())
+                .await
+                .map_err(HostError::Http)?,
+        ),
+        None => None,
+    };
     let gateway = Gateway::start(core, &options);
     log(&format!(
         "serving {} (pid {})",
@@ -269,6 +282,9 @@ pub async fn serve_until(
         std::process::id()
     ));
     let stop = CancellationToken::new();
+    if let Some(listener) = http {
+        tokio::spawn(crate::http::serve(gateway.clone(), listener, stop.clone()));
+    }
     let idle = idle_timer(gateway.attached_tx.subscribe(), options.idle_exit);
     tokio::pin!(idle);
     tokio::pin!(stop_when);

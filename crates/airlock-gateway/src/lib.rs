@@ -25,9 +25,11 @@ pub mod consent;
 pub mod forms;
 pub mod hello;
 pub mod host;
+pub mod http;
 pub mod limits;
 pub mod names;
 pub mod place;
+pub mod profile;
 pub mod shim;
 
 pub use host::{run as run_host, serve_until as serve_host_until, Gateway, HostError, HostOptions};

@@ -97,10 +97,17 @@ pub(crate) async fn daemon(
             "--separator: 1 to 8 of the characters tool names allow (A-Z a-z 0-9 _ - .)",
         ));
     }
+    if args.http_port.is_some() {
+        airlock_gateway::http::check_bind(args.http_bind)
+            .map_err(|e| usage(format!("--http-bind: {e}")))?;
+    }
     let options = HostOptions {
         separator: args.separator.clone(),
         idle_exit: args.idle_exit.map(Duration::from_secs),
         forms: Some(forms),
+        http: args
+            .http_port
+            .map(|p| std::net::SocketAddr::new(args.http_bind, p)),
     };
     let data_dir = core.data_dir().to_owned();
     airlock_gateway::run_host(core.clone(), &data_dir, options)

@@ -3,6 +3,7 @@
 pub(crate) mod apps;
 pub(crate) mod auth;
 pub(crate) mod calls;
+pub(crate) mod clients;
 pub(crate) mod gateway;
 pub(crate) mod history;
 pub(crate) mod servers;

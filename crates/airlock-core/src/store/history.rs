@@ -226,10 +226,12 @@ impl Store {
         duration_ms: i64,
     ) -> StoreResult<i64> {
         let conn = self.lock();
-        conn.execute(
+        // One insert per tool call: the statement is prepared once.
+        conn.prepare_cached(
             "INSERT INTO tool_calls (server_name, tool, arguments_json, result_json, outcome, error, started_at, duration_ms, client)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            params![
+        )?
+        .execute(params![
                 server,
                 tool,
                 arguments.to_string(),
@@ -239,8 +241,7 @@ impl Store {
                 started_at,
                 duration_ms,
                 client
-            ],
-        )?;
+            ])?;
         Ok(conn.last_insert_rowid())
     }
 

@@ -21,6 +21,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
         7,
         include_str!("../../migrations/0007_tool_call_client.sql"),
     ),
+    (8, include_str!("../../migrations/0008_clients.sql")),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -3,6 +3,7 @@
 //! One file per data dir, WAL mode, numbered migrations embedded in the binary.
 //! Nothing secret is ever written here: server configs hold keychain references.
 
+pub mod clients;
 mod domains;
 mod history;
 mod migrate;

@@ -1,0 +1,82 @@
+//! The gateway's clients (`clients` table, migration 0008). The bearer
+//! token of a client is in the OS keychain; this table only says when it
+//! was set.
+
+use rusqlite::{params, OptionalExtension};
+
+use super::{now_ms, Store, StoreResult};
+
+/// One row of `clients`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientRow {
+    pub name: String,
+    /// When its HTTP token was made (ms); `None`: no token (stdio only).
+    pub token_set_at: Option<i64>,
+    /// Its profile as JSON; `None`: every enabled server and tool.
+    pub profile_json: Option<String>,
+    pub created_at: i64,
+}
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ClientRow> {
+    Ok(ClientRow {
+        name: r.get(0)?,
+        token_set_at: r.get(1)?,
+        profile_json: r.get(2)?,
+        created_at: r.get(3)?,
+    })
+}
+
+impl Store {
+    /// Add a client; `false` when one of that name exists.
+    pub fn insert_client(&self, name: &str, token_set_at: Option<i64>) -> StoreResult<bool> {
+        let n = self.lock().execute(
+            "INSERT OR IGNORE INTO clients (name, token_set_at, profile_json, created_at)
+             VALUES (?1, ?2, NULL, ?3)",
+            params![name, token_set_at, now_ms()],
+        )?;
+        Ok(n == 1)
+    }
+
+    /// Every client, by name (at most `limit`).
+    pub fn list_clients(&self, limit: u32) -> StoreResult<Vec<ClientRow>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare_cached(
+            "SELECT name, token_set_at, profile_json, created_at FROM clients ORDER BY name LIMIT ?1",
+        )?;
+        let rows = stmt.query_map(params![limit], row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn get_client(&self, name: &str) -> StoreResult<Option<ClientRow>> {
+        Ok(self
+            .lock()
+            .prepare_cached(
+                "SELECT name, token_set_at, profile_json, created_at FROM clients WHERE name = ?1",
+            )?
+            .query_row(params![name], row)
+            .optional()?)
+    }
+
+    /// Set a client's profile; `false` when there is no such client.
+    pub fn set_client_profile(&self, name: &str, profile_json: Option<&str>) -> StoreResult<bool> {
+        let n = self.lock().execute(
+            "UPDATE clients SET profile_json = ?2 WHERE name = ?1",
+            params![name, profile_json],
+        )?;
+        Ok(n == 1)
+    }
+
+    /// Remove a client; `false` when there was none.
+    pub fn delete_client(&self, name: &str) -> StoreResult<bool> {
+        let n = self
+            .lock()
+            .execute("DELETE FROM clients WHERE name = ?1", params![name])?;
+        Ok(n == 1)
+    }
+
+    pub fn count_clients(&self) -> StoreResult<u32> {
+        Ok(self
+            .lock()
+            .query_row("SELECT COUNT(*) FROM clients", [], |r| r.get(0))?)
+    }
+}

@@ -1,0 +1,283 @@
+//! Streamable HTTP on the loopback interface (issue 12): off by default,
+//! `airlock daemon --http-port N`. rmcp's Streamable HTTP server serves one
+//! [`AppSession`] per MCP session; in front of it, every request must
+//!
+//! - come to a loopback address: the listener is never bound elsewhere
+//!   ([`check_bind`] refuses, with a clear error);
+//! - name this listener in `Host` (`127.0.0.1:PORT`, `localhost:PORT`,
+//!   `[::1]:PORT`): a DNS-rebinding page's `Host` is its own domain;
+//! - carry no `Origin`, or this listener's own: a web page in the user's
+//!   browser cannot drive the gateway (checked here and again by rmcp);
+//! - carry `Authorization: Bearer <token>` of a client (`airlock clients
+//!   add NAME --token`): tokens are in the keychain, compared in constant
+//!   time ([`airlock_core::Airlock::client_for_token`]). The client's name
+//!   goes with the request to the session, which is bound to it: another
+//!   client's token cannot use that session.
+//!
+//! A refusal is a plain-text 401/403/503 that says why.
+
+use std::convert::Infallible;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use airlock_core::clients::TokenCache;
+use bytes::Bytes;
+use http::{header, Request, Response, StatusCode};
+use http_body_util::{combinators::BoxBody, BodyExt, Full};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use crate::app::AppSession;
+use crate::catalog::log;
+use crate::host::Gateway;
+use crate::limits;
+
+/// The client a request's token belongs to (in the request's extensions).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpClient(pub String);
+
+/// At most this many MCP sessions over HTTP, and this many connections.
+pub const MAX_HTTP_SESSIONS: usize = 64;
+pub const MAX_HTTP_CONNECTIONS: usize = 256;
+
+type Body = BoxBody<Bytes, Infallible>;
+
+/// Refuse any address but loopback.
+pub fn check_bind(ip: IpAddr) -> Result<(), String> {
+    if ip.is_loopback() {
+        Ok(())
+    } else {
+        Err(format!(
+            "the gateway listens on the loopback interface only (127.0.0.1 or ::1), not on {ip}: anything on the network could reach your tools"
+        ))
+    }
+}
+
+/// Bind the HTTP listener (loopback only).
+pub async fn bind(ip: IpAddr, port: u16) -> Result<TcpListener, String> {
+    check_bind(ip)?;
+    TcpListener::bind(SocketAddr::new(ip, port))
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", SocketAddr::new(ip, port)))
+}
+
+struct State {
+    gateway: Arc<Gateway>,
+    port: u16,
+    tokens: TokenCache,
+    sessions: Arc<LocalSessionManager>,
+    mcp: StreamableHttpService<AppSession, LocalSessionManager>,
+}
+
+fn refuse(status: StatusCode, why: &str) -> Response<Body> {
+    let mut r = Response::new(Full::new(Bytes::from(format!("Airlock: {why}\n"))).boxed());
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    if status == StatusCode::UNAUTHORIZED {
+        r.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            header::HeaderValue::from_static("Bearer realm=\"airlock-gateway\""),
+        );
+    }
+    r
+}
+
+/// The `Host` values that name this listener.
+fn own_hosts(port: u16) -> [String; 3] {
+    [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        format!("[::1]:{port}"),
+    ]
+}
+
+/// `Err(why)`: refuse with 403.
+fn check_headers<B>(req: &Request<B>, port: u16) -> Result<(), &'static str> {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_ascii_lowercase);
+    if !host.is_some_and(|h| own_hosts(port).contains(&h)) {
+        return Err("this Host is not Airlock's gateway (DNS rebinding refused)");
+    }
+    if let Some(origin) = req.headers().get(header::ORIGIN) {
+        let own = origin.to_str().ok().is_some_and(|o| {
+            let o = o.to_ascii_lowercase();
+            own_hosts(port).iter().any(|h| o == format!("http://{h}"))
+        });
+        if !own {
+            return Err("requests from web pages (a foreign Origin) are refused");
+        }
+    }
+    Ok(())
+}
+
+fn bearer<B>(req: &Request<B>) -> Option<&str> {
+    let v = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = v.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty() && t.len() <= 256)
+}
+
+async fn handle(
+    state: Arc<State>,
+    mut req: Request<Incoming>,
+) -> Result<Response<Body>, Infallible> {
+    if let Err(why) = check_headers(&req, state.port) {
+        return Ok(refuse(StatusCode::FORBIDDEN, why));
+    }
+    let Some(token) = bearer(&req).map(str::to_owned) else {
+        return Ok(refuse(
+            StatusCode::UNAUTHORIZED,
+            "a bearer token is needed (`airlock clients add NAME --token` makes one)",
+        ));
+    };
+    let found = {
+        let state = state.clone();
+        tokio::task::spawn_blocking(move || {
+            state.gateway.core.client_for_token(&state.tokens, &token)
+        })
+        .await
+    };
+    let client = match found {
+        Ok(Ok(Some(name))) => name,
+        Ok(Ok(None)) => return Ok(refuse(StatusCode::UNAUTHORIZED, "unknown token")),
+        Ok(Err(e)) => {
+            log(&format!("http: cannot check a token: {e}"));
+            return Ok(refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "cannot check tokens now",
+            ));
+        }
+        Err(_) => {
+            return Ok(refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "cannot check tokens now",
+            ))
+        }
+    };
+    let new_session =
+        req.method() == http::Method::POST && !req.headers().contains_key("mcp-session-id");
+    if new_session && state.sessions.sessions.read().await.len() >= MAX_HTTP_SESSIONS {
+        return Ok(refuse(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &format!("too many HTTP sessions (at most {MAX_HTTP_SESSIONS}); close one"),
+        ));
+    }
+    req.extensions_mut().insert(HttpClient(client));
+    let mut mcp = state.mcp.clone();
+    tower_service::Service::call(&mut mcp, req).await
+}
+
+/// Serve MCP over HTTP on `listener` until `stop`.
+pub async fn serve(gateway: Arc<Gateway>, listener: TcpListener, stop: CancellationToken) {
+    let port = match listener.local_addr() {
+        Ok(a) => a.port(),
+        Err(e) => {
+            log(&format!("http: no local address: {e}"));
+            return;
+        }
+    };
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(["127.0.0.1", "localhost", "::1"])
+        .with_allowed_origins(own_hosts(port).map(|h| format!("http://{h}")))
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(limits::MAX_APP_MESSAGE_BYTES)
+        .with_cancellation_token(stop.child_token());
+    let sessions = Arc::new(LocalSessionManager::default());
+    let factory_gateway = gateway.clone();
+    let mcp = StreamableHttpService::new(
+        move || Ok(AppSession::new_http(factory_gateway.clone())),
+        sessions.clone(),
+        config,
+    );
+    let state = Arc::new(State {
+        gateway,
+        port,
+        tokens: TokenCache::default(),
+        sessions,
+        mcp,
+    });
+    let connections = Arc::new(Semaphore::new(MAX_HTTP_CONNECTIONS));
+    log(&format!("http: listening on http://127.0.0.1:{port}/mcp"));
+    loop {
+        let accepted = tokio::select! {
+            a = listener.accept() => a,
+            () = stop.cancelled() => return,
+        };
+        let Ok((stream, _)) = accepted else { continue };
+        let Ok(permit) = connections.clone().try_acquire_owned() else {
+            continue; // dropped: too many connections
+        };
+        let state = state.clone();
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |req| handle(state.clone(), req));
+            let conn = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service);
+            tokio::select! {
+                _ = conn => {}
+                () = stop.cancelled() => {}
+            }
+            drop(permit);
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_binds() {
+        assert!(check_bind("127.0.0.1".parse().unwrap()).is_ok());
+        assert!(check_bind("::1".parse().unwrap()).is_ok());
+        for ip in ["0.0.0.0", "192.168.1.2", "::"] {
+            let err = check_bind(ip.parse().unwrap()).unwrap_err();
+            assert!(err.contains("loopback"), "{err}");
+        }
+    }
+
+    #[test]
+    fn host_origin_and_bearer_are_checked() {
+        let req = |host: &str, origin: Option<&str>| {
+            let mut b = Request::builder().uri("/mcp").header("host", host);
+            if let Some(o) = origin {
+                b = b.header("origin", o);
+            }
+            b.body(()).unwrap()
+        };
+        assert!(check_headers(&req("127.0.0.1:8123", None), 8123).is_ok());
+        assert!(check_headers(&req("localhost:8123", Some("http://localhost:8123")), 8123).is_ok());
+        for (h, o) in [
+            ("evil.example:8123", None),
+            ("127.0.0.1:9", None),
+            ("127.0.0.1:8123", Some("https://evil.example")),
+            ("127.0.0.1:8123", Some("null")),
+            ("127.0.0.1:8123", Some("http://127.0.0.1:9")),
+        ] {
+            assert!(check_headers(&req(h, o), 8123).is_err(), "{h} {o:?}");
+        }
+        let auth = |v: &str| {
+            Request::builder()
+                .header("authorization", v)
+                .body(())
+                .unwrap()
+        };
+        assert_eq!(bearer(&auth("Bearer abc")), Some("abc"));
+        assert_eq!(bearer(&auth("bearer abc")), Some("abc"));
+        assert_eq!(bearer(&auth("Basic abc")), None);
+        assert_eq!(bearer(&auth("Bearer ")), None);
+    }
+}

@@ -1,0 +1,60 @@
+//! Per-client profiles (issue 12): which servers, and optionally which
+//! tools, an app sees. The profile is the core's
+//! ([`airlock_core::clients::ClientProfile`], `airlock clients profile`),
+//! read again on every list and call, so a change applies at once; a
+//! client without a row sees every enabled server.
+
+use airlock_core::clients::ClientProfile;
+use rmcp::model::{Prompt, Resource, Tool};
+
+use crate::catalog::View;
+
+/// The profile of `client`; one that cannot be read shows nothing.
+pub fn of(core: &airlock_core::Airlock, client: &str) -> ClientProfile {
+    match core.client(client) {
+        Ok(Some(c)) => c.profile,
+        Ok(None) => ClientProfile::default(),
+        Err(_) => ClientProfile::servers(Vec::<String>::new()),
+    }
+}
+
+/// `true` when the profile lets every item through (nothing to filter).
+fn everything(p: &ClientProfile) -> bool {
+    p.servers.is_none() && p.tools.is_empty()
+}
+
+pub fn tools(view: &View, p: &ClientProfile) -> Vec<Tool> {
+    if everything(p) {
+        return view.tools.clone();
+    }
+    view.tools
+        .iter()
+        .filter(|t| {
+            view.tool(&t.name)
+                .is_some_and(|r| p.allows_tool(&r.server, &r.name))
+        })
+        .cloned()
+        .collect()
+}
+
+pub fn prompts(view: &View, p: &ClientProfile) -> Vec<Prompt> {
+    view.prompts
+        .iter()
+        .filter(|i| {
+            view.prompt(&i.name)
+                .is_some_and(|r| p.allows_server(&r.server))
+        })
+        .cloned()
+        .collect()
+}
+
+pub fn resources(view: &View, p: &ClientProfile) -> Vec<Resource> {
+    view.resources
+        .iter()
+        .filter(|i| {
+            view.resource(&i.uri)
+                .is_some_and(|r| p.allows_server(&r.server))
+        })
+        .cloned()
+        .collect()
+}
