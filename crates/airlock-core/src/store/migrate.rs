@@ -21,6 +21,12 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
         7,
         include_str!("../../migrations/0007_tool_call_client.sql"),
     ),
+    // 0008 is reserved for another branch; renumber at merge.
+    (8, "-- reserved"),
+    (
+        9,
+        include_str!("../../migrations/0009_history_at_scale.sql"),
+    ),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;
