@@ -1,8 +1,10 @@
 -- History at a million rows (issue 15). Lists are newest first by
 -- (time, id), so every filter gets an index in that order (SQLite appends
 -- the rowid to each index); text search goes through FTS5 tables with the
--- trigram tokenizer (case-insensitive substrings of 3+ characters), kept in
--- step with their tables by triggers and filled here for existing rows.
+-- trigram tokenizer, kept in step with their tables by triggers and filled
+-- here for existing rows. `detail=none` (no positions) halves the index:
+-- a search asks for rows holding every trigram of the term, then checks
+-- the substring itself on those rows (store/queries.rs).
 
 -- 0004 created a second index on elicitations (state); keep one, in list order.
 DROP INDEX IF EXISTS elicitations_by_state;
@@ -15,7 +17,8 @@ CREATE INDEX tool_calls_server_outcome ON tool_calls (server_name, outcome, star
 
 CREATE VIRTUAL TABLE tool_calls_fts USING fts5(
     tool, arguments_json, result_json, error,
-    content = 'tool_calls', content_rowid = 'id', tokenize = 'trigram'
+    content = 'tool_calls', content_rowid = 'id', tokenize = 'trigram',
+    detail = none, columnsize = 0
 );
 CREATE TRIGGER tool_calls_fts_insert AFTER INSERT ON tool_calls BEGIN
     INSERT INTO tool_calls_fts (rowid, tool, arguments_json, result_json, error)
@@ -35,7 +38,8 @@ INSERT INTO tool_calls_fts (tool_calls_fts) VALUES ('rebuild');
 
 CREATE VIRTUAL TABLE elicitations_fts USING fts5(
     server_name, message, url, registrable_domain,
-    content = 'elicitations', content_rowid = 'id', tokenize = 'trigram'
+    content = 'elicitations', content_rowid = 'id', tokenize = 'trigram',
+    detail = none, columnsize = 0
 );
 CREATE TRIGGER elicitations_fts_insert AFTER INSERT ON elicitations BEGIN
     INSERT INTO elicitations_fts (rowid, server_name, message, url, registrable_domain)

@@ -2,13 +2,24 @@
 //! trail and server logs, and retention. Shells go through these, not the
 //! store.
 
-use crate::store::{AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine};
+use crate::store::{
+    AuditEvent, ElicitationPage, ElicitationQuery, ElicitationRecord, HistoryPage, HistoryQuery,
+    LogLine,
+};
 use crate::{Airlock, CoreResult};
 
 impl Airlock {
     /// One page of tool calls, newest first (keyset pagination, filters).
+    /// Calls that returned before this are in it (their records are written first).
     pub fn history(&self, query: &HistoryQuery) -> CoreResult<HistoryPage> {
+        self.history.flush()?;
         Ok(self.store.history(query)?)
+    }
+
+    /// One page of elicitations (and sign-ins), newest first (keyset
+    /// pagination, filters, search).
+    pub fn elicitation_page(&self, query: &ElicitationQuery) -> CoreResult<ElicitationPage> {
+        Ok(self.store.elicitation_page(query)?)
     }
 
     /// The newest elicitations (and sign-ins), optionally of one server.

@@ -121,6 +121,21 @@ pub struct ElicitationRecord {
     pub updated_at: i64,
 }
 
+/// A tool call to record (owned: it may wait in the history writer's queue).
+#[derive(Debug, Clone)]
+pub struct NewToolCall {
+    /// The app that made the call through the gateway; `None`: Airlock itself.
+    pub client: Option<String>,
+    pub server: String,
+    pub tool: String,
+    pub arguments_json: String,
+    pub result_json: Option<String>,
+    pub outcome: ToolCallOutcome,
+    pub error: Option<String>,
+    pub started_at: i64,
+    pub duration_ms: i64,
+}
+
 /// What a new elicitation record holds (all server text already bounded
 /// and neutralised by the broker).
 #[derive(Debug, Clone)]
@@ -228,6 +243,34 @@ impl Store {
             ],
         )?;
         Ok(conn.last_insert_rowid())
+    }
+
+    /// Record several tool calls in one transaction (the history writer's
+    /// batches): all land or none does.
+    pub fn record_tool_calls(&self, calls: &[NewToolCall]) -> StoreResult<()> {
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        {
+            let mut stmt = tx.prepare_cached(
+                "INSERT INTO tool_calls (server_name, tool, arguments_json, result_json, outcome, error, started_at, duration_ms, client)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?;
+            for c in calls {
+                stmt.execute(params![
+                    c.server,
+                    c.tool,
+                    c.arguments_json,
+                    c.result_json,
+                    c.outcome.as_str(),
+                    c.error,
+                    c.started_at,
+                    c.duration_ms,
+                    c.client
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
     }
 
     /// Record a new elicitation in state `requested`; returns the row as stored.

@@ -7,6 +7,7 @@ mod domains;
 mod history;
 mod migrate;
 mod queries;
+mod writer;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -16,11 +17,12 @@ use serde::Serialize;
 
 pub use domains::MAX_KNOWN_DOMAINS;
 pub use history::{
-    AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine, NewElicitation,
+    AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine, NewElicitation, NewToolCall,
     ToolCallOutcome, ToolCallRecord,
 };
 pub use migrate::{create_at_version, LATEST_VERSION, MIGRATIONS};
 pub use queries::{ElicitationPage, ElicitationQuery, MIN_INDEXED_SEARCH_CHARS};
+pub use writer::{HistoryWriter, HISTORY_BATCH, HISTORY_QUEUE};
 
 /// Name of the database file inside the data dir.
 pub const DB_FILE: &str = "airlock.sqlite3";

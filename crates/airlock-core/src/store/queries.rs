@@ -38,20 +38,39 @@ pub struct ElicitationPage {
     pub next_before_id: Option<i64>,
 }
 
+/// Most trigrams of a term asked of the index (evenly spread): the
+/// substring check on the candidate rows keeps the answer exact.
+const MAX_QUERY_TRIGRAMS: usize = 8;
+
 /// How a search term is looked for.
-enum Search {
-    /// An FTS5 phrase: the term as one quoted string (trigram substring).
-    Indexed(String),
-    /// A LIKE pattern with the wildcards escaped.
-    Scan(String),
+struct Search {
+    /// Rows of the FTS index holding every (or [`MAX_QUERY_TRIGRAMS`])
+    /// trigram of the term; `None`: a term too short for the index.
+    trigrams: Option<String>,
+    /// The LIKE pattern (wildcards escaped) that decides.
+    pattern: String,
 }
 
 fn search_of(term: Option<&str>) -> Option<Search> {
     let term = term.filter(|s| !s.is_empty())?;
-    Some(if term.chars().count() >= MIN_INDEXED_SEARCH_CHARS {
-        Search::Indexed(format!("\"{}\"", term.replace('"', "\"\"")))
-    } else {
-        Search::Scan(like_pattern(term))
+    let chars: Vec<char> = term.chars().collect();
+    let trigrams = (chars.len() >= MIN_INDEXED_SEARCH_CHARS).then(|| {
+        let all: Vec<String> = chars.windows(3).map(|w| w.iter().collect()).collect();
+        let step = all.len().div_ceil(MAX_QUERY_TRIGRAMS);
+        let mut picked: Vec<&String> = all.iter().step_by(step).collect();
+        if let Some(last) = all.last() {
+            picked.push(last);
+        }
+        picked.dedup();
+        picked
+            .iter()
+            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(" AND ")
+    });
+    Some(Search {
+        trigrams,
+        pattern: like_pattern(term),
     })
 }
 
@@ -116,20 +135,7 @@ impl ListQuery<'_> {
         let Self { table, time, .. } = self;
         let mut f = std::mem::take(&mut self.filter);
         let fetch = Value::Integer(i64::from(self.limit.clamp(1, MAX_PAGE)) + 1);
-        if let Some(Search::Indexed(phrase)) = &self.search {
-            let fts = self.fts;
-            f.int(&format!("{fts}.rowid < ?"), self.before_id);
-            let mut args = vec![Value::Text(phrase.clone())];
-            args.extend(f.args);
-            args.push(fetch);
-            let sql = format!(
-                "SELECT {} FROM {fts} CROSS JOIN {table} t ON t.id = {fts}.rowid
-                 WHERE {fts} MATCH ?{} ORDER BY {fts}.rowid DESC LIMIT ?",
-                self.columns, f.sql
-            );
-            return Ok((sql, args));
-        }
-        if let Some(Search::Scan(pattern)) = &self.search {
+        if let Some(search) = &self.search {
             let any = self
                 .like_columns
                 .iter()
@@ -139,8 +145,25 @@ impl ListQuery<'_> {
             let n = self.like_columns.len();
             f.push(
                 &format!("({any})"),
-                std::iter::repeat_n(Value::Text(pattern.clone()), n),
+                std::iter::repeat_n(Value::Text(search.pattern.clone()), n),
             );
+        }
+        if let Some(Search {
+            trigrams: Some(trigrams),
+            ..
+        }) = &self.search
+        {
+            let fts = self.fts;
+            f.int(&format!("{fts}.rowid < ?"), self.before_id);
+            let mut args = vec![Value::Text(trigrams.clone())];
+            args.extend(f.args);
+            args.push(fetch);
+            let sql = format!(
+                "SELECT {} FROM {fts} CROSS JOIN {table} t ON t.id = {fts}.rowid
+                 WHERE {fts} MATCH ?{} ORDER BY {fts}.rowid DESC LIMIT ?",
+                self.columns, f.sql
+            );
+            return Ok((sql, args));
         }
         if let Some(before) = self.before_id {
             let at: Option<i64> = conn
