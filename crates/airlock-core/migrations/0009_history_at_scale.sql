@@ -14,6 +14,8 @@ CREATE INDEX elicitations_created ON elicitations (created_at);
 
 CREATE INDEX tool_calls_outcome ON tool_calls (outcome, started_at);
 CREATE INDEX tool_calls_server_outcome ON tool_calls (server_name, outcome, started_at);
+-- An app's calls to one server (the gateway's history by client).
+CREATE INDEX tool_calls_client_server ON tool_calls (client, server_name, started_at);
 
 CREATE VIRTUAL TABLE tool_calls_fts USING fts5(
     tool, arguments_json, result_json, error,

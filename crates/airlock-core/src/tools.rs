@@ -31,8 +31,8 @@ pub const MAX_ELICITATIONS_PER_ROUND: usize = 8;
 /// Largest tool result stored in history, in bytes of JSON.
 pub const MAX_STORED_RESULT_BYTES: usize = 256 * 1024;
 
-/// What a tool call returned. (Its history record is written just after,
-/// off the call's path; `Airlock::history` sees it.)
+// What a tool call returned. Its history record is written just after, off
+// the call's path (so no record id here); `Airlock::history` sees it.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CallOutcome {

@@ -139,6 +139,12 @@ fn cases(now: i64) -> Vec<(String, Case)> {
                 q.server = s("git");
             }),
         ),
+    ]
+}
+
+fn elicitation_cases(now: i64) -> Vec<(String, Case)> {
+    let s = |t: &str| Some(t.to_owned());
+    vec![
         ("elicitations first page".into(), elicitations(|_| ())),
         (
             "elicitations server git".into(),
@@ -276,7 +282,8 @@ fn bench(dir: &Path, rows: usize, reps: usize) -> Result<(), String> {
         file_mb(&old_path)
     );
     migrate_copy(dir, &old_path)?;
-    let list = cases(now);
+    let mut list = cases(now);
+    list.extend(elicitation_cases(now));
     pages(&store, &old_conn, rows, reps)?;
     println!(
         "\n{:<52}{:>9}{:>9}{:>9}{:>9}{:>8}{:>7}",
