@@ -40,7 +40,10 @@ pub const MAX_PAGE: u32 = 1000;
 /// Rows deleted per statement when history is pruned: the store is free
 /// for other work between batches, so pruning a million rows never holds
 /// it for long.
-pub const PRUNE_BATCH: usize = 2000;
+pub const PRUNE_BATCH: usize = 500;
+/// Pause between prune batches: the store's mutex is not fair, so a
+/// reader waiting for it gets its turn here.
+pub const PRUNE_PAUSE: std::time::Duration = std::time::Duration::from_millis(2);
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -239,7 +242,7 @@ impl Store {
                 if n < PRUNE_BATCH {
                     break;
                 }
-                std::thread::yield_now();
+                std::thread::sleep(PRUNE_PAUSE);
             }
         }
         Ok(total)
