@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # Benchmark: sequential tools/call of server-everything's `echo` through
-# Airlock's core vs the official TypeScript SDK client, over stdio and
-# Streamable HTTP, runs alternated in one command. Prints medians and ratios.
+# Airlock's core vs the official TypeScript SDK client and a bare rmcp
+# client (same runtime, same server, no history), over stdio and Streamable
+# HTTP, runs alternated in one command. Prints medians and ratios, then
+# where the time of one stdio call through the core goes (tracing spans).
+# `--before PATH` adds another airlock-bench build (say, main's) as
+# "airlock-before" in the same rounds.
 #
-#   bash scripts/bench.sh [--calls N] [--rounds R]
+#   bash scripts/bench.sh [--calls N] [--rounds R] [--before PATH]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 calls=3000
 rounds=3
+before=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --calls) calls=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
-    *) echo "usage: $0 [--calls N] [--rounds R]" >&2; exit 2 ;;
+    --before) before=$2; shift 2 ;;
+    *) echo "usage: $0 [--calls N] [--rounds R] [--before PATH]" >&2; exit 2 ;;
   esac
 done
 bash scripts/setup.sh >/dev/null
@@ -31,27 +37,34 @@ out=$(mktemp)
 for r in $(seq "$rounds"); do
   for t in stdio http; do
     extra=(); [[ $t == http ]] && extra=(--url "$url")
+    if [[ $t == stdio ]]; then target=(--server-js "$js"); else target=(--url "$url"); fi
     node tests/peers/bench_ts_client.mjs --transport "$t" "${extra[@]}" --calls "$calls" >>"$out"
-    if [[ $t == stdio ]]; then "$bench" --transport stdio --server-js "$js" --calls "$calls" >>"$out"
-    else "$bench" --transport http --url "$url" --calls "$calls" >>"$out"; fi
+    "$bench" --transport "$t" "${target[@]}" --calls "$calls" --client rmcp >>"$out"
+    "$bench" --transport "$t" "${target[@]}" --calls "$calls" >>"$out"
+    if [[ -n $before ]]; then
+      "$before" --transport "$t" "${target[@]}" --calls "$calls" | sed 's/"airlock-core"/"airlock-before"/' >>"$out"
+    fi
   done
   echo "round $r/$rounds done" >&2
 done
 python3 - "$out" <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip().startswith("{")]
-print(f"{'transport':<10}{'client':<18}{'calls/s (median)':>18}{'p50 ms':>10}{'p99 ms':>10}")
+clients = ("typescript-sdk", "rmcp", "airlock-core", "airlock-before")
+print(f"{'transport':<10}{'client':<22}{'calls/s (median)':>18}{'p50 ms':>10}{'p99 ms':>10}")
 for t in ("stdio", "http"):
     med = {}
-    for c in ("typescript-sdk", "airlock-core"):
+    for c in clients:
         rs = [r for r in rows if r["transport"] == t and r["client"] == c]
         if not rs:
             continue
         m = {k: statistics.median(r[k] for r in rs) for k in ("calls_per_sec", "p50_ms", "p99_ms")}
         med[c] = m
-        print(f"{t:<10}{c:<18}{m['calls_per_sec']:>18.0f}{m['p50_ms']:>10.3f}{m['p99_ms']:>10.3f}")
-    if len(med) == 2:
-        ratio = med["airlock-core"]["calls_per_sec"] / med["typescript-sdk"]["calls_per_sec"]
-        print(f"{t:<10}{'ratio airlock/ts':<18}{ratio:>18.2f}x calls/s")
+        print(f"{t:<10}{c:<22}{m['calls_per_sec']:>18.0f}{m['p50_ms']:>10.3f}{m['p99_ms']:>10.3f}")
+    for a, b in (("airlock-core", "typescript-sdk"), ("airlock-core", "rmcp"), ("airlock-before", "typescript-sdk"), ("airlock-core", "airlock-before")):
+        if a in med and b in med:
+            ratio = med[a]["calls_per_sec"] / med[b]["calls_per_sec"]
+            print(f"{t:<10}{'ratio ' + a + '/' + b:<40}{ratio:>6.2f}x calls/s")
 PY
 rm -f "$out"
+"$bench" --transport stdio --server-js "$js" --calls "$calls" --stages | grep -v '^{'

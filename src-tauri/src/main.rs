@@ -132,7 +132,12 @@ fn start_core(app: &AppHandle) -> Result<AppState, String> {
     // system browser, with a loopback listener for the redirect back.
     opts.oauth_browser = Some(Arc::new(LoopbackBrowser::new(opener)));
     let core = Airlock::open(opts).map_err(|e| e.to_string())?;
-    let _ = core.prune_history(settings.history_retention_days);
+    // Off the start path: pruning a large history goes in batches.
+    let pruner = core.clone();
+    let days = settings.history_retention_days;
+    std::thread::spawn(move || {
+        let _ = pruner.prune_history(days);
+    });
     configure_demo_once(&core, &data_dir);
     forward_events(app.clone(), &core);
     serve_gateway(core.clone(), forms, data_dir.clone());

@@ -2,13 +2,24 @@
 //! trail and server logs, and retention. Shells go through these, not the
 //! store.
 
-use crate::store::{AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine};
+use crate::store::{
+    AuditEvent, ElicitationPage, ElicitationQuery, ElicitationRecord, HistoryPage, HistoryQuery,
+    LogLine,
+};
 use crate::{Airlock, CoreResult};
 
 impl Airlock {
     /// One page of tool calls, newest first (keyset pagination, filters).
+    /// Calls that returned before this are in it (their records are written first).
     pub fn history(&self, query: &HistoryQuery) -> CoreResult<HistoryPage> {
+        self.history.flush()?;
         Ok(self.store.history(query)?)
+    }
+
+    /// One page of elicitations (and sign-ins), newest first (keyset
+    /// pagination, filters, search).
+    pub fn elicitation_page(&self, query: &ElicitationQuery) -> CoreResult<ElicitationPage> {
+        Ok(self.store.elicitation_page(query)?)
     }
 
     /// The newest elicitations (and sign-ins), optionally of one server.
@@ -46,36 +57,21 @@ impl Airlock {
     }
 }
 
-/// A tool call in progress: dropped while `armed` (its caller cancelled
+/// A tool call in progress: dropped while it still holds its row (its caller cancelled
 /// it, or went away, so the call was dropped at the server too), it records
 /// the call as failed, "cancelled by the caller".
-pub(crate) struct Unfinished {
-    pub(crate) store: std::sync::Arc<crate::store::Store>,
-    pub(crate) client: Option<String>,
-    pub(crate) server: String,
-    pub(crate) tool: String,
-    pub(crate) arguments: serde_json::Value,
-    pub(crate) started_at: i64,
+pub(crate) struct Unfinished<'a> {
+    pub(crate) history: &'a crate::store::HistoryWriter,
+    /// The row to write if dropped armed; `None` once the call ended.
+    pub(crate) call: Option<crate::store::NewToolCall>,
     pub(crate) t0: std::time::Instant,
-    pub(crate) armed: bool,
 }
 
-impl Drop for Unfinished {
+impl Drop for Unfinished<'_> {
     fn drop(&mut self) {
-        if !self.armed {
-            return;
+        if let Some(mut call) = self.call.take() {
+            call.duration_ms = i64::try_from(self.t0.elapsed().as_millis()).unwrap_or(i64::MAX);
+            let _ = self.history.record(call);
         }
-        let duration_ms = i64::try_from(self.t0.elapsed().as_millis()).unwrap_or(i64::MAX);
-        let _ = self.store.record_tool_call_for(
-            self.client.as_deref(),
-            &self.server,
-            &self.tool,
-            &self.arguments,
-            None,
-            crate::store::ToolCallOutcome::Failed,
-            Some("cancelled by the caller before it finished"),
-            self.started_at,
-            duration_ms,
-        );
     }
 }

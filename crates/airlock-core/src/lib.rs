@@ -123,6 +123,8 @@ fn interrupt_orphans(store: &Store, data_dir: &Path) {
 
 pub struct Airlock {
     store: Arc<Store>,
+    /// Tool calls on their way to history, off the call's path.
+    history: store::HistoryWriter,
     keychain: Keychain,
     events: broadcast::Sender<CoreEvent>,
     broker: Arc<Broker>,
@@ -165,6 +167,7 @@ impl Airlock {
             opts.broker,
         ));
         Ok(Arc::new(Airlock {
+            history: store::HistoryWriter::start(store.clone()),
             store,
             keychain: opts.keychain,
             events,
@@ -190,9 +193,11 @@ impl Airlock {
         self.events.subscribe()
     }
 
-    /// This process is about to exit cleanly: what it leaves open is not a
-    /// crash (call before exit; dropping the last handle does the same).
+    /// This process is about to exit cleanly: history still on its way is
+    /// written, and what it leaves open is not a crash (call before exit;
+    /// dropping the last handle does the same).
     pub fn close(&self) {
+        self.history.close();
         self.run.end();
     }
 

@@ -12,11 +12,12 @@ use rmcp::model::{
 };
 use rmcp::service::ServiceError;
 use serde::Serialize;
+use tracing::Instrument;
 
 use crate::elicitation::{Origin, Refusal, RequiredElicitation};
 use crate::mcp::Session;
 use crate::servers::ProtocolChoice;
-use crate::store::{now_ms, ToolCallOutcome};
+use crate::store::{now_ms, NewToolCall, ToolCallOutcome};
 use crate::{Airlock, CoreError, CoreResult};
 
 /// JSON-RPC code of URLElicitationRequiredError (2025-11-25).
@@ -30,15 +31,34 @@ pub const MAX_ELICITATIONS_PER_ROUND: usize = 8;
 /// Largest tool result stored in history, in bytes of JSON.
 pub const MAX_STORED_RESULT_BYTES: usize = 256 * 1024;
 
+// What a tool call returned. Its history record is written just after, off
+// the call's path (so no record id here); `Airlock::history` sees it.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CallOutcome {
-    pub history_id: i64,
     pub server: String,
     pub tool: String,
     pub result: serde_json::Value,
     pub is_error: bool,
     pub duration_ms: i64,
+}
+
+/// The result as history keeps it: secrets masked (a server may return its
+/// own, say its environment, as the log does), at most
+/// [`MAX_STORED_RESULT_BYTES`], always JSON.
+fn stored_result(json: &serde_json::Value, redactor: &crate::secrets::Redactor) -> String {
+    let text = json.to_string();
+    let masked = redactor.redact(&text);
+    // Masking changes text inside strings only, but check before storing it as JSON.
+    let valid = masked == text || serde_json::from_str::<serde::de::IgnoredAny>(&masked).is_ok();
+    if valid && masked.len() <= MAX_STORED_RESULT_BYTES {
+        masked
+    } else {
+        serde_json::json!({
+            "truncated": crate::store::truncate_text(&masked, MAX_STORED_RESULT_BYTES)
+        })
+        .to_string()
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -267,56 +287,59 @@ impl Airlock {
     ) -> CoreResult<CallOutcome> {
         let started_at = now_ms();
         let t0 = Instant::now();
-        let args_json = arguments
-            .clone()
-            .map(serde_json::Value::Object)
-            .unwrap_or(serde_json::Value::Null);
+        let args_json = arguments.as_ref().map_or_else(
+            || "null".to_owned(),
+            |a| serde_json::to_string(a).unwrap_or_default(),
+        );
         // Dropped before the call ends (the app cancelled it, or went): the
         // call still leaves a history row.
         let mut unfinished = crate::history::Unfinished {
-            store: self.store.clone(),
+            history: &self.history,
+            call: Some(NewToolCall {
+                client: client.map(str::to_owned),
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+                arguments_json: args_json.clone(),
+                result_json: None,
+                outcome: ToolCallOutcome::Failed,
+                error: Some("cancelled by the caller before it finished".to_owned()),
+                started_at,
+                duration_ms: 0,
+            }),
+            t0,
+        };
+        let result = self
+            .call_tool_inner(server, tool, arguments)
+            .instrument(tracing::trace_span!("call.server"))
+            .await;
+        unfinished.call = None;
+        let duration_ms = i64::try_from(t0.elapsed().as_millis()).unwrap_or(i64::MAX);
+        let record = |outcome, result_json, error| NewToolCall {
             client: client.map(str::to_owned),
             server: server.to_owned(),
             tool: tool.to_owned(),
-            arguments: args_json.clone(),
+            arguments_json: args_json.clone(),
+            result_json,
+            outcome,
+            error,
             started_at,
-            t0,
-            armed: true,
+            duration_ms,
         };
-        let result = self.call_tool_inner(server, tool, arguments).await;
-        unfinished.armed = false;
-        let duration_ms = i64::try_from(t0.elapsed().as_millis()).unwrap_or(i64::MAX);
         match result {
             Ok((r, redactor)) => {
+                let span = tracing::trace_span!("call.result").entered();
                 let is_error = r.is_error.unwrap_or(false);
                 let json = serde_json::to_value(&r).unwrap_or_default();
-                // A server may return its own secrets (say, its environment):
-                // history keeps them masked, as the log does.
-                let text = redactor.redact(&json.to_string());
-                let stored = match serde_json::from_str::<serde_json::Value>(&text) {
-                    Ok(v) if text.len() <= MAX_STORED_RESULT_BYTES => v,
-                    _ => serde_json::json!({
-                        "truncated": crate::store::truncate_text(&text, MAX_STORED_RESULT_BYTES)
-                    }),
-                };
+                let stored = stored_result(&json, &redactor);
                 let outcome = if is_error {
                     ToolCallOutcome::ToolError
                 } else {
                     ToolCallOutcome::Ok
                 };
-                let history_id = self.store.record_tool_call_for(
-                    client,
-                    server,
-                    tool,
-                    &args_json,
-                    Some(&stored),
-                    outcome,
-                    None,
-                    started_at,
-                    duration_ms,
-                )?;
+                drop(span);
+                let _span = tracing::trace_span!("call.history").entered();
+                self.history.record(record(outcome, Some(stored), None))?;
                 Ok(CallOutcome {
-                    history_id,
                     server: server.to_owned(),
                     tool: tool.to_owned(),
                     result: json,
@@ -327,17 +350,10 @@ impl Airlock {
             Err(e) => {
                 // Unknown servers are a usage error, not a call: keep them out of history.
                 if !matches!(e, CoreError::UnknownServer(_)) {
-                    let _ = self.store.record_tool_call_for(
-                        client,
-                        server,
-                        tool,
-                        &args_json,
-                        None,
-                        ToolCallOutcome::Failed,
-                        Some(&self.redact(server, &e.to_string())),
-                        started_at,
-                        duration_ms,
-                    );
+                    let error = self.redact(server, &e.to_string());
+                    let _ = self
+                        .history
+                        .record(record(ToolCallOutcome::Failed, None, Some(error)));
                 }
                 Err(e)
             }
@@ -350,7 +366,10 @@ impl Airlock {
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
     ) -> CoreResult<(rmcp::model::CallToolResult, Arc<crate::secrets::Redactor>)> {
-        let mut session = self.session(server).await?;
+        let mut session = self
+            .session(server)
+            .instrument(tracing::trace_span!("call.session"))
+            .await?;
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.arguments = arguments;
         let mut step_ups = 0usize;
@@ -363,7 +382,7 @@ impl Airlock {
             // stops the call (rmcp sends notifications/cancelled on drop).
             let guard = self.broker.call_started(session.connection);
             let response = tokio::select! {
-                r = session.peer.call_tool_once(params.clone()) => r,
+                r = session.peer.call_tool_once(params.clone()).instrument(tracing::trace_span!("call.rpc")) => r,
                 () = guard.cancelled() => return Err(protocol(
                     server,
                     "cancelled while waiting for the browser step; the tool call was stopped",

@@ -1,12 +1,12 @@
 //! History of tool calls, elicitations and audit events: insert and paginated,
 //! searchable queries.
 
-use rusqlite::{params, params_from_iter, types::Value};
+use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
 use airlock_url_safety::Verdict;
 
-use super::{Store, StoreResult, MAX_PAGE};
+use super::{Store, StoreResult};
 use crate::lifecycle::{ElicitationState, Mode, Origin};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,7 +29,7 @@ impl ToolCallOutcome {
             Self::Failed => "failed",
         }
     }
-    fn parse(s: &str) -> Self {
+    pub(super) fn parse(s: &str) -> Self {
         match s {
             "ok" => Self::Ok,
             "tool_error" => Self::ToolError,
@@ -121,6 +121,21 @@ pub struct ElicitationRecord {
     pub updated_at: i64,
 }
 
+/// A tool call to record (owned: it may wait in the history writer's queue).
+#[derive(Debug, Clone)]
+pub struct NewToolCall {
+    /// The app that made the call through the gateway; `None`: Airlock itself.
+    pub client: Option<String>,
+    pub server: String,
+    pub tool: String,
+    pub arguments_json: String,
+    pub result_json: Option<String>,
+    pub outcome: ToolCallOutcome,
+    pub error: Option<String>,
+    pub started_at: i64,
+    pub duration_ms: i64,
+}
+
 /// What a new elicitation record holds (all server text already bounded
 /// and neutralised by the broker).
 #[derive(Debug, Clone)]
@@ -167,20 +182,6 @@ fn bad_word(column: usize, word: &str) -> rusqlite::Error {
         rusqlite::types::Type::Text,
         format!("unknown value {word:?}").into(),
     )
-}
-
-/// Escape LIKE wildcards so a search for `50%` means the text `50%`.
-fn like_pattern(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('%');
-    for c in text.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out.push('%');
-    out
 }
 
 impl Store {
@@ -245,99 +246,32 @@ impl Store {
         Ok(conn.last_insert_rowid())
     }
 
-    pub fn history(&self, q: &HistoryQuery) -> StoreResult<HistoryPage> {
-        let mut sql = String::from(
-            "SELECT id, server_name, tool, arguments_json, result_json, outcome, error, started_at, duration_ms, client
-             FROM tool_calls WHERE 1=1",
-        );
-        let mut args: Vec<Value> = Vec::new();
-        if let Some(server) = &q.server {
-            sql.push_str(" AND server_name = ?");
-            args.push(Value::Text(server.clone()));
-        }
-        if let Some(client) = &q.client {
-            sql.push_str(" AND client = ?");
-            args.push(Value::Text(client.clone()));
-        }
-        if let Some(outcome) = q.outcome {
-            sql.push_str(" AND outcome = ?");
-            args.push(Value::Text(outcome.as_str().to_owned()));
-        }
-        if let Some(since) = q.since_ms {
-            sql.push_str(" AND started_at >= ?");
-            args.push(Value::Integer(since));
-        }
-        if let Some(until) = q.until_ms {
-            sql.push_str(" AND started_at < ?");
-            args.push(Value::Integer(until));
-        }
-        if let Some(before) = q.before_id {
-            sql.push_str(" AND id < ?");
-            args.push(Value::Integer(before));
-        }
-        if let Some(search) = q.search.as_deref().filter(|s| !s.is_empty()) {
-            sql.push_str(
-                " AND (tool LIKE ? ESCAPE '\\' OR arguments_json LIKE ? ESCAPE '\\'
-                   OR IFNULL(result_json, '') LIKE ? ESCAPE '\\' OR IFNULL(error, '') LIKE ? ESCAPE '\\')",
-            );
-            let pattern = like_pattern(search);
-            for _ in 0..4 {
-                args.push(Value::Text(pattern.clone()));
+    /// Record several tool calls in one transaction (the history writer's
+    /// batches): all land or none does.
+    pub fn record_tool_calls(&self, calls: &[NewToolCall]) -> StoreResult<()> {
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        {
+            let mut stmt = tx.prepare_cached(
+                "INSERT INTO tool_calls (server_name, tool, arguments_json, result_json, outcome, error, started_at, duration_ms, client)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?;
+            for c in calls {
+                stmt.execute(params![
+                    c.server,
+                    c.tool,
+                    c.arguments_json,
+                    c.result_json,
+                    c.outcome.as_str(),
+                    c.error,
+                    c.started_at,
+                    c.duration_ms,
+                    c.client
+                ])?;
             }
         }
-        let limit = q.limit.clamp(1, MAX_PAGE);
-        sql.push_str(" ORDER BY id DESC LIMIT ?");
-        args.push(Value::Integer(i64::from(limit) + 1));
-
-        let conn = self.lock();
-        let mut stmt = conn.prepare(&sql)?;
-        let rows = stmt.query_map(params_from_iter(args), |r| {
-            let arguments: String = r.get(3)?;
-            let result: Option<String> = r.get(4)?;
-            let outcome: String = r.get(5)?;
-            Ok(ToolCallRecord {
-                id: r.get(0)?,
-                server: r.get(1)?,
-                tool: r.get(2)?,
-                arguments: serde_json::from_str(&arguments).unwrap_or(serde_json::Value::Null),
-                result: result.and_then(|s| serde_json::from_str(&s).ok()),
-                outcome: ToolCallOutcome::parse(&outcome),
-                error: r.get(6)?,
-                started_at: r.get(7)?,
-                duration_ms: r.get(8)?,
-                client: r.get(9)?,
-            })
-        })?;
-        let mut calls: Vec<ToolCallRecord> = rows.collect::<Result<_, _>>()?;
-        let next_before_id = if calls.len() > limit as usize {
-            calls.truncate(limit as usize);
-            calls.last().map(|c| c.id)
-        } else {
-            None
-        };
-        Ok(HistoryPage {
-            calls,
-            next_before_id,
-        })
-    }
-
-    pub fn audit_events(&self, server: Option<&str>, limit: u32) -> StoreResult<Vec<AuditEvent>> {
-        let conn = self.lock();
-        let mut stmt = conn.prepare(
-            "SELECT id, at, server_name, kind, detail_json FROM audit_events
-             WHERE (?1 IS NULL OR server_name = ?1) ORDER BY id DESC LIMIT ?2",
-        )?;
-        let rows = stmt.query_map(params![server, limit.clamp(1, MAX_PAGE)], |r| {
-            let detail: String = r.get(4)?;
-            Ok(AuditEvent {
-                id: r.get(0)?,
-                at: r.get(1)?,
-                server: r.get(2)?,
-                kind: r.get(3)?,
-                detail: serde_json::from_str(&detail).unwrap_or(serde_json::Value::Null),
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        tx.commit()?;
+        Ok(())
     }
 
     /// Record a new elicitation in state `requested`; returns the row as stored.
@@ -427,64 +361,72 @@ impl Store {
     }
 
     pub fn elicitation(&self, id: i64) -> StoreResult<Option<ElicitationRecord>> {
-        Ok(self
-            .elicitations_where("id = ?1", id, 1)?
-            .into_iter()
-            .next())
-    }
-
-    pub fn elicitations(
-        &self,
-        server: Option<&str>,
-        limit: u32,
-    ) -> StoreResult<Vec<ElicitationRecord>> {
-        self.elicitations_where("(?1 IS NULL OR server_name = ?1)", server, limit)
-    }
-
-    fn elicitations_where(
-        &self,
-        clause: &str,
-        param: impl rusqlite::ToSql,
-        limit: u32,
-    ) -> StoreResult<Vec<ElicitationRecord>> {
         let conn = self.lock();
         let mut stmt = conn.prepare(&format!(
-            "SELECT id, server_name, elicitation_id, mode, origin, message, url, registrable_domain, verdict,
-                    warnings_json, state, created_at, updated_at
-             FROM elicitations WHERE {clause} ORDER BY id DESC LIMIT ?2"
+            "SELECT {ELICITATION_COLUMNS} FROM elicitations WHERE id = ?1"
         ))?;
-        let rows = stmt.query_map(params![param, limit.clamp(1, MAX_PAGE)], |r| {
-            let warnings: String = r.get(9)?;
-            let mode: String = r.get(3)?;
-            let origin: String = r.get(4)?;
-            let verdict: Option<String> = r.get(8)?;
-            let state: String = r.get(10)?;
-            Ok(ElicitationRecord {
-                id: r.get(0)?,
-                server: r.get(1)?,
-                elicitation_id: r.get(2)?,
-                mode: Mode::parse(&mode).ok_or_else(|| bad_word(3, &mode))?,
-                origin: Origin::parse(&origin).ok_or_else(|| bad_word(4, &origin))?,
-                message: r.get(5)?,
-                url: r.get(6)?,
-                registrable_domain: r.get(7)?,
-                verdict: verdict.as_deref().and_then(verdict_of),
-                warnings: serde_json::from_str(&warnings).unwrap_or_default(),
-                state: ElicitationState::parse(&state).ok_or_else(|| bad_word(10, &state))?,
-                created_at: r.get(11)?,
-                updated_at: r.get(12)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let mut rows = stmt.query_map(params![id], elicitation_row)?;
+        Ok(rows.next().transpose()?)
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::like_pattern;
+/// The columns [`elicitation_row`] reads, in order.
+pub(super) const ELICITATION_COLUMNS: &str =
+    "id, server_name, elicitation_id, mode, origin, message, url, registrable_domain, verdict,
+     warnings_json, state, created_at, updated_at";
 
-    #[test]
-    fn like_pattern_escapes_wildcards() {
-        assert_eq!(like_pattern("50%_a\\"), "%50\\%\\_a\\\\%");
-    }
+pub(super) fn elicitation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ElicitationRecord> {
+    let warnings: String = r.get(9)?;
+    let mode: String = r.get(3)?;
+    let origin: String = r.get(4)?;
+    let verdict: Option<String> = r.get(8)?;
+    let state: String = r.get(10)?;
+    Ok(ElicitationRecord {
+        id: r.get(0)?,
+        server: r.get(1)?,
+        elicitation_id: r.get(2)?,
+        mode: Mode::parse(&mode).ok_or_else(|| bad_word(3, &mode))?,
+        origin: Origin::parse(&origin).ok_or_else(|| bad_word(4, &origin))?,
+        message: r.get(5)?,
+        url: r.get(6)?,
+        registrable_domain: r.get(7)?,
+        verdict: verdict.as_deref().and_then(verdict_of),
+        warnings: serde_json::from_str(&warnings).unwrap_or_default(),
+        state: ElicitationState::parse(&state).ok_or_else(|| bad_word(10, &state))?,
+        created_at: r.get(11)?,
+        updated_at: r.get(12)?,
+    })
+}
+
+/// The columns [`tool_call_row`] reads, in order (prefixed for joins).
+pub(super) const TOOL_CALL_COLUMNS: &str =
+    "t.id, t.server_name, t.tool, t.arguments_json, t.result_json, t.outcome, t.error, t.started_at, t.duration_ms, t.client";
+
+pub(super) fn tool_call_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ToolCallRecord> {
+    let arguments: String = r.get(3)?;
+    let result: Option<String> = r.get(4)?;
+    let outcome: String = r.get(5)?;
+    Ok(ToolCallRecord {
+        id: r.get(0)?,
+        server: r.get(1)?,
+        tool: r.get(2)?,
+        arguments: serde_json::from_str(&arguments).unwrap_or(serde_json::Value::Null),
+        result: result.and_then(|s| serde_json::from_str(&s).ok()),
+        outcome: ToolCallOutcome::parse(&outcome),
+        error: r.get(6)?,
+        started_at: r.get(7)?,
+        duration_ms: r.get(8)?,
+        client: r.get(9)?,
+    })
+}
+
+pub(super) fn audit_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditEvent> {
+    let detail: String = r.get(4)?;
+    Ok(AuditEvent {
+        id: r.get(0)?,
+        at: r.get(1)?,
+        server: r.get(2)?,
+        kind: r.get(3)?,
+        detail: serde_json::from_str(&detail).unwrap_or(serde_json::Value::Null),
+    })
 }

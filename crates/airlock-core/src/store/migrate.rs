@@ -22,6 +22,10 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
         include_str!("../../migrations/0007_tool_call_client.sql"),
     ),
     (8, include_str!("../../migrations/0008_clients.sql")),
+    (
+        9,
+        include_str!("../../migrations/0009_history_at_scale.sql"),
+    ),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

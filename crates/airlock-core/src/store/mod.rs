@@ -7,6 +7,8 @@ pub mod clients;
 mod domains;
 mod history;
 mod migrate;
+mod queries;
+mod writer;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -16,10 +18,12 @@ use serde::Serialize;
 
 pub use domains::MAX_KNOWN_DOMAINS;
 pub use history::{
-    AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine, NewElicitation,
+    AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine, NewElicitation, NewToolCall,
     ToolCallOutcome, ToolCallRecord,
 };
 pub use migrate::{create_at_version, LATEST_VERSION, MIGRATIONS};
+pub use queries::{ElicitationPage, ElicitationQuery, MIN_INDEXED_SEARCH_CHARS};
+pub use writer::{HistoryWriter, HISTORY_BATCH, HISTORY_QUEUE};
 
 /// Name of the database file inside the data dir.
 pub const DB_FILE: &str = "airlock.sqlite3";
@@ -34,6 +38,13 @@ pub const MAX_CONNECTIONS_PER_SERVER: i64 = 200;
 pub const MAX_SERVER_INFO_BYTES: usize = 32 * 1024;
 /// Largest page a history query returns.
 pub const MAX_PAGE: u32 = 1000;
+/// Rows deleted per statement when history is pruned: the store is free
+/// for other work between batches, so pruning a million rows never holds
+/// it for long.
+pub const PRUNE_BATCH: usize = 500;
+/// Pause between prune batches: the store's mutex is not fair, so a
+/// reader waiting for it gets its turn here.
+pub const PRUNE_PAUSE: std::time::Duration = std::time::Duration::from_millis(2);
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -212,19 +223,38 @@ impl Store {
         )?)
     }
 
-    /// Delete tool calls, elicitations and audit events older than `before_ms`.
+    /// Delete tool calls, elicitations and audit events older than
+    /// `before_ms`, [`PRUNE_BATCH`] rows per statement, letting go of the
+    /// store between batches. Returns the rows removed.
     pub fn prune_history(&self, before_ms: i64) -> StoreResult<usize> {
-        let conn = self.lock();
-        let mut n = conn.execute(
-            "DELETE FROM tool_calls WHERE started_at < ?1",
-            params![before_ms],
-        )?;
-        n += conn.execute(
-            "DELETE FROM elicitations WHERE created_at < ?1",
-            params![before_ms],
-        )?;
-        n += conn.execute("DELETE FROM audit_events WHERE at < ?1", params![before_ms])?;
-        Ok(n)
+        let mut total = 0;
+        for (table, time) in [
+            ("tool_calls", "started_at"),
+            ("elicitations", "created_at"),
+            ("audit_events", "at"),
+        ] {
+            let sql = format!(
+                "DELETE FROM {table} WHERE id IN
+                   (SELECT id FROM {table} WHERE {time} < ?1 ORDER BY {time} LIMIT ?2)"
+            );
+            loop {
+                let n = self.prune_batch(&sql, before_ms)?;
+                total += n;
+                if n < PRUNE_BATCH {
+                    break;
+                }
+                std::thread::sleep(PRUNE_PAUSE);
+            }
+        }
+        Ok(total)
+    }
+
+    fn prune_batch(&self, sql: &str, before_ms: i64) -> StoreResult<usize> {
+        let limit = i64::try_from(PRUNE_BATCH).unwrap_or(i64::MAX);
+        Ok(self
+            .lock()
+            .prepare_cached(sql)?
+            .execute(params![before_ms, limit])?)
     }
 
     // ----- servers -----

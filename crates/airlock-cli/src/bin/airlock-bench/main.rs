@@ -1,0 +1,40 @@
+//! Benchmarks that print figures (never timed tests):
+//!
+//!   airlock-bench --transport stdio|http [--url URL] [--server-js PATH] [--calls N] [--warmup N]
+//!                 [--client airlock-core|rmcp] [--stages]
+//!     Sequential `tools/call` of `echo`, through Airlock's core (the path of
+//!     `airlock call`, history included) or a bare rmcp client (same
+//!     runtime, same server, no history). One JSON line in the shape of
+//!     tests/peers/bench_ts_client.mjs so scripts/bench.sh can compare;
+//!     `--stages` adds where the time of one core call goes (tracing spans).
+//!   airlock-bench history [--rows N] [--reps N]
+//!     History at scale (see history.rs).
+
+mod calls;
+mod gen;
+mod history;
+mod old;
+mod stages;
+
+pub(crate) fn arg(args: &[String], name: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+}
+
+pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let idx = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[idx.min(sorted.len() - 1)]
+}
+
+fn main() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("history") {
+        return history::run(&args);
+    }
+    calls::run(&args)
+}
