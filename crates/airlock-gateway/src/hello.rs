@@ -21,8 +21,7 @@ pub const HELLO_VERSION: u32 = 1;
 pub const MAX_HELLO_BYTES: usize = 4096;
 /// How long either side waits for the other's hello.
 pub const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
-/// Longest client name, in characters.
-pub const MAX_CLIENT_NAME_CHARS: usize = 64;
+pub use airlock_core::clients::MAX_CLIENT_NAME_CHARS;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hello {
@@ -72,20 +71,7 @@ pub fn line<T: Serialize>(value: &T) -> Vec<u8> {
 /// Is this a client name Airlock records? 1 to [`MAX_CLIENT_NAME_CHARS`]
 /// letters, digits, spaces, `.`, `_` or `-`, not starting with `-` or space.
 pub fn check_client_name(name: &str) -> Result<(), String> {
-    let n = name.chars().count();
-    let ok = (1..=MAX_CLIENT_NAME_CHARS).contains(&n)
-        && name.trim() == name
-        && !name.starts_with('-')
-        && name
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '.' | '_' | '-'));
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "client name {name:?} is not allowed: 1 to {MAX_CLIENT_NAME_CHARS} letters, digits, spaces, '.', '_' or '-'"
-        ))
-    }
+    airlock_core::clients::check_client_name(name).map_err(|e| e.to_string())
 }
 
 /// An app's own name (clientInfo.name) made into a client name: what

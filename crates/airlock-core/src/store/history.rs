@@ -226,23 +226,19 @@ impl Store {
         started_at: i64,
         duration_ms: i64,
     ) -> StoreResult<i64> {
+        let call = NewToolCall {
+            client: client.map(str::to_owned),
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            arguments_json: arguments.to_string(),
+            result_json: result.map(ToString::to_string),
+            outcome,
+            error: error.map(str::to_owned),
+            started_at,
+            duration_ms,
+        };
         let conn = self.lock();
-        // One insert per tool call: the statement is prepared once.
-        conn.prepare_cached(
-            "INSERT INTO tool_calls (server_name, tool, arguments_json, result_json, outcome, error, started_at, duration_ms, client)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        )?
-        .execute(params![
-                server,
-                tool,
-                arguments.to_string(),
-                result.map(|r| r.to_string()),
-                outcome.as_str(),
-                error,
-                started_at,
-                duration_ms,
-                client
-            ])?;
+        insert_tool_call(&conn, &call)?;
         Ok(conn.last_insert_rowid())
     }
 
@@ -251,24 +247,8 @@ impl Store {
     pub fn record_tool_calls(&self, calls: &[NewToolCall]) -> StoreResult<()> {
         let mut conn = self.lock();
         let tx = conn.transaction()?;
-        {
-            let mut stmt = tx.prepare_cached(
-                "INSERT INTO tool_calls (server_name, tool, arguments_json, result_json, outcome, error, started_at, duration_ms, client)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )?;
-            for c in calls {
-                stmt.execute(params![
-                    c.server,
-                    c.tool,
-                    c.arguments_json,
-                    c.result_json,
-                    c.outcome.as_str(),
-                    c.error,
-                    c.started_at,
-                    c.duration_ms,
-                    c.client
-                ])?;
-            }
+        for c in calls {
+            insert_tool_call(&tx, c)?;
         }
         tx.commit()?;
         Ok(())
@@ -429,4 +409,24 @@ pub(super) fn audit_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditEvent> {
         kind: r.get(3)?,
         detail: serde_json::from_str(&detail).unwrap_or(serde_json::Value::Null),
     })
+}
+
+/// One tool-call row (the statement is prepared once per connection).
+fn insert_tool_call(conn: &rusqlite::Connection, c: &NewToolCall) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO tool_calls (server_name, tool, arguments_json, result_json, outcome, error, started_at, duration_ms, client)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?
+    .execute(params![
+        c.server,
+        c.tool,
+        c.arguments_json,
+        c.result_json,
+        c.outcome.as_str(),
+        c.error,
+        c.started_at,
+        c.duration_ms,
+        c.client
+    ])?;
+    Ok(())
 }
