@@ -248,3 +248,44 @@ fn pruning_many_rows_goes_in_batches_and_leaves_the_search_index_in_step() {
         "newer than the cut-off"
     );
 }
+
+/// A server chooses the text history holds; a user searching for it must get
+/// exactly the rows holding it, whatever FTS5 would read as syntax in it.
+#[test]
+fn search_terms_with_fts_syntax_are_plain_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_in(dir.path()).unwrap();
+    let texts = [
+        r#"say "hi" NEAR x"#,
+        "a* OR b^c",
+        "col:value AND (x)",
+        "plain words only",
+    ];
+    for (i, t) in texts.iter().enumerate() {
+        store
+            .record_tool_call(
+                "s",
+                "echo",
+                &serde_json::json!({ "message": t }),
+                None,
+                ToolCallOutcome::Ok,
+                None,
+                1000 + i64::try_from(i).unwrap(),
+                1,
+            )
+            .unwrap();
+    }
+    for (term, hits) in [
+        // History holds the arguments as JSON: the quotes are escaped there.
+        (r#"\"hi\" NEAR"#, 1),
+        ("a* OR b", 1),
+        ("col:value AND (", 1),
+        // Case-insensitive substrings: "a* OR b^c" and "words".
+        ("OR", 2),
+        ("NEAR x", 1),
+        ("words", 1),
+        ("\"message\"", 4),
+    ] {
+        assert_eq!(search(&store, term).len(), hits, "search {term:?}");
+    }
+}
