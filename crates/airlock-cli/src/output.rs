@@ -243,10 +243,9 @@ pub fn url_consent_lines(request: &UrlConsentRequest) -> Vec<String> {
     } else {
         "asks you to open a web page"
     };
-    let mut out = vec![
-        format!("── Server {server} {heading} ──"),
-        format!("Why:      {}", plain(&request.message)),
-    ];
+    let mut out = vec![format!("── Server {server} {heading} ──")];
+    out.extend(app_line(request.client.as_deref()));
+    out.push(format!("Why:      {}", plain(&request.message)));
     if let Some(url) = &i.url {
         out.push(format!("Full URL: {}", plain(url)));
     }
@@ -272,6 +271,18 @@ pub fn url_consent_lines(request: &UrlConsentRequest) -> Vec<String> {
     out.extend(familiarity_lines(&request.familiarity, &server, &domain));
     out.push(format!("Domain:   >>> {domain} <<<"));
     out
+}
+
+/// `App:      Claude Code (its tool call asked for this)`: which app's
+/// call raised the question; none for Airlock's own calls. An unknown name
+/// is quoted as the app's own name (see [`airlock_apps::caller_label`]).
+pub fn app_line(client: Option<&str>) -> Option<String> {
+    client.map(|c| {
+        format!(
+            "App:      {} (its tool call asked for this)",
+            plain(&airlock_apps::caller_label(c))
+        )
+    })
 }
 
 /// Whether `server` sent the user to `domain` before, and (right above the
@@ -326,6 +337,7 @@ mod tests {
             inspection: inspect(url, &Policy::default()),
             familiarity,
             code_goes_to: None,
+            client: None,
         }
     }
 
