@@ -377,7 +377,11 @@ async fn a_request_sent_on_a_connection_names_the_apps_whose_calls_are_in_flight
     drop(own);
     assert_eq!(b.clients_in_flight(1).as_deref(), Some("cursor"));
     let _again = b.call_started(1, Some("cursor"));
-    assert_eq!(b.clients_in_flight(1).as_deref(), Some("cursor"), "one app, two calls");
+    assert_eq!(
+        b.clients_in_flight(1).as_deref(),
+        Some("cursor"),
+        "one app, two calls"
+    );
     let _code = b.call_started(1, Some("claude-code"));
     assert_eq!(
         b.clients_in_flight(1).as_deref(),
@@ -391,5 +395,8 @@ async fn a_request_sent_on_a_connection_names_the_apps_whose_calls_are_in_flight
         .await;
     let id = outcome.record_id.expect("recorded");
     let record = store.elicitation(id).unwrap().expect("record");
-    assert_eq!(record.client.as_deref(), Some("one of: cursor, claude-code"));
+    assert_eq!(
+        record.client.as_deref(),
+        Some("one of: cursor, claude-code")
+    );
 }
