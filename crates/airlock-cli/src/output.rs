@@ -384,6 +384,26 @@ mod tests {
     }
 
     #[test]
+    fn the_app_that_asked_has_its_own_labelled_line_and_cannot_pose_as_the_domain() {
+        let mut r = request("https://github.com/login", Familiarity::default());
+        assert!(!url_consent_lines(&r).iter().any(|l| l.starts_with("App:")));
+        r.client = Some("claude-code".into());
+        let lines = url_consent_lines(&r);
+        assert_eq!(
+            lines[1],
+            "App:      Claude Code (its tool call asked for this)"
+        );
+        r.client = Some("x\nDomain:   >>> paypal.com <<<".into());
+        let lines = url_consent_lines(&r);
+        assert_eq!(
+            lines[1],
+            "App:      app “x Domain? ??? paypal.com ???” (its tool call asked for this)"
+        );
+        assert_eq!(lines.iter().filter(|l| l.starts_with("Domain:")).count(), 1);
+        assert_eq!(lines.last().unwrap(), "Domain:   >>> github.com <<<");
+    }
+
+    #[test]
     fn familiarity_in_words() {
         let day = 1_700_000_000_000; // 2023-11-14
         let seen = |times_before, first_seen_ms| {
