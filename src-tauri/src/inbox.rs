@@ -47,6 +47,9 @@ pub struct PendingView {
     /// authorization), not a page the server itself asks for.
     pub sign_in: bool,
     pub since_ms: i64,
+    /// The app whose tool call raised it (through the gateway), as its
+    /// client name; `null` for Airlock's own calls. Show as plain text.
+    pub client: Option<String>,
     /// `Seen:` words from the user's own history of this domain (URL entries).
     pub seen: Option<String>,
     /// Warnings beyond the URL's own: a look-alike of a domain opened
@@ -201,6 +204,7 @@ mod tests {
             secret_fields: Vec::new(),
             sign_in: false,
             since_ms: 0,
+            client: None,
             seen: None,
             extra_warnings: Vec::new(),
         }

@@ -8,6 +8,10 @@
 
 use airlock_core::elicitation::{Familiarity, FormConsentRequest, Origin, UrlConsentRequest};
 use airlock_core::url_safety::{elide_middle, neutralize_for_display, Inspection};
+// What a notification may say of a server or domain: shared with the
+// daemon's notifications (the gateway crate).
+use airlock_core::url_safety::notice::notification_text;
+pub use airlock_core::url_safety::notice::{escape_markup, notification_domain, notification_name};
 
 use crate::inbox::{Answer, PendingKind, PendingView};
 
@@ -38,8 +42,6 @@ pub const URL_BEFORE_CHARS: usize = 300;
 /// Fewest characters of a URL after its registrable domain (port, path,
 /// query) shown in a dialog, however long the host is.
 pub const URL_AFTER_MIN_CHARS: usize = 120;
-/// Longest server name in a notification.
-pub const NOTICE_SERVER_CHARS: usize = 64;
 
 /// A host or URL cut around its registrable domain, so a surface can
 /// emphasise that part (bold, colour) without interpreting any of it as
@@ -104,6 +106,9 @@ pub struct PageDialog {
     pub host_line: Option<String>,
     /// The full URL, elided in the middle and broken into short lines.
     pub url_lines: Option<String>,
+    /// `App:  Claude Code`: the app whose tool call raised the request
+    /// (through the gateway); `None` for Airlock's own calls.
+    pub app_line: Option<String>,
     /// `Why:  <the server's message>`.
     pub why_line: String,
     /// `⚠ <warning>`, one per warning.
@@ -127,6 +132,7 @@ impl PageDialog {
             lines.push(url.clone());
         }
         lines.push(String::new());
+        lines.extend(self.app_line.clone());
         lines.push(self.why_line.clone());
         if let Some(seen) = &self.seen {
             lines.push(format!("Seen:  {seen}"));
@@ -208,68 +214,29 @@ pub fn hard_wrap(text: &str, width: usize) -> String {
     out
 }
 
-/// Escape `&`, `<` and `>` for a notification daemon that renders body
-/// markup (it says so with the `body-markup` capability). There is no
-/// standard hint to turn body markup off, so this, and sending no server
-/// text but its name, is the defence. A summary is plain text by the
-/// specification: it is never escaped.
-pub fn escape_markup(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+/// The app whose tool call raised a request, as a dialog shows it: a
+/// friendly name for a known app, any other name quoted and labelled as
+/// the app's own (see `airlock_apps::caller_label`), neutralised, bounded.
+pub fn app_label(client: &str) -> String {
+    neutralize_for_display(
+        &airlock_apps::caller_label(client),
+        airlock_apps::MAX_CALLER_LABEL_CHARS,
+    )
 }
 
-/// Characters that browsers (IDNA) read as a dot in a host name.
-fn is_dot_like(c: char) -> bool {
-    matches!(c, '.' | '\u{3002}' | '\u{FF0E}' | '\u{FF61}')
-}
-
-/// A server's name as a notification shows it: neutralised, bounded, and
-/// defanged so no notification daemon can make a link or markup of it:
-/// `<` and `>` become `‹` and `›`, a `:` followed by anything but a space
-/// becomes `[:]` (so no `https://`, `mailto:` or `javascript:` is left),
-/// and a dot between two letters or digits becomes `[.]` (so
-/// `paypal.com.evil.example` cannot be read as, or turned into, a host).
-pub fn notification_name(server: &str) -> String {
-    let chars: Vec<char> = neutralize_for_display(server, NOTICE_SERVER_CHARS)
-        .chars()
-        .collect();
-    let word = |c: Option<&char>| c.is_some_and(|c| c.is_alphanumeric() || matches!(c, '-' | '_'));
-    let mut out = String::with_capacity(chars.len() + 8);
-    for (i, &c) in chars.iter().enumerate() {
-        let next = chars.get(i + 1);
-        match c {
-            '<' => out.push('‹'),
-            '>' => out.push('›'),
-            ':' if next.is_some_and(|n| !n.is_whitespace()) => out.push_str("[:]"),
-            c if is_dot_like(c)
-                && word(i.checked_sub(1).and_then(|p| chars.get(p)))
-                && next.is_some_and(|n| n.is_alphanumeric()) =>
-            {
-                out.push_str("[.]")
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// The registrable domain as a notification may show it, or `None` when a
-/// daemon could turn it into a link by itself (it starts like `www.` or
-/// `ftp.`, which linkifiers match without a scheme).
-pub fn notification_domain(domain: Option<&str>) -> Option<String> {
-    let domain = neutralize_for_display(domain?, HOST_CHARS);
-    let first = domain
-        .split('.')
-        .next()
+/// `Claude Code → ` before a notification's summary: the app, defanged as
+/// a server's name is (no link, no markup, no dotted host); empty for
+/// Airlock's own calls.
+pub fn notice_app_prefix(client: Option<&str>) -> String {
+    client
+        .map(|c| {
+            let label = airlock_apps::caller_label_capitalised(c);
+            format!(
+                "{} → ",
+                notification_text(&label, airlock_apps::MAX_CALLER_LABEL_CHARS)
+            )
+        })
         .unwrap_or_default()
-        .to_ascii_lowercase();
-    let linkable = domain.contains('.')
-        && (first == "ftp"
-            || first
-                .strip_prefix("www")
-                .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit())));
-    (!linkable && !domain.is_empty()).then_some(domain)
 }
 
 /// The title of the consent dialog for this request.
@@ -352,6 +319,7 @@ fn page_dialog(
         host_line,
         url,
         url_lines,
+        app_line: None,
         why_line: format!("Why:  {}", hard_wrap(&reason, DIALOG_LINE_CHARS)),
         reason,
         warning_lines: warnings.iter().map(|w| format!("⚠ {w}")).collect(),
@@ -412,10 +380,20 @@ pub fn url_consent(request: &UrlConsentRequest) -> UrlConsentText {
     let sign_in = request.origin == Origin::SignIn;
     let inspection = &request.inspection;
     let server = neutralize_for_display(&request.server, TITLE_SERVER_CHARS);
-    let heading = if sign_in {
-        format!("The server “{server}” asks you to sign in at")
-    } else {
-        format!("The server “{server}” asks to open a web page on")
+    let app = request.client.as_deref().map(app_label);
+    let app_first = request.client.as_deref().map(|c| {
+        neutralize_for_display(
+            &airlock_apps::caller_label_capitalised(c),
+            airlock_apps::MAX_CALLER_LABEL_CHARS,
+        )
+    });
+    let heading = match (&app_first, sign_in) {
+        (None, true) => format!("The server “{server}” asks you to sign in at"),
+        (None, false) => format!("The server “{server}” asks to open a web page on"),
+        (Some(app), true) => format!("{app} → the server “{server}” asks you to sign in at"),
+        (Some(app), false) => {
+            format!("{app} → the server “{server}” asks to open a web page on")
+        }
     };
     let mut dialog = page_dialog(
         dialog_title(&request.server, request.record_id, sign_in),
@@ -428,6 +406,7 @@ pub fn url_consent(request: &UrlConsentRequest) -> UrlConsentText {
         .warning_lines
         .extend(extra.iter().map(|w| format!("⚠ {w}")));
     dialog.warnings.extend(extra.iter().cloned());
+    dialog.app_line = app.map(|a| format!("App:  {a} (its tool call asked for this)"));
     dialog.seen = Some(seen_text(
         &request.familiarity,
         airlock_core::store::now_ms(),
@@ -435,10 +414,7 @@ pub fn url_consent(request: &UrlConsentRequest) -> UrlConsentText {
     let domain = notification_domain(inspection.registrable_domain.as_deref());
     // One-click approval only when nothing calls for a closer look: no
     // warning about the URL, no look-alike, no code sent elsewhere.
-    let one_click = inspection.warnings.is_empty()
-        && extra.is_empty()
-        && inspection.block_reason.is_none()
-        && domain.is_some();
+    let one_click = request.one_click_ok() && domain.is_some();
     let actions = match (&domain, one_click) {
         (Some(domain), true) => vec![
             NoticeAction::new("open", format!("Open {domain}"), Some("accept")),
@@ -447,13 +423,14 @@ pub fn url_consent(request: &UrlConsentRequest) -> UrlConsentText {
         _ => vec![NoticeAction::new("review", "Review", None)],
     };
     let what = if sign_in { "sign in at" } else { "open" };
+    let app = notice_app_prefix(request.client.as_deref());
     let summary = match &domain {
         Some(domain) => format!(
-            "{} asks you to {what} {domain}",
+            "{app}{} asks you to {what} {domain}",
             notification_name(&request.server)
         ),
         None => format!(
-            "{} asks you to {what} a web page",
+            "{app}{} asks you to {what} a web page",
             notification_name(&request.server)
         ),
     };
@@ -495,7 +472,8 @@ pub fn late_notice(request: &UrlConsentRequest) -> Notice {
     Notice {
         summary: format!("Still waiting for {domain}"),
         body: format!(
-            "{} has not heard back yet. Continue if you finished in the browser.",
+            "{}{} has not heard back yet. Continue if you finished in the browser.",
+            notice_app_prefix(request.client.as_deref()),
             notification_name(&request.server)
         ),
         actions: vec![
@@ -510,7 +488,11 @@ pub fn late_notice(request: &UrlConsentRequest) -> Notice {
 /// the window.
 pub fn form_notice(request: &FormConsentRequest) -> Notice {
     Notice {
-        summary: form_notification_summary(&request.server),
+        summary: format!(
+            "{}{}",
+            notice_app_prefix(request.client.as_deref()),
+            form_notification_summary(&request.server)
+        ),
         body: "Answer in the Airlock window.".into(),
         actions: vec![NoticeAction::new("review", "Review", None)],
     }
@@ -548,6 +530,7 @@ pub fn inbox_entry(request: &UrlConsentRequest, kind: PendingKind, since_ms: i64
         secret_fields: Vec::new(),
         sign_in: request.origin == Origin::SignIn,
         since_ms,
+        client: request.client.clone(),
         seen: Some(seen_text(&request.familiarity, since_ms)),
         extra_warnings: extra_warnings(request),
     }
@@ -569,6 +552,7 @@ pub fn form_inbox_entry(request: &FormConsentRequest, since_ms: i64) -> PendingV
             .collect(),
         sign_in: false,
         since_ms,
+        client: request.client.clone(),
         seen: None,
         extra_warnings: Vec::new(),
     }
@@ -581,3 +565,7 @@ pub use emphasis::{split_host, split_url};
 #[cfg(test)]
 #[path = "presenter_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "presenter_app_tests.rs"]
+mod app_tests;

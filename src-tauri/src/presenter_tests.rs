@@ -12,6 +12,7 @@ fn url_request(server: &str, message: &str, url: &str, origin: Origin) -> UrlCon
         inspection: inspect(url, &Policy::default()),
         familiarity: Default::default(),
         code_goes_to: None,
+        client: None,
     }
 }
 
@@ -302,6 +303,7 @@ fn a_form_is_summarised_and_its_secret_looking_fields_named() {
         message: "Sign up & go".into(),
         origin: Origin::Request,
         schema,
+        client: None,
     };
     let v = form_inbox_entry(&request, 9);
     assert_eq!(v.kind, PendingKind::Form);
@@ -366,6 +368,7 @@ fn a_server_name_cannot_become_a_link_or_markup_in_a_notification() {
                 message: "https://evil.example".into(),
                 origin: Origin::Request,
                 schema: parse_schema(&serde_json::json!({"properties": {}})).unwrap(),
+                client: None,
             })),
         ];
         for t in texts {

@@ -271,6 +271,9 @@ async fn terminal_form(request: &FormConsentRequest) -> FormAnswer {
         "── Server {} asks you to fill in a form ──",
         plain(&request.server)
     ));
+    if let Some(line) = crate::output::app_line(request.client.as_deref()) {
+        say_err(&line);
+    }
     say_err(&format!("Why:      {}", plain(&request.message)));
     if let Some(t) = &schema.title {
         say_err(&format!("Form:     {t}"));

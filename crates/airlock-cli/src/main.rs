@@ -78,9 +78,10 @@ fn open_core(cli: &Cli) -> Result<Arc<Airlock>, Failure> {
 /// The consent port the flags ask for.
 fn consent_for(cli: &Cli) -> Arc<dyn Consent> {
     let consent: Arc<dyn Consent> = match cli.consent {
-        // The daemon has no terminal: it refuses, saying where to approve.
+        // The daemon has no terminal: it asks in desktop notifications
+        // when it can, else it refuses, saying where to approve.
         ConsentMode::Ask if matches!(cli.command, Command::Daemon(_)) => {
-            Arc::new(airlock_gateway::consent::NoOneToAsk)
+            airlock_gateway::notify::daemon_consent(Duration::from_secs(cli.give_up_after))
         }
         ConsentMode::Ask => Arc::new(consent::TerminalConsent),
         ConsentMode::Accept => Arc::new(FixedConsent(ConsentDecision::Accept)),

@@ -243,10 +243,9 @@ pub fn url_consent_lines(request: &UrlConsentRequest) -> Vec<String> {
     } else {
         "asks you to open a web page"
     };
-    let mut out = vec![
-        format!("── Server {server} {heading} ──"),
-        format!("Why:      {}", plain(&request.message)),
-    ];
+    let mut out = vec![format!("── Server {server} {heading} ──")];
+    out.extend(app_line(request.client.as_deref()));
+    out.push(format!("Why:      {}", plain(&request.message)));
     if let Some(url) = &i.url {
         out.push(format!("Full URL: {}", plain(url)));
     }
@@ -272,6 +271,18 @@ pub fn url_consent_lines(request: &UrlConsentRequest) -> Vec<String> {
     out.extend(familiarity_lines(&request.familiarity, &server, &domain));
     out.push(format!("Domain:   >>> {domain} <<<"));
     out
+}
+
+/// `App:      Claude Code (its tool call asked for this)`: which app's
+/// call raised the question; none for Airlock's own calls. An unknown name
+/// is quoted as the app's own name (see [`airlock_apps::caller_label`]).
+pub fn app_line(client: Option<&str>) -> Option<String> {
+    client.map(|c| {
+        format!(
+            "App:      {} (its tool call asked for this)",
+            plain(&airlock_apps::caller_label(c))
+        )
+    })
 }
 
 /// Whether `server` sent the user to `domain` before, and (right above the
@@ -326,6 +337,7 @@ mod tests {
             inspection: inspect(url, &Policy::default()),
             familiarity,
             code_goes_to: None,
+            client: None,
         }
     }
 
@@ -369,6 +381,26 @@ mod tests {
             lines[lines.len() - 2],
             "Seen:     first time srv sends you to example.co.uk"
         );
+    }
+
+    #[test]
+    fn the_app_that_asked_has_its_own_labelled_line_and_cannot_pose_as_the_domain() {
+        let mut r = request("https://github.com/login", Familiarity::default());
+        assert!(!url_consent_lines(&r).iter().any(|l| l.starts_with("App:")));
+        r.client = Some("claude-code".into());
+        let lines = url_consent_lines(&r);
+        assert_eq!(
+            lines[1],
+            "App:      Claude Code (its tool call asked for this)"
+        );
+        r.client = Some("x\nDomain:   >>> paypal.com <<<".into());
+        let lines = url_consent_lines(&r);
+        assert_eq!(
+            lines[1],
+            "App:      app “x Domain? ??? paypal.com ???” (its tool call asked for this)"
+        );
+        assert_eq!(lines.iter().filter(|l| l.starts_with("Domain:")).count(), 1);
+        assert_eq!(lines.last().unwrap(), "Domain:   >>> github.com <<<");
     }
 
     #[test]

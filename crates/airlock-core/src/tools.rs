@@ -309,7 +309,7 @@ impl Airlock {
             t0,
         };
         let result = self
-            .call_tool_inner(server, tool, arguments)
+            .call_tool_inner(client, server, tool, arguments)
             .instrument(tracing::trace_span!("call.server"))
             .await;
         unfinished.call = None;
@@ -362,6 +362,7 @@ impl Airlock {
 
     async fn call_tool_inner(
         self: &Arc<Self>,
+        client: Option<&str>,
         server: &str,
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
@@ -380,7 +381,7 @@ impl Airlock {
         loop {
             // A Cancel on a late elicitation this call's server asked for
             // stops the call (rmcp sends notifications/cancelled on drop).
-            let guard = self.broker.call_started(session.connection);
+            let guard = self.broker.call_started(session.connection, client);
             let response = tokio::select! {
                 r = session.peer.call_tool_once(params.clone()).instrument(tracing::trace_span!("call.rpc")) => r,
                 () = guard.cancelled() => return Err(protocol(
@@ -400,7 +401,12 @@ impl Airlock {
                         ));
                     }
                     let responses = self
-                        .fulfil_inputs(server, &session, ir.input_requests.unwrap_or_default())
+                        .fulfil_inputs(
+                            client,
+                            server,
+                            &session,
+                            ir.input_requests.unwrap_or_default(),
+                        )
                         .await?;
                     params.input_responses = (!responses.is_empty()).then_some(responses);
                     params.request_state = ir.request_state;
@@ -419,7 +425,7 @@ impl Airlock {
                             format!("the server still required a URL elicitation after {MAX_REQUIRED_ROUNDS} rounds; stopped"),
                         ));
                     }
-                    self.required_round(server, &session, e.data.as_ref(), &mut offered)
+                    self.required_round(client, server, &session, e.data.as_ref(), &mut offered)
                         .await?;
                 }
                 Err(e) if !fell_back && sends_old_style_requests(&e) => {
@@ -483,6 +489,7 @@ impl Airlock {
     /// through consent and waits for them; `Ok` means retry the call.
     async fn required_round(
         &self,
+        client: Option<&str>,
         server: &str,
         session: &Session,
         data: Option<&serde_json::Value>,
@@ -502,7 +509,7 @@ impl Airlock {
             ));
         }
         self.broker
-            .fulfil_required(server, session.connection, list, offered)
+            .fulfil_required(server, session.connection, client, list, offered)
             .await
             .map_err(|r| protocol(server, not_retried(&r)))
     }
@@ -510,6 +517,7 @@ impl Airlock {
     /// 2026-07-28: answer each input request of an `InputRequiredResult`.
     async fn fulfil_inputs(
         &self,
+        client: Option<&str>,
         server: &str,
         session: &Arc<Session>,
         requests: InputRequests,
@@ -521,7 +529,7 @@ impl Airlock {
                     ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
                         let action = self
                             .broker
-                            .fulfil_input_url(server, session.connection, &message, &url)
+                            .fulfil_input_url(server, session.connection, client, &message, &url)
                             .await
                             .map_err(|r| match r {
                                 Refusal::Cancelled => {
@@ -544,7 +552,8 @@ impl Airlock {
                             .unwrap_or(serde_json::Value::Null);
                         match self
                             .broker
-                            .handle_form(
+                            .handle_form_for(
+                                client,
                                 server,
                                 &message,
                                 &schema_json,

@@ -361,3 +361,42 @@ async fn consent_carries_familiarity_look_alikes_and_where_a_sign_in_code_goes()
     assert_eq!(asked[3].code_goes_to, None, "same registrable domain");
     assert_eq!(asked[4].code_goes_to.as_deref(), Some("evil.example"));
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_request_sent_on_a_connection_names_the_apps_whose_calls_are_in_flight_there() {
+    let (b, store, _dir) = broker(ScriptedConsent::accepting(), RecordingOpener::new());
+    assert_eq!(b.clients_in_flight(1), None, "no call: Airlock itself");
+    let own = b.call_started(1, None);
+    assert_eq!(b.clients_in_flight(1), None, "Airlock's own call");
+    let cursor = b.call_started(1, Some("cursor"));
+    let _other_connection = b.call_started(2, Some("zed"));
+    assert_eq!(
+        b.clients_in_flight(1).as_deref(),
+        Some("one of: airlock, cursor")
+    );
+    drop(own);
+    assert_eq!(b.clients_in_flight(1).as_deref(), Some("cursor"));
+    let _again = b.call_started(1, Some("cursor"));
+    assert_eq!(
+        b.clients_in_flight(1).as_deref(),
+        Some("cursor"),
+        "one app, two calls"
+    );
+    let _code = b.call_started(1, Some("claude-code"));
+    assert_eq!(
+        b.clients_in_flight(1).as_deref(),
+        Some("one of: cursor, claude-code")
+    );
+    drop(cursor);
+
+    // The request path records it; history keeps it.
+    let outcome = b
+        .request_url("srv", 1, "m", "https://example.com/x", Some("e1"))
+        .await;
+    let id = outcome.record_id.expect("recorded");
+    let record = store.elicitation(id).unwrap().expect("record");
+    assert_eq!(
+        record.client.as_deref(),
+        Some("one of: cursor, claude-code")
+    );
+}

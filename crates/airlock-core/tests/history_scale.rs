@@ -39,6 +39,7 @@ fn elicitation<'a>(
         registrable_domain: Some(domain),
         verdict: None,
         warnings: vec![],
+        client: None,
     }
 }
 

@@ -1,7 +1,8 @@
 //! Consent in a host that has no window (`airlock daemon --consent ask`):
 //! nobody can be asked here yet, so every URL, sign-in and form is refused
 //! with a reason the log and the app's tool error carry: open Airlock to
-//! approve. (Desktop notifications with actions are the next step.)
+//! approve. When a notification server with actions runs, the daemon asks
+//! there instead ([`crate::notify`]).
 
 use airlock_core::elicitation::{
     BoxFuture, Consent, ConsentDecision, ContinueDecision, FormAnswer, FormConsentRequest,

@@ -15,7 +15,8 @@
 //! - [`host`]: the host: first connects, the server-list watch, one
 //!   [`app::AppSession`] (rmcp server side) per attached app.
 //! - [`catalog`] and [`names`]: the aggregated lists and their names.
-//! - [`consent`]: consent in a host with no window; [`forms`]: forms to the
+//! - [`notify`]: the daemon's consent through desktop notifications;
+//!   [`consent`]: the refusal when none can be shown; [`forms`]: forms to the
 //!   app that asked, when it can show them.
 //! - [`limits`]: every bound.
 
@@ -28,6 +29,7 @@ pub mod host;
 pub mod http;
 pub mod limits;
 pub mod names;
+pub mod notify;
 pub mod place;
 pub mod profile;
 pub mod shim;

@@ -23,6 +23,7 @@
 mod idn;
 mod ip;
 mod lookalike;
+pub mod notice;
 mod text;
 
 use serde::{Deserialize, Serialize};

@@ -84,8 +84,12 @@ pub(crate) fn elicitations(
     } else {
         for r in &rows {
             say!(
-                "{} {:<10} {:<14} {}  {}",
+                "{} {}{:<10} {:<14} {}  {}",
                 output::time(r.created_at),
+                r.client
+                    .as_deref()
+                    .map(|app| format!("[{}] ", plain(app)))
+                    .unwrap_or_default(),
                 plain(&r.server),
                 r.state,
                 plain(

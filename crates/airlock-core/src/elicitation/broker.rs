@@ -104,9 +104,24 @@ pub struct Broker {
     pub(super) tracked: Mutex<VecDeque<Tracked>>,
     /// Tool calls in flight, per connection: a Cancel on a late request-path
     /// elicitation stops the calls of the connection that asked.
-    calls: Mutex<HashMap<u64, Vec<(u64, CancellationToken)>>>,
+    /// Each carries the app that made it (`None`: Airlock itself), so an
+    /// elicitation a server sends on the connection can name who asked.
+    calls: Mutex<HashMap<u64, Vec<InFlight>>>,
     next_call: AtomicU64,
 }
+
+/// One tool call in flight on a connection.
+struct InFlight {
+    id: u64,
+    token: CancellationToken,
+    client: Option<String>,
+}
+
+/// How [`Broker::clients_in_flight`] starts a list of several apps.
+pub const ONE_OF: &str = "one of: ";
+
+/// Longest "one of: ..." list of apps kept, in characters.
+const MAX_CLIENTS_TEXT: usize = 200;
 
 /// A tool call in flight; cancelled when the user cancels a late
 /// elicitation its server asked for. Unregisters itself when dropped.
@@ -128,7 +143,7 @@ impl Drop for CallGuard {
     fn drop(&mut self) {
         let mut calls = self.broker.calls.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(list) = calls.get_mut(&self.connection) {
-            list.retain(|(id, _)| *id != self.id);
+            list.retain(|c| c.id != self.id);
             if list.is_empty() {
                 calls.remove(&self.connection);
             }
@@ -338,8 +353,9 @@ impl Broker {
 
     // ----- tool calls in flight -----
 
-    /// Register a tool call on `connection`; keep the guard while it runs.
-    pub fn call_started(self: &Arc<Self>, connection: u64) -> CallGuard {
+    /// Register a tool call on `connection` made by `client` (`None`:
+    /// Airlock itself); keep the guard while it runs.
+    pub fn call_started(self: &Arc<Self>, connection: u64, client: Option<&str>) -> CallGuard {
         let id = self.next_call.fetch_add(1, Ordering::Relaxed);
         let token = CancellationToken::new();
         self.calls
@@ -347,7 +363,11 @@ impl Broker {
             .unwrap_or_else(|e| e.into_inner())
             .entry(connection)
             .or_default()
-            .push((id, token.clone()));
+            .push(InFlight {
+                id,
+                token: token.clone(),
+                client: client.map(str::to_owned),
+            });
         CallGuard {
             broker: self.clone(),
             connection,
@@ -359,8 +379,34 @@ impl Broker {
     /// Cancel every tool call in flight on `connection`.
     pub(super) fn cancel_calls(&self, connection: u64) {
         let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
-        for (_, token) in calls.get(&connection).into_iter().flatten() {
-            token.cancel();
+        for call in calls.get(&connection).into_iter().flatten() {
+            call.token.cancel();
+        }
+    }
+
+    /// Who an elicitation sent on `connection` (not tied to one call) is
+    /// for: the app whose calls are in flight there; when several apps'
+    /// calls are, "one of: a, b" (Airlock itself named "airlock"); `None`
+    /// when only Airlock's own calls, or none, are.
+    pub fn clients_in_flight(&self, connection: u64) -> Option<String> {
+        let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        let mut seen: Vec<Option<&str>> = Vec::new();
+        for call in calls.get(&connection).into_iter().flatten() {
+            let c = call.client.as_deref();
+            if !seen.contains(&c) {
+                seen.push(c);
+            }
+        }
+        match seen.as_slice() {
+            [] | [None] => None,
+            [Some(one)] => Some((*one).to_owned()),
+            many => {
+                let names: Vec<&str> = many.iter().map(|c| c.unwrap_or("airlock")).collect();
+                Some(neutralize_for_display(
+                    &format!("{ONE_OF}{}", names.join(", ")),
+                    MAX_CLIENTS_TEXT,
+                ))
+            }
         }
     }
 }

@@ -45,6 +45,20 @@ impl Broker {
         field_order: Option<&[String]>,
         origin: Origin,
     ) -> Result<FormOutcome, SchemaError> {
+        self.handle_form_for(None, server, message, schema_json, field_order, origin)
+            .await
+    }
+
+    /// [`Broker::handle_form`] for the app `client` (`None`: Airlock itself).
+    pub async fn handle_form_for(
+        &self,
+        client: Option<&str>,
+        server: &str,
+        message: &str,
+        schema_json: &serde_json::Value,
+        field_order: Option<&[String]>,
+        origin: Origin,
+    ) -> Result<FormOutcome, SchemaError> {
         let message = bounded_message(message);
         let parsed = parse_schema(schema_json).map(|s| match field_order {
             Some(order) => s.in_order(order),
@@ -68,12 +82,13 @@ impl Broker {
             registrable_domain: None,
             verdict: None,
             warnings: Vec::new(),
+            client,
         };
         let record_id = self
             .create(
                 &new,
                 None,
-                serde_json::json!({"fields": fields, "secret_looking_fields": secret_looking}),
+                serde_json::json!({"fields": fields, "secret_looking_fields": secret_looking, "client": client}),
             )
             .ok();
         let schema = match parsed {
@@ -110,6 +125,7 @@ impl Broker {
             message,
             origin,
             schema,
+            client: client.map(str::to_owned),
         };
         let mut asking = Unanswered {
             broker: self,

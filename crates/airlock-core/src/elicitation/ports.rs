@@ -41,6 +41,25 @@ pub struct UrlConsentRequest {
     /// A sign-in whose authorization code goes to another registrable
     /// domain than the login page's (the token endpoint's): that domain.
     pub code_goes_to: Option<String>,
+    /// The app whose tool call raised this, through the gateway (see
+    /// [`crate::store::ElicitationRecord::client`]); `None`: Airlock itself.
+    /// A validated client name, but an app chose it: show it labelled, as
+    /// plain text.
+    pub client: Option<String>,
+}
+
+impl UrlConsentRequest {
+    /// Nothing about this page calls for a closer look: no warning about
+    /// the URL, not blocked, no look-alike of a domain opened before, no
+    /// sign-in code sent elsewhere. Only then may a surface offer one-click
+    /// approval (a notification's "Open" button); otherwise the person
+    /// reviews it where the whole address and its warnings are shown.
+    pub fn one_click_ok(&self) -> bool {
+        self.inspection.warnings.is_empty()
+            && self.inspection.block_reason.is_none()
+            && self.familiarity.is_reassuring()
+            && self.code_goes_to.is_none()
+    }
 }
 
 /// What Airlock knows about the domain from the user's own history (no
@@ -117,6 +136,8 @@ pub struct FormConsentRequest {
     pub message: String,
     pub origin: Origin,
     pub schema: FormSchema,
+    /// See [`UrlConsentRequest::client`].
+    pub client: Option<String>,
 }
 
 /// A person's answer to a form: `{"action": "accept", "content": {..}}`,

@@ -93,6 +93,7 @@ impl Broker {
                 origin: Origin::SignIn,
                 dropped: S::Cancelled,
                 token_endpoint,
+                client: None,
             })
             .await;
         let request = result?;

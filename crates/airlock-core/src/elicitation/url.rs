@@ -96,6 +96,8 @@ pub(super) struct UrlQuestion<'a> {
     pub dropped: S,
     /// For a sign-in: where the authorization code will be exchanged.
     pub token_endpoint: Option<&'a str>,
+    /// The app the question is for (`None`: Airlock itself).
+    pub client: Option<&'a str>,
 }
 
 impl Broker {
@@ -113,6 +115,7 @@ impl Broker {
             origin,
             dropped,
             token_endpoint,
+            client,
         } = q;
         let message = bounded_message(message);
         let elicitation_id = elicitation_id.map(bounded_id);
@@ -137,9 +140,11 @@ impl Broker {
             registrable_domain: inspection.registrable_domain.as_deref(),
             verdict: Some(inspection.verdict),
             warnings: warnings.clone(),
+            client,
         };
         let extra = serde_json::json!({
             "url": stored_url, "domain": inspection.registrable_domain, "warnings": warnings,
+            "client": client,
         });
         let record_id = match self.create(&new, Some(inspection.clone()), extra) {
             Ok(id) => id,
@@ -192,6 +197,7 @@ impl Broker {
             inspection,
             familiarity,
             code_goes_to,
+            client: client.map(str::to_owned),
         };
         let mut asking = Asking {
             broker: self,
@@ -269,10 +275,12 @@ impl Broker {
     }
 
     /// Ask, open on accept, and track the completion of a 2025-11-25 id.
+    #[allow(clippy::too_many_arguments)]
     async fn consent_and_open(
         &self,
         server: &str,
         connection: u64,
+        client: Option<&str>,
         message: &str,
         url: &str,
         elicitation_id: Option<&str>,
@@ -287,6 +295,7 @@ impl Broker {
                 origin,
                 dropped: S::ConnectionLost,
                 token_endpoint: None,
+                client,
             })
             .await;
         let accepted = result.map(|request| {
@@ -312,7 +321,15 @@ impl Broker {
         origin: Origin,
     ) -> UrlOutcome {
         let (record_id, result) = self
-            .consent_and_open(server, connection, message, url, elicitation_id, origin)
+            .consent_and_open(
+                server,
+                connection,
+                None,
+                message,
+                url,
+                elicitation_id,
+                origin,
+            )
             .await;
         UrlOutcome {
             record_id,
@@ -331,10 +348,13 @@ impl Broker {
         url: &str,
         elicitation_id: Option<&str>,
     ) -> UrlOutcome {
+        // Not tied to one call: the apps whose calls are in flight here.
+        let client = self.clients_in_flight(connection);
         let (record_id, result) = self
             .consent_and_open(
                 server,
                 connection,
+                client.as_deref(),
                 message,
                 url,
                 elicitation_id,
@@ -366,6 +386,7 @@ impl Broker {
         &self,
         server: &str,
         connection: u64,
+        client: Option<&str>,
         items: Vec<RequiredElicitation>,
         offered: &mut HashSet<String>,
     ) -> Result<(), Refusal> {
@@ -380,6 +401,7 @@ impl Broker {
                 .consent_and_open(
                     server,
                     connection,
+                    client,
                     &item.message,
                     &item.url,
                     Some(&item.elicitation_id),
@@ -409,6 +431,7 @@ impl Broker {
         &self,
         server: &str,
         connection: u64,
+        client: Option<&str>,
         message: &str,
         url: &str,
     ) -> Result<InputAction, Refusal> {
@@ -416,6 +439,7 @@ impl Broker {
             .consent_and_open(
                 server,
                 connection,
+                client,
                 message,
                 url,
                 None,

@@ -165,7 +165,8 @@ impl ClientHandler for AirlockClient {
                     serde_json::to_value(&requested_schema).unwrap_or(serde_json::Value::Null);
                 match until_cancelled(
                     &context.ct,
-                    self.broker.handle_form(
+                    self.broker.handle_form_for(
+                        self.broker.clients_in_flight(self.connection).as_deref(),
                         &self.server,
                         &message,
                         &schema_json,
@@ -255,8 +256,14 @@ impl ClientHandler for AirlockClient {
             .unwrap_or(serde_json::Value::Null);
         match until_cancelled(
             &context.ct,
-            self.broker
-                .handle_form(&self.server, message, &schema, None, Origin::Request),
+            self.broker.handle_form_for(
+                self.broker.clients_in_flight(self.connection).as_deref(),
+                &self.server,
+                message,
+                &schema,
+                None,
+                Origin::Request,
+            ),
         )
         .await?
         {

@@ -119,6 +119,10 @@ pub struct ElicitationRecord {
     pub state: ElicitationState,
     pub created_at: i64,
     pub updated_at: i64,
+    /// The app whose tool call raised it, through the gateway (a client
+    /// name, or "one of: a, b" when several apps' calls were in flight);
+    /// `None`: Airlock itself (the window, the CLI).
+    pub client: Option<String>,
 }
 
 /// A tool call to record (owned: it may wait in the history writer's queue).
@@ -149,6 +153,8 @@ pub struct NewElicitation<'a> {
     pub registrable_domain: Option<&'a str>,
     pub verdict: Option<Verdict>,
     pub warnings: Vec<String>,
+    /// See [`ElicitationRecord::client`].
+    pub client: Option<&'a str>,
 }
 
 fn verdict_of(code: &str) -> Option<Verdict> {
@@ -260,8 +266,8 @@ impl Store {
         let conn = self.lock();
         conn.execute(
             "INSERT INTO elicitations (server_name, elicitation_id, mode, origin, message, url, registrable_domain,
-               verdict, warnings_json, state, created_at, updated_at, run_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12)",
+               verdict, warnings_json, state, created_at, updated_at, run_id, client)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12, ?13)",
             params![
                 new.server,
                 new.elicitation_id,
@@ -275,6 +281,7 @@ impl Store {
                 ElicitationState::Requested.as_str(),
                 now,
                 self.run_id(),
+                new.client,
             ],
         )?;
         Ok(ElicitationRecord {
@@ -291,6 +298,7 @@ impl Store {
             state: ElicitationState::Requested,
             created_at: now,
             updated_at: now,
+            client: new.client.map(str::to_owned),
         })
     }
 
@@ -353,7 +361,7 @@ impl Store {
 /// The columns [`elicitation_row`] reads, in order.
 pub(super) const ELICITATION_COLUMNS: &str =
     "id, server_name, elicitation_id, mode, origin, message, url, registrable_domain, verdict,
-     warnings_json, state, created_at, updated_at";
+     warnings_json, state, created_at, updated_at, client";
 
 pub(super) fn elicitation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ElicitationRecord> {
     let warnings: String = r.get(9)?;
@@ -375,6 +383,7 @@ pub(super) fn elicitation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Elicita
         state: ElicitationState::parse(&state).ok_or_else(|| bad_word(10, &state))?,
         created_at: r.get(11)?,
         updated_at: r.get(12)?,
+        client: r.get(13)?,
     })
 }
 

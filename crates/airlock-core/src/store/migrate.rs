@@ -26,6 +26,10 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
         9,
         include_str!("../../migrations/0009_history_at_scale.sql"),
     ),
+    (
+        10,
+        include_str!("../../migrations/0010_elicitation_client.sql"),
+    ),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

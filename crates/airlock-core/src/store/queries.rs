@@ -237,7 +237,7 @@ fn elicitation_list(q: &ElicitationQuery) -> ListQuery<'static> {
 /// The columns `elicitation_row` reads, of the table aliased `t`.
 const ELICITATION_COLUMNS_T: &str =
     "t.id, t.server_name, t.elicitation_id, t.mode, t.origin, t.message, t.url, t.registrable_domain,
-     t.verdict, t.warnings_json, t.state, t.created_at, t.updated_at";
+     t.verdict, t.warnings_json, t.state, t.created_at, t.updated_at, t.client";
 
 /// Run a list query; the extra row fetched says whether a next page exists.
 fn run_list<T>(

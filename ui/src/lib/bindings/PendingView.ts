@@ -28,6 +28,11 @@ secret_fields: Array<string>,
  */
 sign_in: boolean, since_ms: number, 
 /**
+ * The app whose tool call raised it (through the gateway), as its
+ * client name; `null` for Airlock's own calls. Show as plain text.
+ */
+client: string | null, 
+/**
  * `Seen:` words from the user's own history of this domain (URL entries).
  */
 seen: string | null, 

@@ -1,0 +1,497 @@
+//! The daemon's consent through desktop notifications (issues 12 and 13):
+//! a real app (the official TypeScript SDK client) attached with `airlock
+//! gateway --stdio --client claude-code` to `airlock daemon --consent ask
+//! --open system` calls py-peer's tools, whose URL elicitations raise a
+//! real dunst notification naming the app, the server and the domain. The
+//! test clicks like a user would (the notification server's
+//! `ActionInvoked` signal, what dunst emits on a click) and watches the
+//! browser recorder, the app's result and Airlock's history.
+//!
+//! Needs a session bus (`scripts/with-session.sh`); when no notification
+//! server owns `org.freedesktop.Notifications` there, the test starts its
+//! own Xvfb and dunst (both installed by scripts/setup.sh).
+
+mod common;
+
+use std::io::Read;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::*;
+use serde_json::{json, Value};
+
+/// One test at a time: they share the session's notification server, and
+/// each reads every notification shown.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A notification server for this test: the session's own, or Xvfb and
+/// dunst started here (stopped when dropped).
+struct Notifier {
+    children: Vec<Child>,
+}
+
+fn notifications_owned() -> bool {
+    Command::new("dbus-send")
+        .args([
+            "--session",
+            "--print-reply",
+            "--dest=org.freedesktop.DBus",
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus.NameHasOwner",
+            "string:org.freedesktop.Notifications",
+        ])
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("boolean true"))
+}
+
+impl Notifier {
+    fn ensure(dir: &Path) -> Notifier {
+        assert!(
+            std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some(),
+            "this test shows desktop notifications on a private session bus: run it as \
+             `scripts/with-session.sh cargo test -p airlock-cli --test gateway_notify`"
+        );
+        let mut children = Vec::new();
+        if !notifications_owned() {
+            let mut xvfb = Command::new("Xvfb")
+                .args([
+                    "-displayfd",
+                    "1",
+                    "-screen",
+                    "0",
+                    "800x600x24",
+                    "-nolisten",
+                    "tcp",
+                ])
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("start Xvfb (Debian package xvfb)");
+            let mut display = String::new();
+            let mut out = xvfb.stdout.take().expect("Xvfb stdout");
+            let mut byte = [0u8; 1];
+            while out.read(&mut byte).is_ok_and(|n| n == 1) && byte[0] != b'\n' {
+                display.push(byte[0] as char);
+            }
+            children.push(xvfb);
+            let dunst = Command::new("dunst")
+                .env("DISPLAY", format!(":{}", display.trim()))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(std::fs::File::create(dir.join("dunst.log")).expect("dunst log"))
+                .spawn()
+                .expect("start dunst (Debian package dunst)");
+            children.push(dunst);
+            wait_until("dunst on the session bus", Duration::from_secs(10), || {
+                notifications_owned().then_some(())
+            });
+        }
+        Notifier { children }
+    }
+}
+
+impl Drop for Notifier {
+    fn drop(&mut self) {
+        for c in self.children.iter_mut().rev() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// Every Notify call and its reply on the session bus (`dbus-monitor`).
+struct Monitor {
+    child: Child,
+    log: PathBuf,
+}
+
+/// One notification as sent: its id, summary, body and action ids/labels.
+#[derive(Debug, Clone)]
+struct Shown {
+    id: Option<u32>,
+    summary: String,
+    body: String,
+    actions: Vec<String>,
+}
+
+fn quoted_strings(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    while let Some(start) = rest.find("string \"") {
+        let after = &rest[start + 8..];
+        let mut value = String::new();
+        let mut chars = after.char_indices();
+        let mut end = after.len();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '\\' => {
+                    if let Some((_, n)) = chars.next() {
+                        value.push(n);
+                    }
+                }
+                '"' => {
+                    end = i + 1;
+                    break;
+                }
+                c => value.push(c),
+            }
+        }
+        out.push(value);
+        rest = &after[end..];
+    }
+    out
+}
+
+impl Monitor {
+    fn start(dir: &Path) -> Monitor {
+        let log = dir.join("dbus-monitor.txt");
+        let child = Command::new("dbus-monitor")
+            .args([
+                "--session",
+                "type='method_call',interface='org.freedesktop.Notifications',member='Notify'",
+                "type='method_return',sender='org.freedesktop.Notifications'",
+            ])
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create(&log).expect("monitor log"))
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start dbus-monitor");
+        std::thread::sleep(Duration::from_millis(300));
+        Monitor { child, log }
+    }
+
+    fn shown(&self) -> Vec<Shown> {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let mut blocks: Vec<String> = Vec::new();
+        for line in text.lines() {
+            let header = ["method call", "method return", "signal", "error"]
+                .iter()
+                .any(|h| line.starts_with(h));
+            if header || blocks.is_empty() {
+                blocks.push(String::new());
+            }
+            let last = blocks.last_mut().expect("a block");
+            last.push_str(line);
+            last.push('\n');
+        }
+        let field = |head: &str, name: &str| -> Option<String> {
+            head.split_whitespace()
+                .find_map(|w| w.strip_prefix(&format!("{name}=")).map(str::to_owned))
+        };
+        let mut calls = Vec::new();
+        let mut replies = std::collections::HashMap::new();
+        for b in &blocks {
+            let (head, body) = b.split_once('\n').unwrap_or((b, ""));
+            if head.starts_with("method call") && head.ends_with("member=Notify") {
+                let open = body.find("array [").unwrap_or(body.len());
+                let close = body[open..].find("\n   ]").map_or(body.len(), |c| open + c);
+                let before = quoted_strings(&body[..open]);
+                let actions = quoted_strings(&body[open..close]);
+                let key = (field(head, "sender"), field(head, "serial"));
+                calls.push((key, before, actions));
+            } else if head.starts_with("method return") {
+                let id = body
+                    .trim()
+                    .strip_prefix("uint32 ")
+                    .and_then(|v| v.trim().parse::<u32>().ok());
+                if let Some(id) = id {
+                    replies.insert(
+                        (field(head, "destination"), field(head, "reply_serial")),
+                        id,
+                    );
+                }
+            }
+        }
+        calls
+            .into_iter()
+            .map(|(key, before, actions)| Shown {
+                id: replies.get(&key).copied(),
+                summary: before.get(2).cloned().unwrap_or_default(),
+                body: before.get(3).cloned().unwrap_or_default(),
+                actions,
+            })
+            .collect()
+    }
+
+    /// The first notification whose summary contains `text`, once it has its id.
+    fn wait_for(&self, text: &str) -> Shown {
+        wait_until(
+            &format!("a notification saying {text:?}"),
+            Duration::from_secs(20),
+            || {
+                self.shown()
+                    .into_iter()
+                    .find(|n| n.summary.contains(text) && n.id.is_some())
+            },
+        )
+    }
+}
+
+impl Drop for Monitor {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What dunst emits when the user clicks an action button.
+fn click(id: u32, action: &str) {
+    let ok = Command::new("gdbus")
+        .args([
+            "emit",
+            "--session",
+            "--object-path",
+            "/org/freedesktop/Notifications",
+            "--signal",
+            "org.freedesktop.Notifications.ActionInvoked",
+            &format!("uint32 {id}"),
+            &format!("'{action}'"),
+        ])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "gdbus emit ActionInvoked");
+}
+
+/// `airlock daemon --consent ask --open system`, stopped when dropped.
+struct Daemon {
+    guard: ChildGuard,
+    log: PathBuf,
+}
+
+impl Daemon {
+    fn start(sb: &Sandbox, browser: &BrowserRecorder) -> Daemon {
+        let log = sb.dir().join("daemon.log");
+        let mut c = Command::new(airlock_bin());
+        c.arg("--data-dir")
+            .arg(&sb.data)
+            .args(["--consent", "ask", "--open", "system"])
+            .args(["--late-after", "2", "--give-up-after", "30", "daemon"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).expect("daemon log"));
+        harden(&mut c);
+        c.env("BROWSER", format!("sh {} %s", browser.script.display()));
+        let child = c.spawn().expect("start airlock daemon");
+        let d = Daemon {
+            guard: ChildGuard::new(child, "airlock daemon"),
+            log,
+        };
+        wait_until("the daemon's socket", Duration::from_secs(20), || {
+            UnixStream::connect(sb.data.join("gateway.sock"))
+                .ok()
+                .map(|_| ())
+        });
+        d
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.guard.pid().to_string()])
+            .status();
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+/// The TypeScript SDK app, attached as `client`, calling `tool`, in the
+/// background: its JSON lines when it ends.
+fn app_calls(
+    sb: &Sandbox,
+    client: &str,
+    tool: &str,
+    arguments: Value,
+) -> std::thread::JoinHandle<Out> {
+    let ops = json!([{"op": "call", "name": tool, "arguments": arguments}]);
+    let argv = vec![
+        s(&airlock_bin()),
+        "--data-dir".into(),
+        s(&sb.data),
+        "gateway".into(),
+        "--stdio".into(),
+        "--client".into(),
+        client.into(),
+    ];
+    let cmd = Cmd::new("node")
+        .arg(peers_dir().join("gateway_client.mjs"))
+        .args(["--name", "some-app", "--ops", &ops.to_string(), "--"])
+        .args(argv)
+        .timeout(Duration::from_secs(90));
+    std::thread::spawn(move || cmd.run())
+}
+
+fn result_of(out: &Out) -> Value {
+    out.ok();
+    let lines = out.json_lines();
+    lines
+        .first()
+        .cloned()
+        .unwrap_or_else(|| panic!("no output: {out:?}"))["result"]
+        .clone()
+}
+
+fn text(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .map(|c| {
+            c.iter()
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_daemon_asks_in_a_notification_that_names_the_app_and_open_opens_once() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let _notifier = Notifier::ensure(sb.dir());
+    let monitor = Monitor::start(sb.dir());
+    sb.add_py("github", &[]);
+    let browser = BrowserRecorder::new(sb.dir());
+    let daemon = Daemon::start(&sb, &browser);
+
+    // -32042 (error path): the client is the call's own.
+    let app = app_calls(
+        &sb,
+        "claude-code",
+        "github__needs_auth",
+        json!({"url": "https://example.com/authorize"}),
+    );
+    let n = monitor.wait_for("Claude Code");
+    assert_eq!(
+        n.summary, "Claude Code → github asks you to open example.com",
+        "{n:?}"
+    );
+    assert_eq!(
+        n.actions,
+        ["open", "Open example.com", "decline", "Decline"],
+        "{n:?}"
+    );
+    assert!(
+        !n.body.contains("/authorize"),
+        "no URL in a notification: {n:?}"
+    );
+    assert!(
+        browser.settle().is_empty(),
+        "nothing opens before the click"
+    );
+    click(n.id.expect("id"), "open");
+    // py-peer on 2026-07-28 sends no completion notification: after the
+    // late deadline the daemon asks whether the browser step is done.
+    let late = monitor.wait_for("Still waiting for example.com");
+    assert!(
+        late.body
+            .starts_with("Claude Code → github has not heard back yet"),
+        "{late:?}"
+    );
+    assert_eq!(
+        late.actions,
+        ["continue", "Continue", "cancel", "Cancel"],
+        "{late:?}"
+    );
+    click(late.id.expect("id"), "continue");
+    let out = app.join().expect("app thread");
+    let result = result_of(&out);
+    assert_ne!(result["isError"], true, "{result:?}");
+    assert_eq!(text(&result), "authorized", "{result:?}");
+    let records = sb.elicitations();
+    assert_eq!(records[0]["client"], "claude-code", "{records:?}");
+    assert_eq!(
+        sb.states_of(records[0]["id"].as_i64().expect("id")),
+        ["requested", "accepted", "opened", "late", "continued"],
+        "{records:?}"
+    );
+    assert_eq!(
+        browser.wait_for(1),
+        ["https://example.com/authorize"],
+        "exactly one open"
+    );
+
+    // History and `elicitations --json` name the app.
+    let table = sb.run(&["elicitations"]).ok().stdout.clone();
+    assert!(table.contains("[claude-code] github"), "{table}");
+    let requested = sb
+        .audit()
+        .into_iter()
+        .find(|e| e["kind"] == "elicitation" && e["detail"]["state"] == "requested")
+        .expect("requested audit event");
+    assert_eq!(
+        requested["detail"]["client"], "claude-code",
+        "{requested:?}"
+    );
+    drop(daemon);
+}
+
+#[test]
+fn decline_in_the_notification_is_a_clear_tool_error_and_nothing_opens() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let _notifier = Notifier::ensure(sb.dir());
+    let monitor = Monitor::start(sb.dir());
+    sb.add_py("github", &[]);
+    let browser = BrowserRecorder::new(sb.dir());
+    let daemon = Daemon::start(&sb, &browser);
+
+    // The request path (elicitation/create during the call): the app is
+    // the one whose call is in flight on the server's connection.
+    let app = app_calls(
+        &sb,
+        "cursor",
+        "github__connect_account",
+        json!({"url": "https://example.org/connect"}),
+    );
+    let n = monitor.wait_for("Cursor");
+    assert_eq!(
+        n.summary, "Cursor → github asks you to open example.org",
+        "{n:?}"
+    );
+    click(n.id.expect("id"), "decline");
+    let out = app.join().expect("app thread");
+    let result = result_of(&out);
+    assert!(text(&result).contains("action=decline"), "{result:?}");
+    assert!(browser.settle().is_empty(), "nothing opened");
+
+    // A warned URL (an IP address instead of a domain): no Open to click; it is
+    // declined at once and the notification says to review it in Airlock.
+    let app = app_calls(
+        &sb,
+        "claude-code",
+        "github__needs_auth",
+        json!({"url": "https://93.184.216.34/authorize"}),
+    );
+    let out = app.join().expect("app thread");
+    let result = result_of(&out);
+    assert_eq!(result["isError"], true, "{result:?}");
+    assert!(text(&result).contains("declined"), "{result:?}");
+    let n = monitor.wait_for("Claude Code");
+    assert!(n.actions.is_empty(), "no Open on a warned page: {n:?}");
+    assert!(n.body.starts_with("Review in Airlock"), "{n:?}");
+    assert!(browser.settle().is_empty(), "nothing opened");
+
+    let records = sb.elicitations();
+    let clients: Vec<&Value> = records.iter().map(|r| &r["client"]).collect();
+    assert_eq!(
+        clients,
+        [&json!("claude-code"), &json!("cursor")],
+        "{records:?}"
+    );
+    assert!(
+        records.iter().all(|r| r["state"] == "declined"),
+        "{records:?}"
+    );
+    let log = daemon.log();
+    assert!(
+        log.contains("asking for consent in desktop notifications"),
+        "{log}"
+    );
+    drop(daemon);
+}
