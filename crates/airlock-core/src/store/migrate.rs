@@ -26,6 +26,10 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
         9,
         include_str!("../../migrations/0009_history_at_scale.sql"),
     ),
+    // Reserved for `elicitations.client` (issue 13, notify branch): on this
+    // branch a no-op so that 11 applies; the merge takes that branch's 0010.
+    (10, "-- reserved: elicitations.client"),
+    (11, include_str!("../../migrations/0011_client_paused.sql")),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;
