@@ -234,22 +234,19 @@ fn overview(
     })
 }
 
-impl Airlock {
-    /// The activity overview over the last `q.days` days (bounded).
-    pub fn activity(&self, q: &ActivityQuery) -> CoreResult<ActivityOverview> {
-        self.history.flush()?;
-        let conn = self.store.lock();
-        Ok(overview(&conn, q.bounded(), crate::store::now_ms())
-            .map_err(crate::store::StoreError::from)?)
+impl crate::store::Store {
+    /// The activity overview at `now_ms` (bounded: see [`ActivityQuery`]).
+    pub fn activity(&self, q: &ActivityQuery, now_ms: i64) -> CoreResult<ActivityOverview> {
+        let conn = self.lock();
+        Ok(overview(&conn, q.bounded(), now_ms).map_err(crate::store::StoreError::from)?)
     }
 
     /// `EXPLAIN QUERY PLAN` of each of the overview's queries (for the bench).
     pub fn explain_activity(&self) -> CoreResult<Vec<String>> {
-        let conn = self.store.lock();
+        let conn = self.lock();
         let mut out = Vec::new();
         for sql in [ELICITATIONS_BY_DAY, CALLS_BY_DAY, DOMAINS, APPS, SERVERS] {
-            let n = sql.matches('?').count();
-            let args: Vec<i64> = vec![0; n];
+            let args: Vec<i64> = vec![0; sql.matches('?').count()];
             let plan = (|| -> rusqlite::Result<Vec<String>> {
                 let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
                 let rows =
@@ -257,13 +254,18 @@ impl Airlock {
                 rows.collect()
             })()
             .map_err(crate::store::StoreError::from)?;
-            out.push(format!(
-                "{}: {}",
-                sql.split_whitespace().take(4).collect::<Vec<_>>().join(" "),
-                plan.join(" / ")
-            ));
+            let head: Vec<&str> = sql.split_whitespace().take(3).collect();
+            out.push(format!("{}: {}", head.join(" "), plan.join(" / ")));
         }
         Ok(out)
+    }
+}
+
+impl Airlock {
+    /// The activity overview over the last `q.days` days (bounded).
+    pub fn activity(&self, q: &ActivityQuery) -> CoreResult<ActivityOverview> {
+        self.history.flush()?;
+        self.store.activity(q, crate::store::now_ms())
     }
 }
 

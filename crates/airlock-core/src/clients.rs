@@ -42,9 +42,11 @@ pub const MAX_CLIENT_NAME_CHARS: usize = 64;
 
 /// Which servers and tools a client sees.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ClientProfile {
     /// `None`: every enabled server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub servers: Option<Vec<String>>,
     /// Per server, the only tools it sees; a server not here: all its tools.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
