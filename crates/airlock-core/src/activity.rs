@@ -13,7 +13,7 @@
 //! Elicitations are counted by server (the `elicitations` table has no
 //! client column on this branch); apps are ranked by their tool calls.
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use crate::{Airlock, CoreResult};
@@ -131,23 +131,156 @@ fn bucket(state: &str) -> usize {
     }
 }
 
-const ELICITATIONS_BY_DAY: &str =
-    "SELECT (created_at + ?1) / 86400000 AS d, state, COUNT(*) FROM elicitations INDEXED BY elicitations_state
-     WHERE created_at >= ?2 GROUP BY d, state";
-const CALLS_BY_DAY: &str =
-    "SELECT (started_at + ?1) / 86400000 AS d, outcome, COUNT(*) FROM tool_calls INDEXED BY tool_calls_outcome
-     WHERE started_at >= ?2 GROUP BY d, outcome";
+// Every figure is an index range COUNT (SQLite steps through the range, no
+// sorting, no table reads), so older rows cost nothing and the window's
+// rows are only counted: per day and state (or outcome), and per
+// (client, server) or server found by seeking the next distinct key. At a
+// million rows this is about ten times faster than GROUP BY over the
+// window (see `airlock-bench activity`).
+const STATES: [&str; 16] = [
+    "requested",
+    "blocked",
+    "rate_limited",
+    "invalid_schema",
+    "declined",
+    "cancelled",
+    "accepted",
+    "opened",
+    "open_failed",
+    "completed",
+    "late",
+    "continued",
+    "expired",
+    "connection_lost",
+    "failed",
+    "interrupted",
+];
+const OUTCOMES: [&str; 3] = ["ok", "tool_error", "failed"];
+const ELICITATIONS_IN: &str = "SELECT COUNT(*) FROM elicitations INDEXED BY elicitations_state
+     WHERE state = ?1 AND created_at >= ?2 AND created_at < ?3";
+const CALLS_IN: &str = "SELECT COUNT(*) FROM tool_calls INDEXED BY tool_calls_outcome
+     WHERE outcome = ?1 AND started_at >= ?2 AND started_at < ?3";
 const DOMAINS: &str =
     "SELECT domain, SUM(times), COUNT(*), MIN(first_at), MAX(last_at) FROM opened_domains
      GROUP BY domain ORDER BY SUM(times) DESC, domain LIMIT ?1";
-const APPS: &str = "SELECT client, COUNT(*) AS n FROM tool_calls INDEXED BY tool_calls_client_server
-     WHERE client IS NOT NULL AND started_at >= ?1 GROUP BY client ORDER BY n DESC, client LIMIT ?2";
-const SERVERS: &str =
-    "SELECT server_name, COUNT(*) AS n FROM elicitations INDEXED BY elicitations_server
-     WHERE created_at >= ?1 GROUP BY server_name ORDER BY n DESC, server_name LIMIT ?2";
+const NEXT_CLIENT: &str = "SELECT client FROM tool_calls INDEXED BY tool_calls_client_server
+     WHERE client > ?1 ORDER BY client LIMIT 1";
+const NEXT_CLIENT_SERVER: &str =
+    "SELECT server_name FROM tool_calls INDEXED BY tool_calls_client_server
+     WHERE client = ?1 AND server_name > ?2 ORDER BY server_name LIMIT 1";
+const CLIENT_SERVER_SINCE: &str =
+    "SELECT COUNT(*) FROM tool_calls INDEXED BY tool_calls_client_server
+     WHERE client = ?1 AND server_name = ?2 AND started_at >= ?3";
+const NEXT_SERVER: &str = "SELECT server_name FROM elicitations INDEXED BY elicitations_server
+     WHERE server_name > ?1 ORDER BY server_name LIMIT 1";
+const SERVER_SINCE: &str = "SELECT COUNT(*) FROM elicitations INDEXED BY elicitations_server
+     WHERE server_name = ?1 AND created_at >= ?2";
+/// At most this many distinct (client, server) pairs or servers are counted.
+const MAX_KEYS: usize = 2048;
 
 fn count(n: i64) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Per day (index into `starts`, which has one more entry: the end), the
+/// COUNT of `sql` for each of `keys`.
+fn per_day(
+    conn: &Connection,
+    sql: &str,
+    keys: &[&str],
+    starts: &[i64],
+) -> rusqlite::Result<Vec<Vec<u32>>> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let mut out = vec![vec![0; keys.len()]; starts.len().saturating_sub(1)];
+    for (k, key) in keys.iter().enumerate() {
+        for (d, w) in starts.windows(2).enumerate() {
+            let n: i64 = stmt.query_row(params![key, w[0], w[1]], |r| r.get(0))?;
+            out[d][k] = count(n);
+        }
+    }
+    Ok(out)
+}
+
+/// Distinct values by index seeks: `next(after)` gives the next one.
+fn distinct(
+    mut next: impl FnMut(&str) -> rusqlite::Result<Option<String>>,
+    budget: &mut usize,
+) -> rusqlite::Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut last = String::new();
+    while *budget > 0 {
+        match next(&last)? {
+            Some(v) => {
+                *budget -= 1;
+                last.clone_from(&v);
+                out.push(v);
+            }
+            None => break,
+        }
+    }
+    Ok(out)
+}
+
+fn top(mut counts: Vec<NameCount>, n: u32) -> Vec<NameCount> {
+    counts.retain(|c| c.count > 0);
+    counts.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.name.cmp(&b.name)));
+    counts.truncate(usize::try_from(n).unwrap_or(usize::MAX));
+    counts
+}
+
+fn apps(conn: &Connection, since_ms: i64, n: u32) -> rusqlite::Result<Vec<NameCount>> {
+    let mut budget = MAX_KEYS;
+    let mut next_client = conn.prepare_cached(NEXT_CLIENT)?;
+    let mut next_server = conn.prepare_cached(NEXT_CLIENT_SERVER)?;
+    let mut since = conn.prepare_cached(CLIENT_SERVER_SINCE)?;
+    let clients = distinct(
+        |after| {
+            next_client
+                .query_row(params![after], |r| r.get(0))
+                .optional()
+        },
+        &mut budget,
+    )?;
+    let mut counts = Vec::new();
+    for client in clients {
+        let servers = distinct(
+            |after| {
+                next_server
+                    .query_row(params![client, after], |r| r.get(0))
+                    .optional()
+            },
+            &mut budget,
+        )?;
+        let mut total: u32 = 0;
+        for server in servers {
+            let c: i64 = since.query_row(params![client, server, since_ms], |r| r.get(0))?;
+            total = total.saturating_add(count(c));
+        }
+        counts.push(NameCount {
+            name: client,
+            count: total,
+        });
+    }
+    Ok(top(counts, n))
+}
+
+fn servers(conn: &Connection, since_ms: i64, n: u32) -> rusqlite::Result<Vec<NameCount>> {
+    let mut budget = MAX_KEYS;
+    let mut next = conn.prepare_cached(NEXT_SERVER)?;
+    let mut since = conn.prepare_cached(SERVER_SINCE)?;
+    let names = distinct(
+        |after| next.query_row(params![after], |r| r.get(0)).optional(),
+        &mut budget,
+    )?;
+    let mut counts = Vec::new();
+    for name in names {
+        let c: i64 = since.query_row(params![name, since_ms], |r| r.get(0))?;
+        counts.push(NameCount {
+            name,
+            count: count(c),
+        });
+    }
+    Ok(top(counts, n))
 }
 
 fn overview(
@@ -156,48 +289,41 @@ fn overview(
     now_ms: i64,
 ) -> rusqlite::Result<ActivityOverview> {
     let (off, first, since_ms) = q.window(now_ms);
-    let days = usize::try_from(q.days).unwrap_or(1);
-    let index = |d: i64| usize::try_from(d - first).ok().filter(|i| *i < days);
-    let mut elicitations: Vec<ElicitationDay> = (0..days)
-        .map(|i| ElicitationDay {
-            day_start_ms: (first + i as i64) * DAY_MS - off,
-            ..ElicitationDay::default()
-        })
+    let starts: Vec<i64> = (0..=i64::from(q.days))
+        .map(|i| (first + i) * DAY_MS - off)
         .collect();
-    let mut stmt = conn.prepare_cached(ELICITATIONS_BY_DAY)?;
-    let mut rows = stmt.query(params![off, since_ms])?;
-    while let Some(r) = rows.next()? {
-        let (d, state, n): (i64, String, i64) = (r.get(0)?, r.get(1)?, r.get(2)?);
-        if let Some(day) = index(d).and_then(|i| elicitations.get_mut(i)) {
-            let slot = match bucket(&state) {
-                0 => &mut day.allowed,
-                1 => &mut day.declined,
-                2 => &mut day.blocked,
-                _ => &mut day.other,
-            };
-            *slot = slot.saturating_add(count(n));
-        }
-    }
-    let mut calls: Vec<CallDay> = elicitations
+    let by_state = per_day(conn, ELICITATIONS_IN, &STATES, &starts)?;
+    let by_outcome = per_day(conn, CALLS_IN, &OUTCOMES, &starts)?;
+    let elicitations_by_day = by_state
         .iter()
-        .map(|e| CallDay {
-            day_start_ms: e.day_start_ms,
-            ..CallDay::default()
+        .zip(&starts)
+        .map(|(counts, start)| {
+            let mut day = ElicitationDay {
+                day_start_ms: *start,
+                ..ElicitationDay::default()
+            };
+            for (state, n) in STATES.iter().zip(counts) {
+                let slot = match bucket(state) {
+                    0 => &mut day.allowed,
+                    1 => &mut day.declined,
+                    2 => &mut day.blocked,
+                    _ => &mut day.other,
+                };
+                *slot = slot.saturating_add(*n);
+            }
+            day
         })
         .collect();
-    let mut stmt = conn.prepare_cached(CALLS_BY_DAY)?;
-    let mut rows = stmt.query(params![off, since_ms])?;
-    while let Some(r) = rows.next()? {
-        let (d, outcome, n): (i64, String, i64) = (r.get(0)?, r.get(1)?, r.get(2)?);
-        if let Some(day) = index(d).and_then(|i| calls.get_mut(i)) {
-            let slot = match outcome.as_str() {
-                "ok" => &mut day.ok,
-                "tool_error" => &mut day.tool_error,
-                _ => &mut day.failed,
-            };
-            *slot = slot.saturating_add(count(n));
-        }
-    }
+    let calls_by_day = by_outcome
+        .iter()
+        .zip(&starts)
+        .map(|(c, start)| CallDay {
+            day_start_ms: *start,
+            ok: c[0],
+            tool_error: c[1],
+            failed: c[2],
+        })
+        .collect();
     let domains = conn
         .prepare_cached(DOMAINS)?
         .query_map(params![q.top], |r| {
@@ -210,27 +336,13 @@ fn overview(
             })
         })?
         .collect::<Result<_, _>>()?;
-    let name_count = |r: &rusqlite::Row<'_>| {
-        Ok(NameCount {
-            name: r.get(0)?,
-            count: count(r.get(1)?),
-        })
-    };
-    let apps = conn
-        .prepare_cached(APPS)?
-        .query_map(params![since_ms, q.top], name_count)?
-        .collect::<Result<_, _>>()?;
-    let servers = conn
-        .prepare_cached(SERVERS)?
-        .query_map(params![since_ms, q.top], name_count)?
-        .collect::<Result<_, _>>()?;
     Ok(ActivityOverview {
         since_ms,
-        elicitations_by_day: elicitations,
-        calls_by_day: calls,
+        elicitations_by_day,
+        calls_by_day,
         domains,
-        apps,
-        servers,
+        apps: apps(conn, since_ms, q.top)?,
+        servers: servers(conn, since_ms, q.top)?,
     })
 }
 
@@ -245,7 +357,16 @@ impl crate::store::Store {
     pub fn explain_activity(&self) -> CoreResult<Vec<String>> {
         let conn = self.lock();
         let mut out = Vec::new();
-        for sql in [ELICITATIONS_BY_DAY, CALLS_BY_DAY, DOMAINS, APPS, SERVERS] {
+        for sql in [
+            ELICITATIONS_IN,
+            CALLS_IN,
+            DOMAINS,
+            NEXT_CLIENT,
+            NEXT_CLIENT_SERVER,
+            CLIENT_SERVER_SINCE,
+            NEXT_SERVER,
+            SERVER_SINCE,
+        ] {
             let args: Vec<i64> = vec![0; sql.matches('?').count()];
             let plan = (|| -> rusqlite::Result<Vec<String>> {
                 let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
@@ -272,6 +393,87 @@ impl Airlock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_state_and_outcome_is_counted() {
+        let names: Vec<String> = crate::lifecycle::ALL_STATES
+            .iter()
+            .map(|s| {
+                serde_json::to_value(s)
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(names, STATES);
+        use crate::store::ToolCallOutcome as O;
+        assert_eq!([O::Ok, O::ToolError, O::Failed].map(O::as_str), OUTCOMES);
+    }
+
+    #[test]
+    fn overview_counts_by_day_outcome_app_and_domain() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open(&dir.path().join("a.sqlite3")).unwrap();
+        let conn = store.lock();
+        let now: i64 = 1_767_315_600_000;
+        let old = now - 40 * DAY_MS;
+        conn.execute_batch(&format!(
+            "INSERT INTO tool_calls (server_name, tool, arguments_json, outcome, started_at, duration_ms, client) VALUES
+               ('py', 'a', '{{}}', 'ok', {now}, 1, 'cursor'),
+               ('py', 'a', '{{}}', 'failed', {now}, 1, 'cursor'),
+               ('py', 'a', '{{}}', 'ok', {y}, 1, 'zed'),
+               ('py', 'a', '{{}}', 'ok', {now}, 1, NULL),
+               ('py', 'a', '{{}}', 'ok', {old}, 1, 'old-app');
+             INSERT INTO elicitations (server_name, mode, origin, message, state, created_at, updated_at) VALUES
+               ('gh', 'url', 'x', 'm', 'opened', {now}, {now}),
+               ('gh', 'url', 'x', 'm', 'declined', {now}, {now}),
+               ('py', 'url', 'x', 'm', 'blocked', {y}, {y}),
+               ('py', 'url', 'x', 'm', 'requested', {old}, {old});
+             INSERT INTO opened_domains VALUES ('gh', 'github.com', 3, {old}, {now}),
+               ('py', 'github.com', 1, {y}, {y}), ('py', 'example.com', 1, {now}, {now});",
+            y = now - DAY_MS
+        ))
+        .unwrap();
+        let q = ActivityQuery {
+            days: 14,
+            tz_offset_min: 0,
+            top: 5,
+        };
+        let o = overview(&conn, q, now).unwrap();
+        assert_eq!(o.elicitations_by_day.len(), 14);
+        let today = o.elicitations_by_day.last().unwrap();
+        assert_eq!(
+            (today.allowed, today.declined, today.blocked, today.other),
+            (1, 1, 0, 0)
+        );
+        assert_eq!(o.elicitations_by_day[12].blocked, 1);
+        let calls_today = o.calls_by_day.last().unwrap();
+        assert_eq!((calls_today.ok, calls_today.failed), (2, 1));
+        let apps: Vec<(&str, u32)> = o.apps.iter().map(|a| (a.name.as_str(), a.count)).collect();
+        assert_eq!(
+            apps,
+            [("cursor", 2), ("zed", 1)],
+            "old-app is outside the window"
+        );
+        let servers: Vec<(&str, u32)> = o
+            .servers
+            .iter()
+            .map(|a| (a.name.as_str(), a.count))
+            .collect();
+        assert_eq!(servers, [("gh", 2), ("py", 1)]);
+        assert_eq!(o.domains[0].domain, "github.com");
+        assert_eq!(
+            (
+                o.domains[0].times,
+                o.domains[0].servers,
+                o.domains[0].first_at
+            ),
+            (4, 2, old)
+        );
+        let top1 = overview(&conn, ActivityQuery { top: 1, ..q }, now).unwrap();
+        assert_eq!(top1.domains.len(), 1);
+    }
 
     #[test]
     fn windows_start_at_local_midnight_and_are_bounded() {

@@ -1,7 +1,8 @@
 //! `airlock-bench activity --rows N`: the activity overview (issue 13) at
 //! scale. Fills a real SQLite database with the history generator (N tool
 //! calls, N/10 elicitations over its time span), then times the overview
-//! for 14 and 30 days and prints each query's plan.
+//! for 14 and 30 days and prints each query's plan. `--db PATH` times an
+//! existing database instead (opened through the store, so migrated).
 
 use std::time::Instant;
 
@@ -18,6 +19,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let reps: usize = arg(args, "--reps")
         .and_then(|v| v.parse().ok())
         .unwrap_or(11);
+    if let Some(db) = arg(args, "--db") {
+        let store = Store::open(std::path::Path::new(&db)).map_err(|e| e.to_string())?;
+        return time(&store, now_ms(), reps);
+    }
     let dir = std::env::temp_dir().join(format!("airlock-bench-activity-{}", std::process::id()));
     let result = bench(&dir, rows, reps);
     let _ = std::fs::remove_dir_all(&dir);
@@ -43,6 +48,11 @@ fn bench(dir: &std::path::Path, rows: usize, reps: usize) -> Result<(), String> 
         "filled: {rows} tool calls ({c:.1} s), {} elicitations ({el:.1} s)",
         rows / 10
     );
+    time(&store, now, reps)
+}
+
+fn time(store: &Store, now: i64, reps: usize) -> Result<(), String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
     for line in store.explain_activity().map_err(|x| e(&x))? {
         println!("plan  {line}");
     }
