@@ -103,6 +103,19 @@ test('clients: attached, last calls, pause refuses; activity overview counts', {
   await waitFor('two rows', async () => (await texts('[data-testid="history-client"]')).length === 2);
   assert.deepEqual(await texts('[data-testid="history-client"]'), ['cursor', 'cursor']);
 
+  // ---- The audit trail by app: the pause is there, under cursor.
+  await app.click('history-tab-audit');
+  await waitFor('cursor in the audit filter', () => app.b.execute(() => !!document.querySelector('[data-testid="audit-filter-client"] option[value="cursor"]')));
+  await app.b.execute(() => {
+    const s = document.querySelector('[data-testid="audit-filter-client"]');
+    s.value = 'cursor';
+    s.dispatchEvent(new Event('change'));
+  });
+  await waitFor('only cursor events', async () => {
+    const kinds = await texts('[data-testid="audit-table"] td.c-kind');
+    return kinds.includes('client_paused') && kinds.every((k) => k.startsWith('client_'));
+  });
+
   // ---- Activity: seed requests through the CLI (one accepted and opened, one declined).
   app.cli('--consent', 'accept', 'call', 'py', 'connect_account', '--args', JSON.stringify({ url: 'https://example.com/connect?e2e=1' }));
   try {
