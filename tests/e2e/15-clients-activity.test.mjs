@@ -135,4 +135,14 @@ test('clients: attached, last calls, pause refuses; activity overview counts', {
   assert.equal(await attr('[data-testid="activity-servers"] li[data-name="py"]', 'data-count'), '2');
   assert.equal(await attr('[data-testid="activity-domains"] tr[data-domain="example.com"] ', 'data-domain'), 'example.com');
   await app.shot('activity-overview');
+
+  // ---- The profile is editable there: cursor sees no server any more.
+  await goTo(app, 'clients');
+  await app.b.execute((s) => document.querySelector(`${s} [data-testid="client-edit-profile"]`).click(), card);
+  await app.waitExists('profile-editor');
+  await app.click('profile-all');
+  await app.click('profile-server-py');
+  await app.click('profile-save');
+  await waitFor('sees nothing', async () => (await texts(`${card} [data-testid="client-sees"]`))[0] === 'No servers');
+  assert.deepEqual(app.cliJson('clients', 'show', 'cursor').profile.servers, []);
 });
