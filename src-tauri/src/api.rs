@@ -22,9 +22,12 @@ use tauri::{AppHandle, State};
 use ts_rs::{Config, Dependency, ExportError, TypeVisitor, TS};
 
 use crate::client_apps::{AppChangeDone, AppChangeView, ClientAppView};
+use crate::clients_page::ClientView;
 use crate::commands::{ApiResult, AppInfo, AppState, Capabilities, ServerView};
 use crate::inbox::PendingView;
 use crate::settings::Settings;
+use airlock_core::activity::{ActivityOverview, ActivityQuery};
+use airlock_core::clients::ClientProfile;
 
 /// What every command gets besides its declared arguments.
 #[derive(Clone, Copy)]

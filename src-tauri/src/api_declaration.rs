@@ -70,6 +70,18 @@ desktop_api! {
         sync fn plan_app(app: String, connect: bool, move_servers: bool) -> AppChangeView;
         /// Apply the change whose `diff` was shown; refused when the file changed since.
         sync fn apply_app(app: String, connect: bool, move_servers: bool, diff: String) -> AppChangeDone;
+        /// Every app Airlock knows: client rows, connected apps, apps attached now.
+        sync fn clients() -> Vec<ClientView>;
+        /// Pause an app (its calls are refused, "paused in Airlock") or resume it.
+        sync fn set_client_paused(name: String, paused: bool) -> ();
+        /// Which servers (and tools) an app sees.
+        sync fn set_client_profile(name: String, profile: ClientProfile) -> ();
+        /// Requests per day by outcome, domains opened, who asks most.
+        sync fn activity(query: ActivityQuery) -> ActivityOverview;
+        /// Whether Airlock starts at login.
+        sync fn autostart() -> bool;
+        /// Start Airlock at login (or not); the new state.
+        sync fn set_autostart(enabled: bool) -> bool;
     }
     core_plugins {
         // `listen` / `unlisten` from @tauri-apps/api/event.

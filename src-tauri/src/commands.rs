@@ -22,6 +22,10 @@ use ts_rs::TS;
 use crate::api::Ctx;
 // The Connect apps page's commands live in their own module.
 pub use crate::client_apps::{apply_app, client_apps, plan_app};
+// The Clients page, the activity overview and start at login.
+pub use crate::clients_page::{
+    activity, autostart, clients, set_autostart, set_client_paused, set_client_profile,
+};
 use crate::inbox::{Inbox, PendingKind, PendingView};
 use crate::settings::Settings;
 

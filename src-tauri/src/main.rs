@@ -3,6 +3,7 @@
 
 mod api;
 mod client_apps;
+mod clients_page;
 mod commands;
 mod consent;
 mod inbox;
@@ -63,11 +64,18 @@ fn main() {
                 .build(),
         )
         .plugin(tauri_plugin_dialog::init())
+        // "Start Airlock at login" (off until the user turns it on).
+        .plugin(
+            tauri_plugin_autostart::Builder::new()
+                .app_name("Airlock")
+                .build(),
+        )
         .setup(|app| {
             let handle = app.handle().clone();
             let state =
                 start_core(&handle).map_err(|e| -> Box<dyn std::error::Error> { e.into() })?;
-            app.manage(state);
+            app.manage(state.0);
+            app.manage(state.1);
             tray::build(&handle)?;
             Ok(())
         })
@@ -111,7 +119,7 @@ fn single_instance_id(data_dir: &std::path::Path) -> String {
     format!("dev.airlock.desktop.d{hash:016x}")
 }
 
-fn start_core(app: &AppHandle) -> Result<AppState, String> {
+fn start_core(app: &AppHandle) -> Result<(AppState, clients_page::Attached), String> {
     let data_dir = airlock_core::paths::resolve_data_dir(None);
     let settings = Settings::load(&data_dir);
     let inbox = Arc::new(Inbox::default());
@@ -140,7 +148,8 @@ fn start_core(app: &AppHandle) -> Result<AppState, String> {
     });
     configure_demo_once(&core, &data_dir);
     forward_events(app.clone(), &core);
-    serve_gateway(core.clone(), forms, data_dir.clone());
+    let attached = clients_page::Attached::default();
+    serve_gateway(core.clone(), forms, attached.0.clone(), data_dir.clone());
     // Connect every configured server in the background.
     let names: Vec<String> = core
         .list_servers()
@@ -159,12 +168,15 @@ fn start_core(app: &AppHandle) -> Result<AppState, String> {
             let _ = c.call_tool("demo", "connect_demo_account", None).await;
         }
     });
-    Ok(AppState {
-        core,
-        inbox,
-        settings: shared_settings,
-        data_dir,
-    })
+    Ok((
+        AppState {
+            core,
+            inbox,
+            settings: shared_settings,
+            data_dir,
+        },
+        attached,
+    ))
 }
 
 /// On the first run, configure the bundled demo server (if it sits next to
@@ -198,11 +210,17 @@ fn configure_demo_once(core: &Arc<Airlock>, data_dir: &std::path::Path) {
 /// attach to this app, share its server connections and get its consent
 /// dialogs and notifications. A running `airlock daemon` keeps the socket
 /// until it stops; this app takes over then.
-fn serve_gateway(core: Arc<Airlock>, forms: Arc<FormRoutes>, data_dir: PathBuf) {
+fn serve_gateway(
+    core: Arc<Airlock>,
+    forms: Arc<FormRoutes>,
+    attachments: Arc<airlock_gateway::Attachments>,
+    data_dir: PathBuf,
+) {
     tauri::async_runtime::spawn(async move {
         loop {
             let options = HostOptions {
                 forms: Some(forms.clone()),
+                attachments: Some(attachments.clone()),
                 ..HostOptions::default()
             };
             let served = airlock_gateway::serve_host_until(

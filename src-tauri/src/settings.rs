@@ -31,6 +31,8 @@ pub struct Settings {
     pub history_retention_days: u32,
     /// Allow http:// to loopback hosts (local development), with warnings.
     pub allow_http_loopback: bool,
+    /// "Start Airlock at login" was offered (once, after the first app was connected).
+    pub autostart_offered: bool,
 }
 
 fn default_u32(b: limits::Bound) -> u32 {
@@ -48,6 +50,7 @@ impl Default for Settings {
             keep_running_in_tray: true,
             history_retention_days: default_u32(limits::HISTORY_RETENTION_DAYS),
             allow_http_loopback: true,
+            autostart_offered: false,
         }
     }
 }

@@ -16,12 +16,14 @@
 //   {"op":"prompts"} {"op":"resources"} {"op":"read","uri":U} {"op":"prompt","name":N,"arguments":{}}
 //   {"op":"wait_list_changed","timeout_ms":T}    -> {"changed":true|false}
 //   {"op":"sleep","ms":M}
+//   {"op":"wait_file","path":P,"timeout_ms":T}   -> {"found":true|false} (waits until P exists)
 //   {"op":"bench","name":N,"arguments":{},"calls":C,"warmup":W} -> {"calls_per_sec","p50_ms","p99_ms"}
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { parseArgs } from 'node:util';
+import fs from 'node:fs';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -122,6 +124,13 @@ for (const op of ops) {
         await new Promise((r) => setTimeout(r, op.ms ?? 0));
         out({ op: op.op });
         break;
+      case 'wait_file': {
+        // Stay attached until a test says go on (it creates the file).
+        const deadline = Date.now() + (op.timeout_ms ?? 60000);
+        while (!fs.existsSync(op.path) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+        out({ op: op.op, found: fs.existsSync(op.path) });
+        break;
+      }
       case 'bench': {
         const call = () => client.callTool({ name: op.name, arguments: op.arguments ?? {} });
         for (let i = 0; i < (op.warmup ?? 200); i++) await call();

@@ -130,7 +130,9 @@ def add(a: int, b: int) -> int:
 
 @server.tool()
 async def log_something(text: str, ctx: Context) -> str:
-    """Send a notifications/message log at info level, then return "logged"."""
+    """Send a notifications/message log at info level (and write the text to
+    stderr, which Airlock keeps in the server's log), then return "logged"."""
+    print(text, file=sys.stderr, flush=True)
     await ctx.info(text)
     return "logged"
 

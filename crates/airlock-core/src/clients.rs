@@ -42,9 +42,11 @@ pub const MAX_CLIENT_NAME_CHARS: usize = 64;
 
 /// Which servers and tools a client sees.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ClientProfile {
     /// `None`: every enabled server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub servers: Option<Vec<String>>,
     /// Per server, the only tools it sees; a server not here: all its tools.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -110,7 +112,13 @@ pub struct ClientInfo {
     pub token_set_at: Option<i64>,
     pub profile: ClientProfile,
     pub created_at: i64,
+    /// Paused in Airlock: the gateway refuses its calls ([`PAUSED_ERROR`]).
+    pub paused: bool,
 }
+
+/// What a paused client's calls get (a tool error, or a JSON-RPC error for
+/// prompts and resources); nothing reaches the servers.
+pub const PAUSED_ERROR: &str = "paused in Airlock: this app's calls are refused until you resume it (Airlock > Clients, or `airlock clients resume NAME`)";
 
 /// Is `name` a valid client name (1-64 letters, digits, spaces, `.`, `_`, `-`)?
 pub fn check_client_name(name: &str) -> CoreResult<()> {
@@ -145,6 +153,7 @@ fn info(row: ClientRow) -> ClientInfo {
         token_set_at: row.token_set_at,
         profile,
         created_at: row.created_at,
+        paused: row.paused,
     }
 }
 
@@ -237,6 +246,58 @@ impl Airlock {
             "client_profile",
             &serde_json::json!({"client": name, "profile": profile}),
         );
+        Ok(())
+    }
+
+    /// Pause a client (its calls are refused, and recorded as refused) or
+    /// resume it. An app with no client row (a stdio app naming itself)
+    /// gets one: no token, every server.
+    pub fn set_client_paused(&self, name: &str, paused: bool) -> CoreResult<()> {
+        check_client_name(name)?;
+        if self.store.get_client(name)?.is_none() && self.store.count_clients()? >= MAX_CLIENTS {
+            return Err(CoreError::BadInput(format!(
+                "at most {MAX_CLIENTS} clients; remove one first"
+            )));
+        }
+        self.store.set_client_paused(name, paused)?;
+        let _ = self.store.audit(
+            None,
+            if paused {
+                "client_paused"
+            } else {
+                "client_resumed"
+            },
+            &serde_json::json!({"client": name}),
+        );
+        Ok(())
+    }
+
+    /// Record a call the gateway refused without asking a server (the
+    /// client is paused): it shows in history as failed, with `why`.
+    pub fn record_refused_call(
+        &self,
+        client: &str,
+        server: &str,
+        tool: &str,
+        arguments: Option<&serde_json::Map<String, serde_json::Value>>,
+        why: &str,
+    ) -> CoreResult<()> {
+        let arguments_json = arguments.map_or_else(
+            || "null".to_owned(),
+            |a| serde_json::to_string(a).unwrap_or_default(),
+        );
+        let arguments_json = self.redact(server, &arguments_json);
+        self.history.record(crate::store::NewToolCall {
+            client: Some(client.to_owned()),
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            arguments_json,
+            result_json: None,
+            outcome: crate::store::ToolCallOutcome::Failed,
+            error: Some(why.to_owned()),
+            started_at: crate::store::now_ms(),
+            duration_ms: 0,
+        })?;
         Ok(())
     }
 

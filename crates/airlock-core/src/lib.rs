@@ -3,6 +3,7 @@
 //! [`elicitation::Consent`] and [`elicitation::Opener`] ports.
 
 pub mod about;
+pub mod activity;
 pub mod auth;
 pub mod clients;
 mod connections;

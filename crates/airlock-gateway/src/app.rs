@@ -29,7 +29,7 @@ static NEXT_APP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::ne
 /// One app's session.
 pub struct AppSession {
     gateway: Arc<Gateway>,
-    id: u64,
+    pub(crate) id: u64,
     /// `--client NAME` from the hello; else the app's own name is used.
     client: Option<String>,
     in_flight: Arc<Semaphore>,
@@ -90,9 +90,30 @@ impl AppSession {
         &self,
         context: &RequestContext<RoleServer>,
     ) -> Result<(String, airlock_core::clients::ClientProfile), ErrorData> {
+        let (who, profile, _) = self.standing(context)?;
+        Ok((who, profile))
+    }
+
+    /// Who is asking, what it sees, and whether the user paused it.
+    fn standing(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(String, airlock_core::clients::ClientProfile, bool), ErrorData> {
         let who = self.who(context)?;
-        let p = crate::profile::of(&self.gateway.core, &who);
-        Ok((who, p))
+        let (p, paused) = crate::profile::standing(&self.gateway.core, &who);
+        Ok((who, p, paused))
+    }
+
+    /// A request that would reach a server, from a paused client: refused.
+    fn refuse_if_paused(&self, context: &RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        let (_, _, paused) = self.standing(context)?;
+        if paused {
+            return Err(ErrorData::invalid_request(
+                format!("Airlock: {}", airlock_core::clients::PAUSED_ERROR),
+                None,
+            ));
+        }
+        Ok(())
     }
 
     /// The name history records for this app's calls.
@@ -249,7 +270,7 @@ impl ServerHandler for AppSession {
                 None,
             ));
         };
-        let (client, profile) = self.profile(&context)?;
+        let (client, profile, paused) = self.standing(&context)?;
         let view = self.gateway.catalog.view().await;
         let route = view
             .tool(&request.name)
@@ -265,6 +286,18 @@ impl ServerHandler for AppSession {
             ));
         };
         drop(view);
+        // Paused by the user: nothing reaches the server; history says so.
+        if paused {
+            let why = airlock_core::clients::PAUSED_ERROR;
+            let _ = self.gateway.core.record_refused_call(
+                &client,
+                &route.server,
+                &route.name,
+                request.arguments.as_ref(),
+                why,
+            );
+            return Ok(tool_error(format!("Airlock: {why}")));
+        }
         // A form this call's server asks goes to this app, if it can show it.
         let _ticket = self.gateway.forms.as_ref().map(|routes| {
             let peer = crate::forms::takes_forms(&context.peer).then(|| context.peer.clone());
@@ -313,6 +346,7 @@ impl ServerHandler for AppSession {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        self.refuse_if_paused(&context)?;
         let (_, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view().await;
         let route = view
@@ -369,6 +403,7 @@ impl ServerHandler for AppSession {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        self.refuse_if_paused(&context)?;
         let (_, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view().await;
         let route = view

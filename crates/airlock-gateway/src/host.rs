@@ -24,6 +24,7 @@ use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::app::{announce_change, AppSession, CHANGE_COALESCE};
+use crate::attached::Attachments;
 use crate::catalog::{log, Catalog};
 use crate::forms::FormRoutes;
 use crate::hello::{self, Welcome};
@@ -40,6 +41,8 @@ pub struct Gateway {
     attached: AtomicUsize,
     /// The count of attached apps, for the idle timer.
     attached_tx: watch::Sender<usize>,
+    /// Which apps are attached, for whoever shows them (the desktop).
+    pub attachments: Arc<Attachments>,
 }
 
 #[derive(Clone)]
@@ -53,6 +56,8 @@ pub struct HostOptions {
     pub forms: Option<Arc<FormRoutes>>,
     /// Also serve Streamable HTTP here (loopback only; `None`: off).
     pub http: Option<std::net::SocketAddr>,
+    /// Where the attached apps are listed (`None`: a list of its own).
+    pub attachments: Option<Arc<Attachments>>,
 }
 
 impl Default for HostOptions {
@@ -62,6 +67,7 @@ impl Default for HostOptions {
             idle_exit: None,
             forms: None,
             http: None,
+            attachments: None,
         }
     }
 }
@@ -80,6 +86,7 @@ impl Gateway {
             forms: options.forms.clone(),
             attached: AtomicUsize::new(0),
             attached_tx,
+            attachments: options.attachments.clone().unwrap_or_default(),
         });
         // Subscribe before connecting so that no Ready is missed.
         let events = gateway.core.subscribe();
@@ -419,7 +426,9 @@ async fn attach(gateway: Arc<Gateway>, stream: UnixStream, stop: CancellationTok
         return;
     }
     let who = hello.client.clone().unwrap_or_else(|| "(unnamed)".into());
+    let named = hello.client.clone();
     let session = AppSession::new(gateway.clone(), hello.client);
+    let app_id = session.id;
     let subscriptions = session.subscriptions.clone();
     let transport = AsyncRwTransport::new_server(reader, write)
         .with_max_line_length(limits::MAX_APP_MESSAGE_BYTES);
@@ -442,6 +451,13 @@ async fn attach(gateway: Arc<Gateway>, stream: UnixStream, stop: CancellationTok
         };
     log(&format!("app {who} attached"));
     let peer = running.peer().clone();
+    // Listed under the name its calls are recorded under.
+    let listed_as = named.unwrap_or_else(|| {
+        peer.peer_info()
+            .map(|i| crate::hello::client_name_from_app(&i.client_info.name))
+            .unwrap_or_else(|| "unnamed".to_owned())
+    });
+    let _listed = gateway.attachments.add(app_id, listed_as);
     let session_ct = running.cancellation_token();
     let mut changes = gateway.catalog.subscribe();
     let ended = CancellationToken::new();

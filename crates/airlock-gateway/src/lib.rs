@@ -21,6 +21,7 @@
 //! - [`limits`]: every bound.
 
 pub mod app;
+pub mod attached;
 pub mod catalog;
 pub mod consent;
 pub mod forms;
@@ -34,5 +35,6 @@ pub mod place;
 pub mod profile;
 pub mod shim;
 
+pub use attached::{AttachedApp, Attachments};
 pub use host::{run as run_host, serve_until as serve_host_until, Gateway, HostError, HostOptions};
 pub use shim::{run as run_shim, ShimError, ShimOptions};

@@ -11,10 +11,16 @@ use crate::catalog::View;
 
 /// The profile of `client`; one that cannot be read shows nothing.
 pub fn of(core: &airlock_core::Airlock, client: &str) -> ClientProfile {
+    standing(core, client).0
+}
+
+/// The profile of `client` and whether the user paused it (issue 13);
+/// one that cannot be read shows nothing and is not paused.
+pub fn standing(core: &airlock_core::Airlock, client: &str) -> (ClientProfile, bool) {
     match core.client(client) {
-        Ok(Some(c)) => c.profile,
-        Ok(None) => ClientProfile::default(),
-        Err(_) => ClientProfile::servers(Vec::<String>::new()),
+        Ok(Some(c)) => (c.profile, c.paused),
+        Ok(None) => (ClientProfile::default(), false),
+        Err(_) => (ClientProfile::servers(Vec::<String>::new()), false),
     }
 }
 

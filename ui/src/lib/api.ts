@@ -16,7 +16,11 @@ import type { AppInfo } from "./bindings/AppInfo";
 import type { AuditEvent } from "./bindings/AuditEvent";
 import type { CallOutcome } from "./bindings/CallOutcome";
 import type { Capabilities } from "./bindings/Capabilities";
+import type { ActivityOverview } from "./bindings/ActivityOverview";
+import type { ActivityQuery } from "./bindings/ActivityQuery";
 import type { ClientAppView } from "./bindings/ClientAppView";
+import type { ClientProfile } from "./bindings/ClientProfile";
+import type { ClientView } from "./bindings/ClientView";
 import type { ConnectionReport } from "./bindings/ConnectionReport";
 import type { CoreEvent } from "./bindings/CoreEvent";
 import type { ElicitationRecord } from "./bindings/ElicitationRecord";
@@ -35,6 +39,10 @@ import type { Settings } from "./bindings/Settings";
 import type { JsonValue } from "./bindings/serde_json/JsonValue";
 
 export type {
+  ActivityOverview,
+  ActivityQuery,
+  ClientProfile,
+  ClientView,
   AppChangeDone,
   AppChangeView,
   AppInfo,
@@ -305,4 +313,32 @@ export function onNavigate(handler: (page: string) => void): Promise<UnlistenFn>
 /** The inbox changed; the payload is the number of waiting items. */
 export function onInboxChanged(handler: (count: number) => void): Promise<UnlistenFn> {
   return on(EVENT_NAMES.INBOX_EVENT, handler);
+}
+
+// ----- clients (apps attached to the gateway), activity, start at login -----
+
+/** Every app Airlock knows: client rows, connected apps, apps attached now. */
+export function clients(): Promise<ClientView[]> {
+  return call("clients");
+}
+
+/** Pause an app (its calls are refused, "paused in Airlock") or resume it. */
+export async function setClientPaused(name: string, paused: boolean): Promise<void> {
+  await call("set_client_paused", { name, paused });
+}
+
+export async function setClientProfile(name: string, profile: ClientProfile): Promise<void> {
+  await call("set_client_profile", { name, profile });
+}
+
+export function activity(query: ActivityQuery): Promise<ActivityOverview> {
+  return call("activity", { query });
+}
+
+export function autostart(): Promise<boolean> {
+  return call("autostart");
+}
+
+export function setAutostart(enabled: boolean): Promise<boolean> {
+  return call("set_autostart", { enabled });
 }

@@ -4,12 +4,13 @@
 import * as api from "./api";
 import type { AppInfo, ConnStatus, CoreEvent, PendingView, ServerView } from "./api";
 
-export type Page = "servers" | "apps" | "elicitations" | "history" | "settings";
+export type Page = "servers" | "apps" | "clients" | "elicitations" | "history" | "settings";
 
 export type Route =
   | { page: "servers" }
   | { page: "server"; name: string; tab?: ServerTab }
   | { page: "apps" }
+  | { page: "clients" }
   | { page: "elicitations" }
   | { page: "history" }
   | { page: "settings" };
@@ -23,6 +24,8 @@ class AppState {
   serversError = $state<string | null>(null);
   pending = $state<PendingView[]>([]);
   route = $state<Route>({ page: "servers" });
+  /** The History page opens filtered to this app (set by the Clients page). */
+  historyClient = $state<string | null>(null);
   /** Wall clock, ticking every second, for elapsed times. */
   now = $state(Date.now());
   /** Bumped on every elicitation transition. */

@@ -29,6 +29,10 @@ pub(crate) enum ClientsCmd {
     Show { name: String },
     /// Remove a client (and its token from the keychain)
     Remove { name: String },
+    /// Pause a client: its calls are refused ("paused in Airlock") until resumed
+    Pause { name: String },
+    /// Resume a paused client
+    Resume { name: String },
     /// Set which servers (and tools) a client sees; with no flags, show it
     Profile {
         name: String,
@@ -73,8 +77,9 @@ pub(crate) fn run(core: &Arc<Airlock>, cmd: ClientsCmd, json: bool) -> Result<u8
             } else {
                 for c in &all {
                     say!(
-                        "{:<24} {:<9} {}",
+                        "{:<24} {:<7} {:<9} {}",
                         plain(&c.name),
+                        if c.paused { "paused" } else { "active" },
                         token_word(c),
                         summary(&c.profile)
                     );
@@ -91,6 +96,24 @@ pub(crate) fn run(core: &Arc<Airlock>, cmd: ClientsCmd, json: bool) -> Result<u8
                 say!("removed client {}", plain(&name));
             }
             Ok(0)
+        }
+        ClientsCmd::Pause { name } => {
+            core.set_client_paused(&name, true)?;
+            if !json {
+                say!(
+                    "paused {}: its calls are refused until `airlock clients resume {}`",
+                    plain(&name),
+                    plain(&name)
+                );
+            }
+            show_if(core, &name, json)
+        }
+        ClientsCmd::Resume { name } => {
+            core.set_client_paused(&name, false)?;
+            if !json {
+                say!("resumed {}", plain(&name));
+            }
+            show_if(core, &name, json)
         }
         ClientsCmd::Profile {
             name,
@@ -151,6 +174,15 @@ fn summary(p: &ClientProfile) -> String {
     }
 }
 
+/// After pause/resume: the JSON form prints the client; the text form said it.
+fn show_if(core: &Arc<Airlock>, name: &str, json: bool) -> Result<u8, Failure> {
+    if json {
+        show(core, name, json)
+    } else {
+        Ok(0)
+    }
+}
+
 fn show(core: &Arc<Airlock>, name: &str, json: bool) -> Result<u8, Failure> {
     let Some(c) = core.client(name)? else {
         return Err(usage(format!(
@@ -170,6 +202,14 @@ fn show(core: &Arc<Airlock>, name: &str, json: bool) -> Result<u8, Failure> {
             }
         );
         say!("  sees:    {}", summary(&c.profile));
+        say!(
+            "  state:   {}",
+            if c.paused {
+                "paused (its calls are refused; `airlock clients resume NAME`)"
+            } else {
+                "active"
+            }
+        );
     }
     Ok(0)
 }

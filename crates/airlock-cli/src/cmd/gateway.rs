@@ -108,6 +108,7 @@ pub(crate) async fn daemon(
         http: args
             .http_port
             .map(|p| std::net::SocketAddr::new(args.http_bind, p)),
+        attachments: None,
     };
     let data_dir = core.data_dir().to_owned();
     airlock_gateway::run_host(core.clone(), &data_dir, options)

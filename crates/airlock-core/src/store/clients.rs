@@ -15,6 +15,8 @@ pub struct ClientRow {
     /// Its profile as JSON; `None`: every enabled server and tool.
     pub profile_json: Option<String>,
     pub created_at: i64,
+    /// Paused in Airlock: its calls are refused (migration 0011).
+    pub paused: bool,
 }
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ClientRow> {
@@ -23,6 +25,7 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ClientRow> {
         token_set_at: r.get(1)?,
         profile_json: r.get(2)?,
         created_at: r.get(3)?,
+        paused: r.get(4)?,
     })
 }
 
@@ -41,7 +44,7 @@ impl Store {
     pub fn list_clients(&self, limit: u32) -> StoreResult<Vec<ClientRow>> {
         let conn = self.lock();
         let mut stmt = conn.prepare_cached(
-            "SELECT name, token_set_at, profile_json, created_at FROM clients ORDER BY name LIMIT ?1",
+            "SELECT name, token_set_at, profile_json, created_at, paused FROM clients ORDER BY name LIMIT ?1",
         )?;
         let rows = stmt.query_map(params![limit], row)?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -51,7 +54,7 @@ impl Store {
         Ok(self
             .lock()
             .prepare_cached(
-                "SELECT name, token_set_at, profile_json, created_at FROM clients WHERE name = ?1",
+                "SELECT name, token_set_at, profile_json, created_at, paused FROM clients WHERE name = ?1",
             )?
             .query_row(params![name], row)
             .optional()?)
@@ -64,6 +67,18 @@ impl Store {
             params![name, profile_json],
         )?;
         Ok(n == 1)
+    }
+
+    /// Pause or resume a client, adding its row (no token, every server)
+    /// when there is none.
+    pub fn set_client_paused(&self, name: &str, paused: bool) -> StoreResult<()> {
+        self.lock().execute(
+            "INSERT INTO clients (name, token_set_at, profile_json, created_at, paused)
+             VALUES (?1, NULL, NULL, ?2, ?3)
+             ON CONFLICT (name) DO UPDATE SET paused = excluded.paused",
+            params![name, now_ms(), paused],
+        )?;
+        Ok(())
     }
 
     /// Remove a client; `false` when there was none.

@@ -51,8 +51,6 @@ pub struct ToolCallRecord {
     pub started_at: i64,
     pub duration_ms: i64,
     /// The app that made the call through the gateway; `None`: Airlock itself.
-    /// (Not in the TypeScript bindings yet: the window does not show it.)
-    #[cfg_attr(feature = "ts", ts(skip))]
     pub client: Option<String>,
 }
 
@@ -71,7 +69,6 @@ pub struct HistoryQuery {
     pub before_id: Option<i64>,
     /// Only calls made through the gateway by this client.
     #[serde(default)]
-    #[cfg_attr(feature = "ts", ts(skip))]
     pub client: Option<String>,
 }
 

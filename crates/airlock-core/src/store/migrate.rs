@@ -30,6 +30,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
         10,
         include_str!("../../migrations/0010_elicitation_client.sql"),
     ),
+    (11, include_str!("../../migrations/0011_client_paused.sql")),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -12,4 +12,8 @@ search: string | null, outcome: ToolCallOutcome | null, since_ms: number | null,
 /**
  * Return rows older than this id (keyset pagination, newest first).
  */
-before_id: number | null, };
+before_id: number | null, 
+/**
+ * Only calls made through the gateway by this client.
+ */
+client: string | null, };

@@ -32,4 +32,8 @@ history_retention_days: number,
 /**
  * Allow http:// to loopback hosts (local development), with warnings.
  */
-allow_http_loopback: boolean, };
+allow_http_loopback: boolean, 
+/**
+ * "Start Airlock at login" was offered (once, after the first app was connected).
+ */
+autostart_offered: boolean, };

@@ -2,4 +2,8 @@
 import type { ToolCallOutcome } from "./ToolCallOutcome";
 import type { JsonValue } from "./serde_json/JsonValue";
 
-export type ToolCallRecord = { id: number, server: string, tool: string, arguments: JsonValue, result: JsonValue | null, outcome: ToolCallOutcome, error: string | null, started_at: number, duration_ms: number, };
+export type ToolCallRecord = { id: number, server: string, tool: string, arguments: JsonValue, result: JsonValue | null, outcome: ToolCallOutcome, error: string | null, started_at: number, duration_ms: number, 
+/**
+ * The app that made the call through the gateway; `None`: Airlock itself.
+ */
+client: string | null, };

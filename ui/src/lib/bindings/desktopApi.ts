@@ -1,4 +1,6 @@
 // Generated from src-tauri/src/api_declaration.rs by `cargo test -p airlock-desktop`. Do not edit.
+import type { ActivityOverview } from "./ActivityOverview";
+import type { ActivityQuery } from "./ActivityQuery";
 import type { AppChangeDone } from "./AppChangeDone";
 import type { AppChangeView } from "./AppChangeView";
 import type { AppInfo } from "./AppInfo";
@@ -6,6 +8,8 @@ import type { AuditEvent } from "./AuditEvent";
 import type { CallOutcome } from "./CallOutcome";
 import type { Capabilities } from "./Capabilities";
 import type { ClientAppView } from "./ClientAppView";
+import type { ClientProfile } from "./ClientProfile";
+import type { ClientView } from "./ClientView";
 import type { ConnectionReport } from "./ConnectionReport";
 import type { CoreEvent } from "./CoreEvent";
 import type { ElicitationRecord } from "./ElicitationRecord";
@@ -114,6 +118,30 @@ export type Commands = {
    * Apply the change whose `diff` was shown; refused when the file changed since.
    */
   apply_app: { args: { app: string; connect: boolean; moveServers: boolean; diff: string }; result: AppChangeDone };
+  /**
+   * Every app Airlock knows: client rows, connected apps, apps attached now.
+   */
+  clients: { args: Record<string, never>; result: Array<ClientView> };
+  /**
+   * Pause an app (its calls are refused, "paused in Airlock") or resume it.
+   */
+  set_client_paused: { args: { name: string; paused: boolean }; result: null };
+  /**
+   * Which servers (and tools) an app sees.
+   */
+  set_client_profile: { args: { name: string; profile: ClientProfile }; result: null };
+  /**
+   * Requests per day by outcome, domains opened, who asks most.
+   */
+  activity: { args: { query: ActivityQuery }; result: ActivityOverview };
+  /**
+   * Whether Airlock starts at login.
+   */
+  autostart: { args: Record<string, never>; result: boolean };
+  /**
+   * Start Airlock at login (or not); the new state.
+   */
+  set_autostart: { args: { enabled: boolean }; result: boolean };
 };
 
 /** Every event the desktop shell emits, by name: its payload. */

@@ -9,7 +9,10 @@
 //!     `--stages` adds where the time of one core call goes (tracing spans).
 //!   airlock-bench history [--rows N] [--reps N]
 //!     History at scale (see history.rs).
+//!   airlock-bench activity [--rows N] [--reps N]
+//!     The activity overview at scale (see activity.rs).
 
+mod activity;
 mod calls;
 mod gen;
 mod history;
@@ -35,6 +38,9 @@ fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("history") {
         return history::run(&args);
+    }
+    if args.get(1).map(String::as_str) == Some("activity") {
+        return activity::run(&args);
     }
     calls::run(&args)
 }

@@ -1,0 +1,155 @@
+//! The Clients page (issue 13): every app Airlock knows (a client row, an
+//! app connected through the Connect apps page, or one attached now), its
+//! profile, whether it is attached and paused; the activity overview; and
+//! "Start Airlock at login" (tauri-plugin-autostart: on Linux an XDG
+//! autostart entry, `~/.config/autostart/Airlock.desktop`).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use airlock_core::activity::{ActivityOverview, ActivityQuery};
+use airlock_core::clients::{check_client_name, ClientProfile};
+use airlock_gateway::Attachments;
+use serde::Serialize;
+use tauri_plugin_autostart::ManagerExt;
+use ts_rs::TS;
+
+use crate::api::Ctx;
+use crate::commands::{ApiError, ApiResult};
+
+/// One app on the Clients page.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ClientView {
+    /// The client name its calls are recorded under (`cursor`, `claude-code`, ...).
+    pub name: String,
+    /// The app's own name when it is one Airlock can connect ("Cursor").
+    pub app_name: Option<String>,
+    /// Connected through the Connect apps page (its config names Airlock).
+    pub connected: bool,
+    /// It has a client row (a profile, maybe a token).
+    pub known: bool,
+    pub has_token: bool,
+    pub paused: bool,
+    pub profile: ClientProfile,
+    /// Sessions attached to this window now.
+    pub attached: u32,
+    /// When the oldest of them attached (ms).
+    pub attached_since: Option<i64>,
+}
+
+/// The apps attached to this window's gateway (shared with the host).
+#[derive(Default)]
+pub struct Attached(pub Arc<Attachments>);
+
+fn attachments(cx: Ctx<'_>) -> Vec<airlock_gateway::AttachedApp> {
+    use tauri::Manager;
+    cx.app
+        .try_state::<Attached>()
+        .map(|a| a.0.list())
+        .unwrap_or_default()
+}
+
+fn bad(message: String) -> ApiError {
+    ApiError {
+        code: "bad_input".into(),
+        message,
+        fields: None,
+    }
+}
+
+pub fn clients(cx: Ctx<'_>) -> ApiResult<Vec<ClientView>> {
+    let mut by_name: BTreeMap<String, ClientView> = BTreeMap::new();
+    let blank = |name: &str| ClientView {
+        name: name.to_owned(),
+        app_name: None,
+        connected: false,
+        known: false,
+        has_token: false,
+        paused: false,
+        profile: ClientProfile::default(),
+        attached: 0,
+        attached_since: None,
+    };
+    for c in cx.state.core.clients()? {
+        let mut v = blank(&c.name);
+        v.known = true;
+        v.has_token = c.has_token;
+        v.paused = c.paused;
+        v.profile = c.profile;
+        by_name.insert(c.name, v);
+    }
+    // Connected apps (their --client name is the app id); a page that
+    // cannot read them still lists the rest.
+    if let Ok(apps) = crate::client_apps::client_apps(cx) {
+        for a in apps.into_iter().filter(|a| a.connected) {
+            let v = by_name.entry(a.id.clone()).or_insert_with(|| blank(&a.id));
+            v.connected = true;
+            v.app_name = Some(a.name);
+        }
+    }
+    for a in attachments(cx) {
+        let v = by_name
+            .entry(a.client.clone())
+            .or_insert_with(|| blank(&a.client));
+        v.attached = v.attached.saturating_add(1);
+        v.attached_since = Some(v.attached_since.map_or(a.since_ms, |s| s.min(a.since_ms)));
+    }
+    for v in by_name.values_mut().filter(|v| v.app_name.is_none()) {
+        v.app_name = v
+            .name
+            .parse::<airlock_apps::AppId>()
+            .ok()
+            .map(|id| id.display_name().to_owned());
+    }
+    Ok(by_name.into_values().collect())
+}
+
+/// Pause (its calls are refused, "paused in Airlock") or resume an app.
+pub fn set_client_paused(cx: Ctx<'_>, name: String, paused: bool) -> ApiResult<()> {
+    Ok(cx.state.core.set_client_paused(&name, paused)?)
+}
+
+/// Set which servers (and tools) an app sees; an app with no client row gets one.
+pub fn set_client_profile(cx: Ctx<'_>, name: String, profile: ClientProfile) -> ApiResult<()> {
+    check_client_name(&name).map_err(|e| bad(e.to_string()))?;
+    let core = &cx.state.core;
+    if core.client(&name)?.is_none() {
+        core.add_client(&name, false)?;
+    }
+    Ok(core.set_client_profile(&name, &profile)?)
+}
+
+pub fn activity(cx: Ctx<'_>, query: ActivityQuery) -> ApiResult<ActivityOverview> {
+    Ok(cx.state.core.activity(&query)?)
+}
+
+fn autostart_error(e: impl std::fmt::Display) -> ApiError {
+    ApiError {
+        code: "autostart".into(),
+        message: format!("cannot change starting at login: {e}"),
+        fields: None,
+    }
+}
+
+/// Whether Airlock starts at login (its autostart entry exists).
+pub fn autostart(cx: Ctx<'_>) -> ApiResult<bool> {
+    cx.app.autolaunch().is_enabled().map_err(autostart_error)
+}
+
+/// Start Airlock at login, or not; returns the new state.
+pub fn set_autostart(cx: Ctx<'_>, enabled: bool) -> ApiResult<bool> {
+    let launcher = cx.app.autolaunch();
+    if enabled {
+        launcher.enable().map_err(autostart_error)?;
+    } else if launcher.is_enabled().map_err(autostart_error)? {
+        launcher.disable().map_err(autostart_error)?;
+    }
+    // Asked once (after the first app is connected): never again.
+    if let Ok(mut s) = cx.state.settings.write() {
+        if !s.autostart_offered {
+            s.autostart_offered = true;
+            let _ = s.save(&cx.state.data_dir);
+        }
+    }
+    launcher.is_enabled().map_err(autostart_error)
+}
