@@ -12,7 +12,8 @@
 //   {"op":"info"}                                -> protocol version, server name, instructions
 //   {"op":"tools"}                               -> {"tools":[names]}
 //   {"op":"call","name":N,"arguments":{...}}     -> {"result":CallToolResult} or {"error":{code,message}}
-//     (with "abort_after_ms": M, the app cancels the call after M ms)
+//     (with "abort_after_ms": M, the app cancels the call after M ms; with "progress": true
+//      it asks for progress and the output adds {"progress":[{progress,total,message,at_ms}],"done_at_ms"})
 //   {"op":"prompts"} {"op":"resources"} {"op":"read","uri":U} {"op":"prompt","name":N,"arguments":{}}
 //   {"op":"wait_list_changed","timeout_ms":T}    -> {"changed":true|false}
 //   {"op":"sleep","ms":M}
@@ -84,8 +85,11 @@ for (const op of ops) {
       case 'call': {
         // abort_after_ms: the app gives up (notifications/cancelled to the server side).
         const signal = op.abort_after_ms ? AbortSignal.timeout(op.abort_after_ms) : undefined;
-        const r = await client.callTool({ name: op.name, arguments: op.arguments ?? {} }, undefined, { timeout: op.timeout_ms ?? 60000, signal });
-        out({ op: op.op, name: op.name, result: r });
+        // progress: true: the call carries a progressToken; the reports it got are listed.
+        const progress = [];
+        const onprogress = op.progress ? (p) => progress.push({ ...p, at_ms: Date.now() }) : undefined;
+        const r = await client.callTool({ name: op.name, arguments: op.arguments ?? {} }, undefined, { timeout: op.timeout_ms ?? 60000, signal, onprogress });
+        out({ op: op.op, name: op.name, result: r, ...(op.progress ? { progress, done_at_ms: Date.now() } : {}) });
         break;
       }
       case 'prompts': {

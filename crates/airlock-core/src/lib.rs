@@ -15,6 +15,7 @@ pub mod limits;
 pub mod mcp;
 mod oauth;
 pub mod paths;
+pub mod progress;
 mod runs;
 pub mod secrets;
 pub mod servers;

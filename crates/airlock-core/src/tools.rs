@@ -285,6 +285,20 @@ impl Airlock {
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
     ) -> CoreResult<CallOutcome> {
+        self.call_tool_with_progress(client, server, tool, arguments, None)
+            .await
+    }
+
+    /// [`Airlock::call_tool_for`] whose server's progress reports (checked,
+    /// latest only: see [`crate::progress`]) go to `progress`.
+    pub async fn call_tool_with_progress(
+        self: &Arc<Self>,
+        client: Option<&str>,
+        server: &str,
+        tool: &str,
+        arguments: Option<serde_json::Map<String, serde_json::Value>>,
+        progress: Option<&crate::progress::ProgressSender>,
+    ) -> CoreResult<CallOutcome> {
         let started_at = now_ms();
         let t0 = Instant::now();
         let args_json = arguments.as_ref().map_or_else(
@@ -309,7 +323,7 @@ impl Airlock {
             t0,
         };
         let result = self
-            .call_tool_inner(server, tool, arguments)
+            .call_tool_inner(server, tool, arguments, progress)
             .instrument(tracing::trace_span!("call.server"))
             .await;
         unfinished.call = None;
@@ -365,6 +379,7 @@ impl Airlock {
         server: &str,
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
+        progress: Option<&crate::progress::ProgressSender>,
     ) -> CoreResult<(rmcp::model::CallToolResult, Arc<crate::secrets::Redactor>)> {
         let mut session = self
             .session(server)
@@ -382,7 +397,7 @@ impl Airlock {
             // stops the call (rmcp sends notifications/cancelled on drop).
             let guard = self.broker.call_started(session.connection);
             let response = tokio::select! {
-                r = session.peer.call_tool_once(params.clone()).instrument(tracing::trace_span!("call.rpc")) => r,
+                r = crate::progress::call_once(&session, params.clone(), progress).instrument(tracing::trace_span!("call.rpc")) => r,
                 () = guard.cancelled() => return Err(protocol(
                     server,
                     "cancelled while waiting for the browser step; the tool call was stopped",

@@ -270,11 +270,24 @@ impl ServerHandler for AppSession {
             let peer = crate::forms::takes_forms(&context.peer).then(|| context.peer.clone());
             routes.call_started(&route.server, self.id, peer)
         });
-        let call = self.gateway.core.call_tool_for(
+        // The app asked for progress: the server's reaches it with its token.
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| (token, tokio::sync::watch::channel(None)));
+        let call = self.gateway.core.call_tool_with_progress(
             Some(&client),
             &route.server,
             &route.name,
             request.arguments,
+            progress.as_ref().map(|(_, (tx, _))| tx),
+        );
+        let call = crate::progress::forwarding(
+            call,
+            progress
+                .as_ref()
+                .map(|(token, (_, rx))| (token.clone(), rx.clone())),
+            &context.peer,
         );
         // The app cancelled: dropping the call cancels it at the server too.
         let outcome = tokio::select! {

@@ -342,6 +342,7 @@ pub async fn connect(
             store: ctx.store.clone(),
             events: ctx.events.clone(),
             redactor: ctx.redactor.clone(),
+            progress: crate::progress::ProgressRoutes::default(),
         },
         ctx,
         stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
@@ -382,6 +383,7 @@ pub async fn connect(
         running,
         ctx,
         attempting.stderr_tail,
+        attempting.client.progress.clone(),
     ))
 }
 
@@ -405,7 +407,9 @@ where
         store: ctx.store.clone(),
         events: ctx.events.clone(),
         redactor: ctx.redactor.clone(),
+        progress: crate::progress::ProgressRoutes::default(),
     };
+    let progress = client.progress.clone();
     let running = tokio::time::timeout(ctx.connect_timeout, client.serve_with_lifecycle(io, mode))
         .await
         .map_err(|_| ConnectError::Timeout {
@@ -422,6 +426,7 @@ where
         running,
         ctx,
         Arc::new(Mutex::new(VecDeque::new())),
+        progress,
     ))
 }
 
@@ -465,6 +470,7 @@ fn into_session(
     running: Running,
     ctx: &ConnectContext,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    progress: crate::progress::ProgressRoutes,
 ) -> Session {
     let info = session_info(&running);
     let peer = running.peer().clone();
@@ -490,6 +496,7 @@ fn into_session(
         closed,
         closed_flag,
         stderr_tail,
+        progress,
     }
 }
 

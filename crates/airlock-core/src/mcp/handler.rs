@@ -45,6 +45,8 @@ pub struct AirlockClient {
     pub(super) store: Arc<Store>,
     pub(super) events: broadcast::Sender<CoreEvent>,
     pub(super) redactor: Arc<Redactor>,
+    /// Calls on this connection waiting for progress (shared with the session).
+    pub(super) progress: crate::progress::ProgressRoutes,
 }
 
 pub fn client_info() -> ClientConfig {
@@ -287,6 +289,14 @@ impl ClientHandler for AirlockClient {
             None => text,
         };
         self.log("notification", &level, &text);
+    }
+
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.deliver(&params);
     }
 
     async fn on_custom_notification(

@@ -101,6 +101,8 @@ pub struct Session {
     closed: Arc<tokio::sync::Notify>,
     closed_flag: Arc<AtomicBool>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    /// Calls on this connection waiting for the server's progress.
+    pub(crate) progress: crate::progress::ProgressRoutes,
 }
 
 impl Session {

@@ -1,0 +1,90 @@
+//! What crosses the gateway during a call, end to end: real apps (the
+//! official TypeScript SDK client, tests/peers/gateway_client.mjs) attach
+//! with `airlock gateway --stdio` to `airlock daemon`, in front of
+//! server-everything and py-calls (tests/peers/py_calls.py, on the official
+//! Python SDK): progress, cancellation.
+
+mod common;
+
+use common::gateway::*;
+use common::*;
+use serde_json::{json, Value};
+
+fn progress_of(v: &Value) -> Vec<Value> {
+    v["progress"].as_array().cloned().unwrap_or_default()
+}
+
+#[test]
+fn progress_reaches_the_app_with_its_token_then_the_result() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let daemon = Daemon::start(&sb, "accept", None);
+    let long = "everything__trigger-long-running-operation";
+    let ops = json!([
+        {"op": "call", "name": long, "arguments": {"duration": 1.5, "steps": 5}, "progress": true},
+        // Without a progressToken the same call gets no progress, and works.
+        {"op": "call", "name": long, "arguments": {"duration": 0.4, "steps": 2}},
+    ]);
+    let v = lines(&ts_app(&sb, "progress-app", Some("progress"), &ops).run());
+    // The SDK hands a report to onprogress only when it carries the app's token.
+    let reports = progress_of(&v[0]);
+    assert!(reports.len() >= 3, "{v:?}");
+    let values: Vec<f64> = reports
+        .iter()
+        .map(|r| r["progress"].as_f64().unwrap())
+        .collect();
+    assert!(
+        values.windows(2).all(|w| w[0] < w[1]),
+        "increasing: {values:?}"
+    );
+    assert!(reports.iter().all(|r| r["total"] == 5), "{reports:?}");
+    assert!(
+        text(&v[0]["result"]).contains("Long running operation completed"),
+        "{v:?}"
+    );
+    // Each report came before the result.
+    let done = v[0]["done_at_ms"].as_f64().unwrap();
+    assert!(reports.iter().all(|r| r["at_ms"].as_f64().unwrap() <= done));
+    assert!(text(&v[1]["result"]).contains("Steps: 2"), "{v:?}");
+    assert!(v[1].get("progress").is_none());
+    let rows = sb.history(&["--client", "progress"]);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(rows.iter().all(|r| r["outcome"] == "ok"), "{rows:?}");
+    drop(daemon);
+}
+
+#[test]
+fn a_server_flooding_progress_is_coalesced_checked_and_bounded() {
+    let sb = Sandbox::new();
+    add_py_calls(&sb, "calls", &[]);
+    let daemon = Daemon::start(&sb, "accept", None);
+    let ops = json!([
+        {"op": "call", "name": "calls__flood_progress", "arguments": {"count": 3000}, "progress": true},
+    ]);
+    let t0 = std::time::Instant::now();
+    let v = lines(&ts_app(&sb, "flood-app", None, &ops).run());
+    let elapsed_ms = t0.elapsed().as_millis() as f64;
+    assert_eq!(text(&v[0]["result"]), "flooded 3000", "{v:?}");
+    let reports = progress_of(&v[0]);
+    assert!(!reports.is_empty(), "{v:?}");
+    // At most one report per 50 ms of the whole run (plus the first).
+    assert!(
+        (reports.len() as f64) <= elapsed_ms / 50.0 + 1.0 && reports.len() < 3000,
+        "{} reports in {elapsed_ms} ms",
+        reports.len()
+    );
+    let values: Vec<f64> = reports
+        .iter()
+        .map(|r| r["progress"].as_f64().unwrap())
+        .collect();
+    assert!(
+        values.windows(2).all(|w| w[0] < w[1]),
+        "backwards steps dropped: {values:?}"
+    );
+    for r in &reports {
+        let m = r["message"].as_str().unwrap_or_default();
+        assert!(!m.contains('\u{1b}'), "escape passed on: {m:?}");
+        assert!(m.chars().count() <= 501, "{} chars", m.chars().count());
+    }
+    drop(daemon);
+}
