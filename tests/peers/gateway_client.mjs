@@ -2,12 +2,16 @@
 // An app on the official TypeScript SDK client (1.32) that talks to a server
 // over stdio and runs a script of operations; for Airlock's gateway tests.
 //
-//   node gateway_client.mjs --ops JSON [--name NAME] [--elicitation none|form] [--form-answer JSON] -- CMD [ARGS...]
+//   node gateway_client.mjs --ops JSON [--name NAME] [--elicitation none|form] [--form-answer JSON]
+//                           [--sampling TEXT] [--roots URI,URI...] -- CMD [ARGS...]
 //   (or `-- http://127.0.0.1:PORT/mcp`: Streamable HTTP, bearer token from AIRLOCK_GATEWAY_TOKEN)
 //
 // It declares no elicitation capability unless --elicitation form; then it
 // answers every form with accept and --form-answer as its content (or
-// decline without it), and {"op":"elicitations"} lists the requests it got. Ops (a
+// decline without it), and {"op":"elicitations"} lists the requests it got.
+// --sampling TEXT declares sampling and answers every sampling/createMessage
+// with TEXT (model "test-model"); --roots declares roots and lists those URIs;
+// {"op":"samplings"} lists the sampling requests it got. Ops (a
 // JSON list), each printed as one JSON line when done:
 //   {"op":"info"}                                -> protocol version, server name, instructions
 //   {"op":"tools"}                               -> {"tools":[names]}
@@ -21,7 +25,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { parseArgs } from 'node:util';
 
 const { values, positionals } = parseArgs({
@@ -31,6 +35,8 @@ const { values, positionals } = parseArgs({
     name: { type: 'string', default: 'ts-gateway-client' },
     elicitation: { type: 'string', default: 'none' },
     'form-answer': { type: 'string' },
+    sampling: { type: 'string' },
+    roots: { type: 'string' },
   },
 });
 if (!values.ops || positionals.length === 0) {
@@ -41,7 +47,20 @@ const ops = JSON.parse(values.ops);
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 
 const capabilities = values.elicitation === 'form' ? { elicitation: { form: {} } } : {};
+if (values.sampling !== undefined) capabilities.sampling = {};
+if (values.roots !== undefined) capabilities.roots = {};
 const client = new Client({ name: values.name, version: '0.0.0' }, { capabilities });
+const samplings = [];
+if (values.sampling !== undefined) {
+  client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+    samplings.push(req.params);
+    return { role: 'assistant', content: { type: 'text', text: values.sampling }, model: 'test-model' };
+  });
+}
+if (values.roots !== undefined) {
+  const roots = values.roots.split(',').filter(Boolean).map((uri) => ({ uri }));
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots }));
+}
 const elicitations = [];
 if (values.elicitation === 'form') {
   client.setRequestHandler(ElicitRequestSchema, async (req) => {
@@ -121,6 +140,9 @@ for (const op of ops) {
       }
       case 'elicitations':
         out({ op: op.op, elicitations });
+        break;
+      case 'samplings':
+        out({ op: op.op, samplings });
         break;
       case 'sleep':
         await new Promise((r) => setTimeout(r, op.ms ?? 0));

@@ -6,6 +6,8 @@
 
 mod common;
 
+use std::time::Duration;
+
 use common::gateway::*;
 use common::*;
 use serde_json::{json, Value};
@@ -86,5 +88,111 @@ fn a_server_flooding_progress_is_coalesced_checked_and_bounded() {
         assert!(!m.contains('\u{1b}'), "escape passed on: {m:?}");
         assert!(m.chars().count() <= 501, "{} chars", m.chars().count());
     }
+    drop(daemon);
+}
+
+#[test]
+fn an_app_cancelling_a_call_cancels_it_at_the_server_and_history_says_so() {
+    let sb = Sandbox::new();
+    let events_file = add_py_calls(&sb, "calls", &[]);
+    let daemon = Daemon::start(&sb, "accept", None);
+    let ops = json!([
+        {"op": "call", "name": "calls__wait_for_cancel", "arguments": {"seconds": 30}, "abort_after_ms": 2000},
+        {"op": "call", "name": "calls__flood_progress", "arguments": {"count": 1}},
+    ]);
+    let t0 = std::time::Instant::now();
+    let v = lines(&ts_app(&sb, "cancel-app", Some("canceller"), &ops).run());
+    assert!(
+        t0.elapsed() < Duration::from_secs(25),
+        "the cancelled call was waited for"
+    );
+    assert!(v[0]["error"].is_object(), "{v:?}");
+    // The session goes on.
+    assert_eq!(text(&v[1]["result"]), "flooded 1", "{v:?}");
+    // The server got notifications/cancelled for Airlock's request.
+    wait_until("the server saw the cancel", Duration::from_secs(10), || {
+        events(&events_file)
+            .contains(&"cancelled wait_for_cancel".to_owned())
+            .then_some(())
+    });
+    assert!(!events(&events_file).contains(&"finished wait_for_cancel".to_owned()));
+    let rows = wait_until("two history rows", Duration::from_secs(10), || {
+        let rows = sb.history(&["--client", "canceller"]);
+        (rows.len() == 2).then_some(rows)
+    });
+    let cancelled = rows
+        .iter()
+        .find(|r| r["tool"] == "wait_for_cancel")
+        .expect("the cancelled call's row");
+    assert_eq!(cancelled["outcome"], "failed", "{cancelled}");
+    assert!(
+        cancelled["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("cancelled"),
+        "{cancelled}"
+    );
+    drop(daemon);
+}
+
+/// The TypeScript SDK app with extra flags (`--sampling TEXT`, `--roots ...`).
+fn ts_app_with(sb: &Sandbox, name: &str, flags: &[&str], ops: &Value) -> Cmd {
+    Cmd::new("node")
+        .arg(peers_dir().join("gateway_client.mjs"))
+        .args(["--name", name, "--ops", &ops.to_string()])
+        .args(flags)
+        .arg("--")
+        .args(shim_argv(sb, Some(name), &[]))
+        .timeout(Duration::from_secs(90))
+}
+
+#[test]
+fn sampling_and_roots_go_to_the_app_whose_call_asked_if_it_declared_them() {
+    let sb = Sandbox::new();
+    // 2025-11-25: server-to-client requests during the call.
+    add_py_calls(&sb, "calls", &["--protocol", "2025-11-25"]);
+    let daemon = Daemon::start(&sb, "accept", None);
+    let ops = json!([
+        call("calls__ask_model", json!({"prompt": "what is six times seven?"})),
+        call("calls__show_roots", json!({})),
+        {"op": "samplings"},
+    ]);
+    let flags = [
+        "--sampling",
+        "forty-two",
+        "--roots",
+        "file:///home/ada/project,https://example.com/not-a-folder,file:///tmp/notes",
+    ];
+    let v = lines(&ts_app_with(&sb, "model-app", &flags, &ops).run());
+    assert_eq!(
+        text(&v[0]["result"]),
+        "model said: forty-two (model test-model)",
+        "{v:?}"
+    );
+    // Only file:// roots pass.
+    assert_eq!(
+        text(&v[1]["result"]),
+        "file:///home/ada/project\nfile:///tmp/notes",
+        "{v:?}"
+    );
+    let asked = v[2]["samplings"].as_array().expect("samplings");
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(
+        asked[0]["messages"][0]["content"]["text"], "what is six times seven?",
+        "{asked:?}"
+    );
+
+    // An app that declared neither: the server gets a clear error, and no roots.
+    let ops = json!([
+        call("calls__ask_model", json!({"prompt": "anyone?"})),
+        call("calls__show_roots", json!({})),
+    ]);
+    let v = lines(&ts_app_with(&sb, "plain-app", &[], &ops).run());
+    assert_eq!(v[0]["result"]["isError"], true, "{v:?}");
+    assert!(
+        text(&v[0]["result"]).contains("does not offer sampling"),
+        "{v:?}"
+    );
+    assert_eq!(text(&v[1]["result"]), "no roots", "{v:?}");
     drop(daemon);
 }

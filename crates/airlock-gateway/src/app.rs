@@ -266,10 +266,12 @@ impl ServerHandler for AppSession {
         };
         drop(view);
         // A form this call's server asks goes to this app, if it can show it.
-        let _ticket = self.gateway.forms.as_ref().map(|routes| {
-            let peer = crate::forms::takes_forms(&context.peer).then(|| context.peer.clone());
-            routes.call_started(&route.server, self.id, peer)
-        });
+        // So are its sampling and roots requests (crate::sampling).
+        let _ticket = self
+            .gateway
+            .forms
+            .as_ref()
+            .map(|routes| routes.call_started(&route.server, self.id, context.peer.clone()));
         // The app asked for progress: the server's reaches it with its token.
         let progress = context
             .meta

@@ -17,7 +17,8 @@
 //! - [`catalog`] and [`names`]: the aggregated lists and their names.
 //! - [`consent`]: consent in a host with no window; [`forms`]: forms to the
 //!   app that asked, when it can show them.
-//! - [`progress`]: a call's progress, server to app.
+//! - [`progress`]: a call's progress, server to app; [`sampling`]: its
+//!   sampling and roots requests, to the app.
 //! - [`limits`]: every bound.
 
 pub mod app;
@@ -32,6 +33,7 @@ pub mod names;
 pub mod place;
 pub mod profile;
 mod progress;
+pub mod sampling;
 pub mod shim;
 
 pub use host::{run as run_host, serve_until as serve_host_until, Gateway, HostError, HostOptions};

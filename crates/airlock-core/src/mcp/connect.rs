@@ -343,6 +343,7 @@ pub async fn connect(
             events: ctx.events.clone(),
             redactor: ctx.redactor.clone(),
             progress: crate::progress::ProgressRoutes::default(),
+            app_requests: ctx.app_requests.clone(),
         },
         ctx,
         stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
@@ -408,6 +409,7 @@ where
         events: ctx.events.clone(),
         redactor: ctx.redactor.clone(),
         progress: crate::progress::ProgressRoutes::default(),
+        app_requests: ctx.app_requests.clone(),
     };
     let progress = client.progress.clone();
     let running = tokio::time::timeout(ctx.connect_timeout, client.serve_with_lifecycle(io, mode))

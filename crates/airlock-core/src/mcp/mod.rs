@@ -155,6 +155,8 @@ pub struct ConnectContext {
     pub inherit_env: Vec<String>,
     /// Sign-ins over plain http:// to another computer are allowed.
     pub allow_insecure_http: bool,
+    /// Where sampling and roots requests go (the gateway's apps).
+    pub app_requests: Option<Arc<dyn crate::forward::AppRequests>>,
 }
 
 /// What a connect needs for MCP authorization: where tokens live and,
