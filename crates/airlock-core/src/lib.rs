@@ -13,6 +13,7 @@ pub mod forward;
 mod history;
 pub mod lifecycle;
 pub mod limits;
+mod lists;
 pub mod mcp;
 mod oauth;
 pub mod paths;
