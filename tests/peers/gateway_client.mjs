@@ -21,11 +21,13 @@
 //   {"op":"prompts"} {"op":"resources"} {"op":"read","uri":U} {"op":"prompt","name":N,"arguments":{}}
 //   {"op":"wait_list_changed","timeout_ms":T}    -> {"changed":true|false}
 //   {"op":"sleep","ms":M}
+//   {"op":"set_level","level":L}                 -> logging/setLevel
+//   {"op":"logs"}                                -> {"logs":[notifications/message params received]}
 //   {"op":"bench","name":N,"arguments":{},"calls":C,"warmup":W} -> {"calls_per_sec","p50_ms","p99_ms"}
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { parseArgs } from 'node:util';
 
 const { values, positionals } = parseArgs({
@@ -69,6 +71,10 @@ if (values.elicitation === 'form') {
     return { action: 'accept', content: JSON.parse(values['form-answer']) };
   });
 }
+const logs = [];
+client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+  logs.push(n.params);
+});
 let listChanged = 0;
 const waiters = [];
 client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -140,6 +146,13 @@ for (const op of ops) {
       }
       case 'elicitations':
         out({ op: op.op, elicitations });
+        break;
+      case 'set_level':
+        await client.setLoggingLevel(op.level);
+        out({ op: op.op });
+        break;
+      case 'logs':
+        out({ op: op.op, logs });
         break;
       case 'samplings':
         out({ op: op.op, samplings });

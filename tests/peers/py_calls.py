@@ -21,6 +21,8 @@ Tools:
                                "model said: <text> (model <model>)".
     show_roots()               roots/list; returns the roots' URIs, one a line
                                (or "no roots").
+    log_lines(count, text)     `count` notifications/message at info level, each
+                               "<text> <n>", then "logged <count>".
 """
 
 from __future__ import annotations
@@ -84,6 +86,14 @@ async def show_roots(ctx: Context) -> str:
     """Ask the client for its roots (roots/list)."""
     result = await ctx.session.list_roots()
     return "\n".join(str(r.uri) for r in result.roots) or "no roots"
+
+
+@server.tool()
+async def log_lines(count: int, text: str, ctx: Context) -> str:
+    """Send `count` info log messages as fast as it can."""
+    for i in range(1, count + 1):
+        await ctx.info(f"{text} {i}")
+    return f"logged {count}"
 
 
 def main() -> None:

@@ -196,3 +196,50 @@ fn sampling_and_roots_go_to_the_app_whose_call_asked_if_it_declared_them() {
     assert_eq!(text(&v[1]["result"]), "no roots", "{v:?}");
     drop(daemon);
 }
+
+#[test]
+fn server_logs_reach_the_apps_that_set_a_level_bounded_and_rate_limited() {
+    let sb = Sandbox::new();
+    // 2025-11-25: the server logs without a per-request opt-in.
+    add_py_calls(&sb, "calls", &["--protocol", "2025-11-25"]);
+    let daemon = Daemon::start(&sb, "accept", None);
+    let noisy = "hello\u{1b}[2J";
+    let listener = json!([
+        {"op": "set_level", "level": "info"},
+        call("calls__log_lines", json!({"count": 400, "text": noisy})),
+        {"op": "sleep", "ms": 1500},
+        {"op": "logs"},
+    ]);
+    let t0 = std::time::Instant::now();
+    let v = lines(&ts_app_with(&sb, "log-app", &[], &listener).run());
+    let secs = t0.elapsed().as_secs_f64();
+    assert_eq!(text(&v[1]["result"]), "logged 400", "{v:?}");
+    let logs = v[3]["logs"].as_array().expect("logs");
+    assert!(!logs.is_empty(), "{v:?}");
+    // A burst of 50, then 20 a second: far fewer than the 400 sent.
+    assert!(
+        (logs.len() as f64) <= 50.0 + 20.0 * secs + 1.0,
+        "{} lines in {secs} s",
+        logs.len()
+    );
+    for l in logs {
+        assert_eq!(l["logger"], "calls", "{l}");
+        assert_eq!(l["level"], "info", "{l}");
+        let data = l["data"].as_str().expect("text");
+        assert!(data.contains("hello"), "{data}");
+        assert!(!data.contains('\u{1b}'), "escape passed on: {data:?}");
+    }
+    // An app that set no level gets none; one that asked for errors only gets none.
+    for ops in [
+        json!([call("calls__log_lines", json!({"count": 5, "text": "quiet"})), {"op": "sleep", "ms": 500}, {"op": "logs"}]),
+        json!([{"op": "set_level", "level": "error"}, call("calls__log_lines", json!({"count": 5, "text": "quiet"})), {"op": "sleep", "ms": 500}, {"op": "logs"}]),
+    ] {
+        let v = lines(&ts_app_with(&sb, "quiet-app", &[], &ops).run());
+        let logs = v.last().unwrap()["logs"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert!(logs.is_empty(), "{logs:?}");
+    }
+    drop(daemon);
+}

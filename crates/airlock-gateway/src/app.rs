@@ -38,6 +38,8 @@ pub struct AppSession {
     /// Over HTTP: the client (token) this session belongs to, from its
     /// first request on.
     bound: Option<Mutex<Option<String>>>,
+    /// The level of servers' log lines this app asked for (crate::logs).
+    logs: Arc<crate::logs::LogWish>,
 }
 
 impl AppSession {
@@ -49,6 +51,7 @@ impl AppSession {
             in_flight: Arc::new(Semaphore::new(limits::MAX_CALLS_IN_FLIGHT_PER_APP)),
             subscriptions: Arc::new(Mutex::new(Vec::new())),
             bound: None,
+            logs: Arc::default(),
         }
     }
 
@@ -157,6 +160,7 @@ fn tool_error(text: String) -> CallToolResponse {
     CallToolResponse::Complete(CallToolResult::error(vec![ContentBlock::text(text)]))
 }
 
+#[allow(deprecated)] // logging: 2025-11-25 apps use it
 fn capabilities() -> ServerCapabilities {
     ServerCapabilities::builder()
         .enable_tools()
@@ -165,6 +169,7 @@ fn capabilities() -> ServerCapabilities {
         .enable_prompts_list_changed()
         .enable_resources()
         .enable_resources_list_changed()
+        .enable_logging()
         .build()
 }
 
@@ -308,6 +313,18 @@ impl ServerHandler for AppSession {
             },
             Err(e) => Ok(tool_error(format!("Airlock: {e}"))),
         }
+    }
+
+    #[allow(deprecated)] // logging: 2025-11-25 apps use it
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let (client, _) = self.profile(&context)?;
+        self.logs
+            .set(&self.gateway, &context.peer, request.level, client);
+        Ok(())
     }
 
     async fn list_prompts(

@@ -19,6 +19,7 @@
 //!   app that asked, when it can show them.
 //! - [`progress`]: a call's progress, server to app; [`sampling`]: its
 //!   sampling and roots requests, to the app.
+//! - [`logs`]: servers' log lines to the apps that set a level.
 //! - [`limits`]: every bound.
 
 pub mod app;
@@ -29,6 +30,7 @@ pub mod hello;
 pub mod host;
 pub mod http;
 pub mod limits;
+pub mod logs;
 pub mod names;
 pub mod place;
 pub mod profile;
