@@ -21,6 +21,7 @@
 //   {"op":"prompts"} {"op":"resources"} {"op":"read","uri":U} {"op":"prompt","name":N,"arguments":{}}
 //   {"op":"wait_list_changed","timeout_ms":T}    -> {"changed":true|false}
 //   {"op":"sleep","ms":M}
+//   {"op":"templates"} -> {"templates":[uriTemplate]}; {"op":"complete","ref":R,"argument":{name,value}} -> {"result":CompleteResult}
 //   {"op":"set_level","level":L}                 -> logging/setLevel
 //   {"op":"logs"}                                -> {"logs":[notifications/message params received]}
 //   {"op":"bench","name":N,"arguments":{},"calls":C,"warmup":W} -> {"calls_per_sec","p50_ms","p99_ms"}
@@ -146,6 +147,14 @@ for (const op of ops) {
       }
       case 'elicitations':
         out({ op: op.op, elicitations });
+        break;
+      case 'templates': {
+        const r = await client.listResourceTemplates();
+        out({ op: op.op, templates: r.resourceTemplates.map((t) => t.uriTemplate) });
+        break;
+      }
+      case 'complete':
+        out({ op: op.op, result: await client.complete({ ref: op.ref, argument: op.argument, context: op.context }) });
         break;
       case 'set_level':
         await client.setLoggingLevel(op.level);

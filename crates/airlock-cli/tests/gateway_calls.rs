@@ -243,3 +243,65 @@ fn server_logs_reach_the_apps_that_set_a_level_bounded_and_rate_limited() {
     }
     drop(daemon);
 }
+
+#[test]
+fn resource_templates_are_aggregated_and_completions_reach_the_right_server() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    add_py_calls(&sb, "calls", &[]);
+    let daemon = Daemon::start(&sb, "accept", None);
+    let template = "demo://resource/dynamic/text/{resourceId}";
+    let ops = json!([
+        {"op": "templates"},
+        // A URI no listed resource has, read through the template it fits.
+        {"op": "read", "uri": "demo://resource/dynamic/text/1"},
+        {"op": "complete", "ref": {"type": "ref/prompt", "name": "everything__completable-prompt"},
+         "argument": {"name": "department", "value": "Eng"}},
+        {"op": "complete", "ref": {"type": "ref/prompt", "name": "everything__completable-prompt"},
+         "argument": {"name": "name", "value": ""}, "context": {"arguments": {"department": "Sales"}}},
+        {"op": "complete", "ref": {"type": "ref/resource", "uri": template},
+         "argument": {"name": "resourceId", "value": "1"}},
+        {"op": "complete", "ref": {"type": "ref/prompt", "name": "completable-prompt"},
+         "argument": {"name": "department", "value": "E"}},
+        {"op": "read", "uri": "nothing://here/1"},
+    ]);
+    let v = lines(&ts_app(&sb, "lists-app", Some("lists"), &ops).run());
+    let templates = v[0]["templates"].as_array().expect("templates");
+    assert!(templates.contains(&json!(template)), "{templates:?}");
+    let read = &v[1]["result"]["contents"][0];
+    assert_eq!(read["uri"], "demo://resource/dynamic/text/1", "{v:?}");
+    assert!(
+        read["text"].as_str().unwrap_or_default().contains('1'),
+        "{v:?}"
+    );
+    assert_eq!(
+        v[2]["result"]["completion"]["values"],
+        json!(["Engineering"]),
+        "{v:?}"
+    );
+    assert_eq!(
+        v[3]["result"]["completion"]["values"],
+        json!(["David", "Eve", "Frank"]),
+        "{v:?}"
+    );
+    assert!(v[4]["result"]["completion"]["values"].is_array(), "{v:?}");
+    // The server's own prompt name is not served: only the aggregated one.
+    assert_eq!(v[5]["error"]["code"], -32602, "{v:?}");
+    assert!(v[6]["error"].is_object(), "{v:?}");
+
+    // A profile without the server hides its templates and completions.
+    sb.run(&["clients", "add", "narrow"]).ok();
+    sb.run(&["clients", "profile", "narrow", "--server", "calls"])
+        .ok();
+    let ops = json!([
+        {"op": "templates"},
+        {"op": "complete", "ref": {"type": "ref/prompt", "name": "everything__completable-prompt"},
+         "argument": {"name": "department", "value": "Eng"}},
+        {"op": "read", "uri": "demo://resource/dynamic/text/1"},
+    ]);
+    let v = lines(&ts_app(&sb, "narrow-app", Some("narrow"), &ops).run());
+    assert!(!v[0]["templates"].to_string().contains("demo://"), "{v:?}");
+    assert_eq!(v[1]["error"]["code"], -32602, "{v:?}");
+    assert!(v[2]["error"].is_object(), "{v:?}");
+    drop(daemon);
+}

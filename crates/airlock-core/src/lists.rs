@@ -7,7 +7,10 @@ use rmcp::service::ServiceError;
 
 use crate::mcp::Session;
 use crate::tools::{protocol, session_error};
-use crate::CoreResult;
+use crate::{Airlock, CoreResult};
+
+/// Longest completion value passed on, in characters.
+pub const MAX_COMPLETION_CHARS: usize = 1000;
 
 /// Pages of one list a server may send before Airlock stops asking.
 pub const MAX_LIST_PAGES: usize = 100;
@@ -60,4 +63,41 @@ where
         &session.server,
         format!("the server's {what} list went on for more than {MAX_LIST_PAGES} pages; stopped"),
     ))
+}
+
+impl Airlock {
+    /// Every resource template of a server, page by page (bounded).
+    pub async fn list_resource_templates(
+        self: &std::sync::Arc<Self>,
+        server: &str,
+    ) -> CoreResult<Vec<rmcp::model::ResourceTemplate>> {
+        let s = self.session(server).await?;
+        list_bounded(&s, "resource templates", |cursor| async {
+            let page = s.peer.list_resource_templates(paginated(cursor)).await?;
+            Ok((page.resource_templates, page.next_cursor))
+        })
+        .await
+    }
+
+    /// `completion/complete` on a server: at most 100 values (the spec's
+    /// limit), each plain text within [`MAX_COMPLETION_CHARS`].
+    pub async fn complete(
+        self: &std::sync::Arc<Self>,
+        server: &str,
+        params: rmcp::model::CompleteRequestParams,
+    ) -> CoreResult<rmcp::model::CompleteResult> {
+        let s = self.session(server).await?;
+        let mut result = s
+            .peer
+            .complete(params)
+            .await
+            .map_err(|e| session_error(&s, e))?;
+        let values = &mut result.completion.values;
+        values.truncate(rmcp::model::CompletionInfo::MAX_VALUES);
+        for v in values.iter_mut() {
+            *v = crate::url_safety::neutralize_for_display(v, MAX_COMPLETION_CHARS);
+        }
+        result.meta = None;
+        Ok(result)
+    }
 }

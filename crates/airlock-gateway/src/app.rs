@@ -38,6 +38,15 @@ pub struct AppSession {
     /// Over HTTP: the client (token) this session belongs to, from its
     /// first request on.
     bound: Option<Mutex<Option<String>>>,
+    /// The profile last read for this app's client, and when (see
+    /// [`limits::PROFILE_TTL`]): no database read on every call.
+    profile_cache: Mutex<
+        Option<(
+            String,
+            std::time::Instant,
+            airlock_core::clients::ClientProfile,
+        )>,
+    >,
     /// The level of servers' log lines this app asked for (crate::logs).
     logs: Arc<crate::logs::LogWish>,
 }
@@ -52,6 +61,7 @@ impl AppSession {
             subscriptions: Arc::new(Mutex::new(Vec::new())),
             bound: None,
             logs: Arc::default(),
+            profile_cache: Mutex::new(None),
         }
     }
 
@@ -94,7 +104,14 @@ impl AppSession {
         context: &RequestContext<RoleServer>,
     ) -> Result<(String, airlock_core::clients::ClientProfile), ErrorData> {
         let who = self.who(context)?;
+        let mut cache = self.profile_cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((client, at, p)) = &*cache {
+            if *client == who && at.elapsed() < limits::PROFILE_TTL {
+                return Ok((who, p.clone()));
+            }
+        }
         let p = crate::profile::of(&self.gateway.core, &who);
+        *cache = Some((who.clone(), std::time::Instant::now(), p.clone()));
         Ok((who, p))
     }
 
@@ -170,6 +187,7 @@ fn capabilities() -> ServerCapabilities {
         .enable_resources()
         .enable_resources_list_changed()
         .enable_logging()
+        .enable_completions()
         .build()
 }
 
@@ -389,11 +407,53 @@ impl ServerHandler for AppSession {
 
     async fn list_resource_templates(
         &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        // Templates are not aggregated yet (a templated URI has no single owner).
-        Ok(ListResourceTemplatesResult::with_all_items(Vec::new()))
+        let (_, profile) = self.profile(&context)?;
+        let view = self.gateway.catalog.view().await;
+        let (templates, next) = page(
+            &crate::profile::templates(&view, &profile),
+            request.as_ref(),
+        )?;
+        let mut result = ListResourceTemplatesResult::with_all_items(templates);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn complete(
+        &self,
+        mut request: rmcp::model::CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CompleteResult, ErrorData> {
+        let (_, profile) = self.profile(&context)?;
+        let view = self.gateway.catalog.view().await;
+        // The prompt's or template's own server, under its own name there.
+        let server = match &mut request.r#ref {
+            rmcp::model::Reference::Prompt(p) => view.prompt(&p.name).map(|r| {
+                p.name = r.name.clone();
+                r.server.clone()
+            }),
+            rmcp::model::Reference::Resource(r) => view
+                .template_owners
+                .of_pattern(&r.uri)
+                .or_else(|| view.resource(&r.uri).map(|route| route.server.as_str()))
+                .map(str::to_owned),
+            _ => None,
+        };
+        drop(view);
+        let Some(server) = server.filter(|s| profile.allows_server(s)) else {
+            return Err(ErrorData::invalid_params(
+                "unknown prompt or resource template: prompts/list and resources/templates/list show what Airlock serves now",
+                None,
+            ));
+        };
+        request.meta = None;
+        let complete = self.gateway.core.complete(&server, request);
+        tokio::select! {
+            r = complete => r.map_err(|e| core_error(&e)),
+            () = context.ct.cancelled() => Err(ErrorData::new(ErrorCode::INVALID_REQUEST, "cancelled by the app", None)),
+        }
     }
 
     async fn read_resource(
@@ -403,10 +463,19 @@ impl ServerHandler for AppSession {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let (_, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view().await;
+        // A listed resource, else the server whose template the URI fits.
         let route = view
             .resource(&request.uri)
-            .filter(|r| profile.allows_server(&r.server))
-            .cloned();
+            .cloned()
+            .or_else(|| {
+                view.template_owners
+                    .of_uri(&request.uri)
+                    .map(|server| crate::catalog::Route {
+                        server: server.to_owned(),
+                        name: request.uri.clone(),
+                    })
+            })
+            .filter(|r| profile.allows_server(&r.server));
         let Some(route) = route else {
             return Err(ErrorData::resource_not_found(
                 format!(

@@ -14,7 +14,8 @@
 //! - [`place`]: the socket and lock in the data dir (0600; one owner).
 //! - [`host`]: the host: first connects, the server-list watch, one
 //!   [`app::AppSession`] (rmcp server side) per attached app.
-//! - [`catalog`] and [`names`]: the aggregated lists and their names.
+//! - [`catalog`], [`names`] and [`templates`]: the aggregated lists and
+//!   their names.
 //! - [`consent`]: consent in a host with no window; [`forms`]: forms to the
 //!   app that asked, when it can show them.
 //! - [`progress`]: a call's progress, server to app; [`sampling`]: its
@@ -37,6 +38,7 @@ pub mod profile;
 mod progress;
 pub mod sampling;
 pub mod shim;
+pub mod templates;
 
 pub use host::{run as run_host, serve_until as serve_host_until, Gateway, HostError, HostOptions};
 pub use shim::{run as run_shim, ShimError, ShimOptions};

@@ -1,11 +1,12 @@
 //! Per-client profiles (issue 12): which servers, and optionally which
 //! tools, an app sees. The profile is the core's
 //! ([`airlock_core::clients::ClientProfile`], `airlock clients profile`),
-//! read again on every list and call, so a change applies at once; a
-//! client without a row sees every enabled server.
+//! read again at most every [`crate::limits::PROFILE_TTL`] per app, so a
+//! change applies within a second; a client without a row sees every
+//! enabled server.
 
 use airlock_core::clients::ClientProfile;
-use rmcp::model::{Prompt, Resource, Tool};
+use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
 
 use crate::catalog::View;
 
@@ -54,6 +55,18 @@ pub fn resources(view: &View, p: &ClientProfile) -> Vec<Resource> {
         .filter(|i| {
             view.resource(&i.uri)
                 .is_some_and(|r| p.allows_server(&r.server))
+        })
+        .cloned()
+        .collect()
+}
+
+pub fn templates(view: &View, p: &ClientProfile) -> Vec<ResourceTemplate> {
+    view.templates
+        .iter()
+        .filter(|t| {
+            view.template_owners
+                .of_pattern(&t.uri_template)
+                .is_some_and(|s| p.allows_server(s))
         })
         .cloned()
         .collect()
