@@ -22,6 +22,7 @@ use tokio::sync::Semaphore;
 
 use crate::host::Gateway;
 use crate::limits;
+use crate::paging::page;
 
 /// Numbers the attached apps (for form routing).
 static NEXT_APP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -132,26 +133,6 @@ impl AppSession {
         let mut ready = self.gateway.started.clone();
         let _ = tokio::time::timeout(limits::STARTUP_WAIT, ready.wait_for(|done| *done)).await;
     }
-}
-
-/// Page `items` for an app: the cursor is the offset (opaque to the app).
-fn page<T: Clone>(
-    items: &[T],
-    request: Option<&PaginatedRequestParams>,
-) -> Result<(Vec<T>, Option<String>), ErrorData> {
-    let start = match request.and_then(|r| r.cursor.as_deref()) {
-        None => 0,
-        Some(c) => c
-            .parse::<usize>()
-            .ok()
-            .filter(|n| *n <= items.len())
-            .ok_or_else(|| {
-                ErrorData::invalid_params("unknown cursor: list again from the start", None)
-            })?,
-    };
-    let end = (start + limits::LIST_PAGE_SIZE).min(items.len());
-    let next = (end < items.len()).then(|| end.to_string());
-    Ok((items[start..end].to_vec(), next))
 }
 
 /// A server's result as the app gets it: complete (whatever revision the
@@ -429,18 +410,7 @@ impl ServerHandler for AppSession {
         let (_, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view().await;
         // The prompt's or template's own server, under its own name there.
-        let server = match &mut request.r#ref {
-            rmcp::model::Reference::Prompt(p) => view.prompt(&p.name).map(|r| {
-                p.name = r.name.clone();
-                r.server.clone()
-            }),
-            rmcp::model::Reference::Resource(r) => view
-                .template_owners
-                .of_pattern(&r.uri)
-                .or_else(|| view.resource(&r.uri).map(|route| route.server.as_str()))
-                .map(str::to_owned),
-            _ => None,
-        };
+        let server = crate::templates::completion_server(&view, &mut request.r#ref);
         drop(view);
         let Some(server) = server.filter(|s| profile.allows_server(s)) else {
             return Err(ErrorData::invalid_params(
@@ -602,29 +572,3 @@ async fn follow_changes(
 
 /// How long several changes are gathered into one list_changed.
 pub const CHANGE_COALESCE: Duration = Duration::from_millis(100);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pages_and_cursors() {
-        let items: Vec<usize> = (0..(limits::LIST_PAGE_SIZE * 2 + 3)).collect();
-        let (first, next) = page(&items, None).unwrap();
-        assert_eq!(first.len(), limits::LIST_PAGE_SIZE);
-        let mut req = PaginatedRequestParams::default();
-        req.cursor = next;
-        let (second, next) = page(&items, Some(&req)).unwrap();
-        assert_eq!(second[0], limits::LIST_PAGE_SIZE);
-        req.cursor = next;
-        let (third, next) = page(&items, Some(&req)).unwrap();
-        assert_eq!(third.len(), 3);
-        assert!(next.is_none());
-        req.cursor = Some("garbage".into());
-        assert!(page(&items, Some(&req)).is_err());
-        req.cursor = Some(format!("{}", items.len() + 1));
-        assert!(page(&items, Some(&req)).is_err());
-        let empty: Vec<usize> = Vec::new();
-        assert_eq!(page(&empty, None).unwrap(), (Vec::new(), None));
-    }
-}

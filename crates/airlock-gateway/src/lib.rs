@@ -33,6 +33,7 @@ pub mod http;
 pub mod limits;
 pub mod logs;
 pub mod names;
+mod paging;
 pub mod place;
 pub mod profile;
 mod progress;

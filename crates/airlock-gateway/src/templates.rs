@@ -5,9 +5,9 @@
 //! template it fits (the longest literal start before the first `{`; two
 //! servers fitting equally well: nobody is guessed).
 
-use rmcp::model::ResourceTemplate;
+use rmcp::model::{Reference, ResourceTemplate};
 
-use crate::catalog::log;
+use crate::catalog::{log, View};
 
 /// Each template's pattern and its server, in list order.
 #[derive(Debug, Default)]
@@ -69,7 +69,26 @@ impl Owners {
     }
 }
 
+/// The server a `completion/complete` reference belongs to: an aggregated
+/// prompt (renamed to the server's own name for it) or a template pattern
+/// (or a listed resource's URI).
+pub(crate) fn completion_server(view: &View, reference: &mut Reference) -> Option<String> {
+    match reference {
+        Reference::Prompt(p) => view.prompt(&p.name).map(|r| {
+            p.name = r.name.clone();
+            r.server.clone()
+        }),
+        Reference::Resource(r) => view
+            .template_owners
+            .of_pattern(&r.uri)
+            .or_else(|| view.resource(&r.uri).map(|route| route.server.as_str()))
+            .map(str::to_owned),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
+#[allow(clippy::literal_string_with_formatting_args)] // URI templates
 mod tests {
     use super::*;
 
