@@ -39,15 +39,6 @@ pub struct AppSession {
     /// Over HTTP: the client (token) this session belongs to, from its
     /// first request on.
     bound: Option<Mutex<Option<String>>>,
-    /// The profile last read for this app's client, and when (see
-    /// [`limits::PROFILE_TTL`]): no database read on every call.
-    profile_cache: Mutex<
-        Option<(
-            String,
-            std::time::Instant,
-            airlock_core::clients::ClientProfile,
-        )>,
-    >,
     /// The level of servers' log lines this app asked for (crate::logs).
     logs: Arc<crate::logs::LogWish>,
 }
@@ -62,7 +53,6 @@ impl AppSession {
             subscriptions: Arc::new(Mutex::new(Vec::new())),
             bound: None,
             logs: Arc::default(),
-            profile_cache: Mutex::new(None),
         }
     }
 
@@ -105,14 +95,7 @@ impl AppSession {
         context: &RequestContext<RoleServer>,
     ) -> Result<(String, airlock_core::clients::ClientProfile), ErrorData> {
         let who = self.who(context)?;
-        let mut cache = self.profile_cache.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((client, at, p)) = &*cache {
-            if *client == who && at.elapsed() < limits::PROFILE_TTL {
-                return Ok((who, p.clone()));
-            }
-        }
         let p = crate::profile::of(&self.gateway.core, &who);
-        *cache = Some((who.clone(), std::time::Instant::now(), p.clone()));
         Ok((who, p))
     }
 

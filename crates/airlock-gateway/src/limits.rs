@@ -27,10 +27,6 @@ pub const RETRY_FAILED_EVERY: Duration = Duration::from_secs(60);
 pub const DAEMON_START_TIMEOUT: Duration = Duration::from_secs(20);
 /// Idle time after which a host started by the shim exits (no app attached).
 pub const SHIM_DAEMON_IDLE_EXIT: Duration = Duration::from_secs(600);
-/// How long an app's client profile is used before it is read again (a
-/// change made with `airlock clients profile` applies within this time);
-/// the read is a database query that would otherwise be on every call.
-pub const PROFILE_TTL: Duration = Duration::from_secs(1);
 /// Least time between two progress notifications of one call to the app
 /// (at most 20 a second; reports in between are coalesced to the latest).
 pub const PROGRESS_MIN_INTERVAL: Duration = Duration::from_millis(50);

@@ -1,9 +1,8 @@
 //! Per-client profiles (issue 12): which servers, and optionally which
 //! tools, an app sees. The profile is the core's
 //! ([`airlock_core::clients::ClientProfile`], `airlock clients profile`),
-//! read again at most every [`crate::limits::PROFILE_TTL`] per app, so a
-//! change applies within a second; a client without a row sees every
-//! enabled server.
+//! read again on every list and call, so a change applies at once; a
+//! client without a row sees every enabled server.
 
 use airlock_core::clients::ClientProfile;
 use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
