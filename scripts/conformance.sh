@@ -16,8 +16,7 @@
 # suite's own reference server's tools, prompts and resources by name
 # (test_simple_text, test://static-text, ...), which no real server behind a
 # gateway has (and the gateway prefixes names with the server's), or need
-# methods the gateway does not serve yet (logging/setLevel,
-# completion/complete, resources/subscribe, resource templates): see
+# a method the gateway does not serve yet (resources/subscribe): see
 # crates/airlock-gateway/README.md.
 # Installs tests/conformance when its lock file changed (npm ci; a stamp makes a
 # second run a no-op), builds the CLI (debug), runs each scenario with its

@@ -139,6 +139,8 @@ fn start_core(app: &AppHandle) -> Result<(AppState, clients_page::Attached), Str
     // Sign-ins (MCP authorization) go through the same consent and the
     // system browser, with a loopback listener for the redirect back.
     opts.oauth_browser = Some(Arc::new(LoopbackBrowser::new(opener)));
+    // Servers' sampling and roots go to the app whose call asked.
+    opts.app_requests = Some(forms.clone());
     let core = Airlock::open(opts).map_err(|e| e.to_string())?;
     // Off the start path: pruning a large history goes in batches.
     let pruner = core.clone();

@@ -2,26 +2,34 @@
 // An app on the official TypeScript SDK client (1.32) that talks to a server
 // over stdio and runs a script of operations; for Airlock's gateway tests.
 //
-//   node gateway_client.mjs --ops JSON [--name NAME] [--elicitation none|form] [--form-answer JSON] -- CMD [ARGS...]
+//   node gateway_client.mjs --ops JSON [--name NAME] [--elicitation none|form] [--form-answer JSON]
+//                           [--sampling TEXT] [--roots URI,URI...] -- CMD [ARGS...]
 //   (or `-- http://127.0.0.1:PORT/mcp`: Streamable HTTP, bearer token from AIRLOCK_GATEWAY_TOKEN)
 //
 // It declares no elicitation capability unless --elicitation form; then it
 // answers every form with accept and --form-answer as its content (or
-// decline without it), and {"op":"elicitations"} lists the requests it got. Ops (a
+// decline without it), and {"op":"elicitations"} lists the requests it got.
+// --sampling TEXT declares sampling and answers every sampling/createMessage
+// with TEXT (model "test-model"); --roots declares roots and lists those URIs;
+// {"op":"samplings"} lists the sampling requests it got. Ops (a
 // JSON list), each printed as one JSON line when done:
 //   {"op":"info"}                                -> protocol version, server name, instructions
 //   {"op":"tools"}                               -> {"tools":[names]}
 //   {"op":"call","name":N,"arguments":{...}}     -> {"result":CallToolResult} or {"error":{code,message}}
-//     (with "abort_after_ms": M, the app cancels the call after M ms)
+//     (with "abort_after_ms": M, the app cancels the call after M ms; with "progress": true
+//      it asks for progress and the output adds {"progress":[{progress,total,message,at_ms}],"done_at_ms"})
 //   {"op":"prompts"} {"op":"resources"} {"op":"read","uri":U} {"op":"prompt","name":N,"arguments":{}}
 //   {"op":"wait_list_changed","timeout_ms":T}    -> {"changed":true|false}
 //   {"op":"sleep","ms":M}
 //   {"op":"wait_file","path":P,"timeout_ms":T}   -> {"found":true|false} (waits until P exists)
+//   {"op":"templates"} -> {"templates":[uriTemplate]}; {"op":"complete","ref":R,"argument":{name,value}} -> {"result":CompleteResult}
+//   {"op":"set_level","level":L}                 -> logging/setLevel
+//   {"op":"logs"}                                -> {"logs":[notifications/message params received]}
 //   {"op":"bench","name":N,"arguments":{},"calls":C,"warmup":W} -> {"calls_per_sec","p50_ms","p99_ms"}
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { parseArgs } from 'node:util';
 import fs from 'node:fs';
 
@@ -32,6 +40,8 @@ const { values, positionals } = parseArgs({
     name: { type: 'string', default: 'ts-gateway-client' },
     elicitation: { type: 'string', default: 'none' },
     'form-answer': { type: 'string' },
+    sampling: { type: 'string' },
+    roots: { type: 'string' },
   },
 });
 if (!values.ops || positionals.length === 0) {
@@ -42,7 +52,20 @@ const ops = JSON.parse(values.ops);
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 
 const capabilities = values.elicitation === 'form' ? { elicitation: { form: {} } } : {};
+if (values.sampling !== undefined) capabilities.sampling = {};
+if (values.roots !== undefined) capabilities.roots = {};
 const client = new Client({ name: values.name, version: '0.0.0' }, { capabilities });
+const samplings = [];
+if (values.sampling !== undefined) {
+  client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+    samplings.push(req.params);
+    return { role: 'assistant', content: { type: 'text', text: values.sampling }, model: 'test-model' };
+  });
+}
+if (values.roots !== undefined) {
+  const roots = values.roots.split(',').filter(Boolean).map((uri) => ({ uri }));
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots }));
+}
 const elicitations = [];
 if (values.elicitation === 'form') {
   client.setRequestHandler(ElicitRequestSchema, async (req) => {
@@ -51,6 +74,10 @@ if (values.elicitation === 'form') {
     return { action: 'accept', content: JSON.parse(values['form-answer']) };
   });
 }
+const logs = [];
+client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+  logs.push(n.params);
+});
 let listChanged = 0;
 const waiters = [];
 client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -86,8 +113,11 @@ for (const op of ops) {
       case 'call': {
         // abort_after_ms: the app gives up (notifications/cancelled to the server side).
         const signal = op.abort_after_ms ? AbortSignal.timeout(op.abort_after_ms) : undefined;
-        const r = await client.callTool({ name: op.name, arguments: op.arguments ?? {} }, undefined, { timeout: op.timeout_ms ?? 60000, signal });
-        out({ op: op.op, name: op.name, result: r });
+        // progress: true: the call carries a progressToken; the reports it got are listed.
+        const progress = [];
+        const onprogress = op.progress ? (p) => progress.push({ ...p, at_ms: Date.now() }) : undefined;
+        const r = await client.callTool({ name: op.name, arguments: op.arguments ?? {} }, undefined, { timeout: op.timeout_ms ?? 60000, signal, onprogress });
+        out({ op: op.op, name: op.name, result: r, ...(op.progress ? { progress, done_at_ms: Date.now() } : {}) });
         break;
       }
       case 'prompts': {
@@ -119,6 +149,24 @@ for (const op of ops) {
       }
       case 'elicitations':
         out({ op: op.op, elicitations });
+        break;
+      case 'templates': {
+        const r = await client.listResourceTemplates();
+        out({ op: op.op, templates: r.resourceTemplates.map((t) => t.uriTemplate) });
+        break;
+      }
+      case 'complete':
+        out({ op: op.op, result: await client.complete({ ref: op.ref, argument: op.argument, context: op.context }) });
+        break;
+      case 'set_level':
+        await client.setLoggingLevel(op.level);
+        out({ op: op.op });
+        break;
+      case 'logs':
+        out({ op: op.op, logs });
+        break;
+      case 'samplings':
+        out({ op: op.op, samplings });
         break;
       case 'sleep':
         await new Promise((r) => setTimeout(r, op.ms ?? 0));

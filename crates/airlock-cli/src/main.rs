@@ -72,7 +72,7 @@ fn main() -> ExitCode {
 }
 
 fn open_core(cli: &Cli) -> Result<Arc<Airlock>, Failure> {
-    open_core_with(cli, consent_for(cli))
+    open_core_with(cli, consent_for(cli), None)
 }
 
 /// The consent port the flags ask for.
@@ -96,13 +96,20 @@ fn consent_for(cli: &Cli) -> Arc<dyn Consent> {
     }
 }
 
-fn open_core_with(cli: &Cli, consent: Arc<dyn Consent>) -> Result<Arc<Airlock>, Failure> {
+/// `app_requests`: where servers' sampling and roots requests go (the
+/// daemon's apps); `None` elsewhere.
+fn open_core_with(
+    cli: &Cli,
+    consent: Arc<dyn Consent>,
+    app_requests: Option<Arc<dyn airlock_core::forward::AppRequests>>,
+) -> Result<Arc<Airlock>, Failure> {
     let data_dir = airlock_core::paths::resolve_data_dir(cli.data_dir.clone());
     let opener = opener_for(cli);
     let mut opts = AirlockOptions::new(data_dir, consent, opener.clone());
     // A server that answers 401 is signed in to on the spot: the sign-in
     // page is shown like a URL elicitation and opens only after consent.
     opts.oauth_browser = Some(Arc::new(LoopbackBrowser::new(opener)));
+    opts.app_requests = app_requests;
     // The same bounds as the desktop's settings (airlock_core::limits).
     let connect_timeout = limits::CONNECT_TIMEOUT_SECS
         .check(cli.connect_timeout)
@@ -173,7 +180,7 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
         // Forms go to the app that asked when it can show them: the host
         // needs the consent's routes.
         let (consent, forms) = airlock_gateway::forms::HostConsent::wrap(consent_for(&cli));
-        let core = open_core_with(&cli, consent)?;
+        let core = open_core_with(&cli, consent, Some(forms.clone()))?;
         let result = cmd::gateway::daemon(&core, args, forms).await;
         core.close();
         return result;

@@ -129,6 +129,7 @@ impl Airlock {
             protocol: crate::servers::ProtocolChoice::Auto,
             inherit_env: Vec::new(),
             allow_insecure_http: false,
+            app_requests: self.app_requests.clone(),
         };
         let session = mcp::connect_io(name, io, mode, &ctx)
             .await
@@ -194,6 +195,7 @@ impl Airlock {
             protocol: effective_protocol(def),
             inherit_env: def.options.inherit_env.clone(),
             allow_insecure_http: def.options.allow_insecure_http,
+            app_requests: self.app_requests.clone(),
         };
         if let Transport::Http { url, .. } = &def.transport {
             if crate::servers::plain_http_remote(url) {

@@ -10,12 +10,15 @@ mod connections;
 pub mod elicitation;
 mod error;
 pub mod events;
+pub mod forward;
 mod history;
 pub mod lifecycle;
 pub mod limits;
+mod lists;
 pub mod mcp;
 mod oauth;
 pub mod paths;
+pub mod progress;
 mod runs;
 pub mod secrets;
 pub mod servers;
@@ -62,6 +65,9 @@ pub struct AirlockOptions {
     /// The browser port for OAuth logins started by a connect (a 401);
     /// `None`: such a connect fails with a hint to `airlock login`.
     pub oauth_browser: Option<Arc<dyn auth::Browser>>,
+    /// The apps behind the gateway, for servers' sampling and roots
+    /// requests; `None`: Airlock declares neither to its servers.
+    pub app_requests: Option<Arc<dyn forward::AppRequests>>,
 }
 
 impl AirlockOptions {
@@ -76,6 +82,7 @@ impl AirlockOptions {
             reconnect: limits::ReconnectPolicy::default(),
             oauth_identity: auth::ClientIdentity::default(),
             oauth_browser: None,
+            app_requests: None,
         }
     }
 }
@@ -133,6 +140,7 @@ pub struct Airlock {
     reconnect: limits::ReconnectPolicy,
     oauth_identity: auth::ClientIdentity,
     oauth_browser: Option<Arc<dyn auth::Browser>>,
+    app_requests: Option<Arc<dyn forward::AppRequests>>,
     data_dir: PathBuf,
     managed: Mutex<HashMap<String, Managed>>,
     /// Sign-ins in progress, by server: cancel them with `cancel_sign_in`.
@@ -177,6 +185,7 @@ impl Airlock {
             reconnect: opts.reconnect,
             oauth_identity: opts.oauth_identity,
             oauth_browser: opts.oauth_browser,
+            app_requests: opts.app_requests,
             data_dir: opts.data_dir,
             managed: Mutex::new(HashMap::new()),
             sign_ins: Mutex::new(HashMap::new()),

@@ -15,6 +15,7 @@ use serde::Serialize;
 use tracing::Instrument;
 
 use crate::elicitation::{Origin, Refusal, RequiredElicitation};
+use crate::lists::{list_bounded, paginated};
 use crate::mcp::Session;
 use crate::servers::ProtocolChoice;
 use crate::store::{now_ms, NewToolCall, ToolCallOutcome};
@@ -68,7 +69,7 @@ pub struct ToolCallError(pub String);
 /// A transport failure means the connection is gone (HTTP has no pipe whose
 /// end we would notice otherwise): close the session so the supervisor
 /// reconnects, and report the error.
-fn session_error(session: &Session, e: ServiceError) -> CoreError {
+pub(crate) fn session_error(session: &Session, e: ServiceError) -> CoreError {
     if matches!(
         e,
         ServiceError::TransportSend(_) | ServiceError::TransportClosed
@@ -92,60 +93,11 @@ fn service_error(server: &str, e: ServiceError) -> CoreError {
     }
 }
 
-fn protocol(server: &str, message: impl Into<String>) -> CoreError {
+pub(crate) fn protocol(server: &str, message: impl Into<String>) -> CoreError {
     CoreError::Protocol {
         server: server.to_owned(),
         message: message.into(),
     }
-}
-
-/// Pages of one list a server may send before Airlock stops asking.
-pub const MAX_LIST_PAGES: usize = 100;
-/// Items of one list (tools, prompts, resources) Airlock keeps at most.
-pub const MAX_LIST_ITEMS: usize = 10_000;
-
-fn paginated(cursor: Option<String>) -> Option<rmcp::model::PaginatedRequestParams> {
-    cursor.map(|c| rmcp::model::PaginatedRequestParams::default().with_cursor(Some(c)))
-}
-
-/// Follow a list's pages, stopping with a clear error after
-/// [`MAX_LIST_PAGES`] pages, [`MAX_LIST_ITEMS`] items, or a cursor the
-/// server already sent (a loop), so a hostile server cannot grow memory or
-/// keep Airlock asking forever.
-async fn list_bounded<T, F, Fut>(session: &Session, what: &str, mut page: F) -> CoreResult<Vec<T>>
-where
-    F: FnMut(Option<String>) -> Fut,
-    Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), ServiceError>>,
-{
-    let mut items = Vec::new();
-    let mut cursor = None;
-    let mut seen = HashSet::new();
-    for _ in 0..MAX_LIST_PAGES {
-        let (batch, next) = page(cursor).await.map_err(|e| session_error(session, e))?;
-        items.extend(batch);
-        if items.len() > MAX_LIST_ITEMS {
-            return Err(protocol(
-                &session.server,
-                format!("the server listed more than {MAX_LIST_ITEMS} {what}; stopped"),
-            ));
-        }
-        match next {
-            None => return Ok(items),
-            Some(c) if !seen.insert(c.clone()) => {
-                return Err(protocol(
-                    &session.server,
-                    format!(
-                    "the server sent the same {what} page cursor twice; stopped to avoid a loop"
-                ),
-                ))
-            }
-            Some(c) => cursor = Some(c),
-        }
-    }
-    Err(protocol(
-        &session.server,
-        format!("the server's {what} list went on for more than {MAX_LIST_PAGES} pages; stopped"),
-    ))
 }
 
 /// A server tried a server-initiated request (2025-11-25 style) on a
@@ -285,6 +237,20 @@ impl Airlock {
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
     ) -> CoreResult<CallOutcome> {
+        self.call_tool_with_progress(client, server, tool, arguments, None)
+            .await
+    }
+
+    /// [`Airlock::call_tool_for`] whose server's progress reports (checked,
+    /// latest only: see [`crate::progress`]) go to `progress`.
+    pub async fn call_tool_with_progress(
+        self: &Arc<Self>,
+        client: Option<&str>,
+        server: &str,
+        tool: &str,
+        arguments: Option<serde_json::Map<String, serde_json::Value>>,
+        progress: Option<&crate::progress::ProgressSender>,
+    ) -> CoreResult<CallOutcome> {
         let started_at = now_ms();
         let t0 = Instant::now();
         let args_json = arguments.as_ref().map_or_else(
@@ -309,7 +275,7 @@ impl Airlock {
             t0,
         };
         let result = self
-            .call_tool_inner(client, server, tool, arguments)
+            .call_tool_inner(client, server, tool, arguments, progress)
             .instrument(tracing::trace_span!("call.server"))
             .await;
         unfinished.call = None;
@@ -366,6 +332,7 @@ impl Airlock {
         server: &str,
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
+        progress: Option<&crate::progress::ProgressSender>,
     ) -> CoreResult<(rmcp::model::CallToolResult, Arc<crate::secrets::Redactor>)> {
         let mut session = self
             .session(server)
@@ -383,7 +350,7 @@ impl Airlock {
             // stops the call (rmcp sends notifications/cancelled on drop).
             let guard = self.broker.call_started(session.connection, client);
             let response = tokio::select! {
-                r = session.peer.call_tool_once(params.clone()).instrument(tracing::trace_span!("call.rpc")) => r,
+                r = crate::progress::call_once(&session, params.clone(), progress).instrument(tracing::trace_span!("call.rpc")) => r,
                 () = guard.cancelled() => return Err(protocol(
                     server,
                     "cancelled while waiting for the browser step; the tool call was stopped",

@@ -22,6 +22,7 @@ use tokio::sync::Semaphore;
 
 use crate::host::Gateway;
 use crate::limits;
+use crate::paging::page;
 
 /// Numbers the attached apps (for form routing).
 static NEXT_APP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -38,6 +39,8 @@ pub struct AppSession {
     /// Over HTTP: the client (token) this session belongs to, from its
     /// first request on.
     bound: Option<Mutex<Option<String>>>,
+    /// The level of servers' log lines this app asked for (crate::logs).
+    logs: Arc<crate::logs::LogWish>,
 }
 
 impl AppSession {
@@ -49,6 +52,7 @@ impl AppSession {
             in_flight: Arc::new(Semaphore::new(limits::MAX_CALLS_IN_FLIGHT_PER_APP)),
             subscriptions: Arc::new(Mutex::new(Vec::new())),
             bound: None,
+            logs: Arc::default(),
         }
     }
 
@@ -135,26 +139,6 @@ impl AppSession {
     }
 }
 
-/// Page `items` for an app: the cursor is the offset (opaque to the app).
-fn page<T: Clone>(
-    items: &[T],
-    request: Option<&PaginatedRequestParams>,
-) -> Result<(Vec<T>, Option<String>), ErrorData> {
-    let start = match request.and_then(|r| r.cursor.as_deref()) {
-        None => 0,
-        Some(c) => c
-            .parse::<usize>()
-            .ok()
-            .filter(|n| *n <= items.len())
-            .ok_or_else(|| {
-                ErrorData::invalid_params("unknown cursor: list again from the start", None)
-            })?,
-    };
-    let end = (start + limits::LIST_PAGE_SIZE).min(items.len());
-    let next = (end < items.len()).then(|| end.to_string());
-    Ok((items[start..end].to_vec(), next))
-}
-
 /// A server's result as the app gets it: complete (whatever revision the
 /// server spoke; rmcp drops the marker again for a 2025-11-25 app), and
 /// without the server's own identity in `_meta` (the app talks to Airlock).
@@ -178,6 +162,7 @@ fn tool_error(text: String) -> CallToolResponse {
     CallToolResponse::Complete(CallToolResult::error(vec![ContentBlock::text(text)]))
 }
 
+#[allow(deprecated)] // logging: 2025-11-25 apps use it
 fn capabilities() -> ServerCapabilities {
     ServerCapabilities::builder()
         .enable_tools()
@@ -186,6 +171,8 @@ fn capabilities() -> ServerCapabilities {
         .enable_prompts_list_changed()
         .enable_resources()
         .enable_resources_list_changed()
+        .enable_logging()
+        .enable_completions()
         .build()
 }
 
@@ -299,15 +286,30 @@ impl ServerHandler for AppSession {
             return Ok(tool_error(format!("Airlock: {why}")));
         }
         // A form this call's server asks goes to this app, if it can show it.
-        let _ticket = self.gateway.forms.as_ref().map(|routes| {
-            let peer = crate::forms::takes_forms(&context.peer).then(|| context.peer.clone());
-            routes.call_started(&route.server, self.id, peer)
-        });
-        let call = self.gateway.core.call_tool_for(
+        // So are its sampling and roots requests (crate::sampling).
+        let _ticket = self
+            .gateway
+            .forms
+            .as_ref()
+            .map(|routes| routes.call_started(&route.server, self.id, context.peer.clone()));
+        // The app asked for progress: the server's reaches it with its token.
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| (token, tokio::sync::watch::channel(None)));
+        let call = self.gateway.core.call_tool_with_progress(
             Some(&client),
             &route.server,
             &route.name,
             request.arguments,
+            progress.as_ref().map(|(_, (tx, _))| tx),
+        );
+        let call = crate::progress::forwarding(
+            call,
+            progress
+                .as_ref()
+                .map(|(token, (_, rx))| (token.clone(), rx.clone())),
+            &context.peer,
         );
         // The app cancelled: dropping the call cancels it at the server too.
         let outcome = tokio::select! {
@@ -326,6 +328,18 @@ impl ServerHandler for AppSession {
             },
             Err(e) => Ok(tool_error(format!("Airlock: {e}"))),
         }
+    }
+
+    #[allow(deprecated)] // logging: 2025-11-25 apps use it
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let (client, _) = self.profile(&context)?;
+        self.logs
+            .set(&self.gateway, &context.peer, request.level, client);
+        Ok(())
     }
 
     async fn list_prompts(
@@ -391,11 +405,42 @@ impl ServerHandler for AppSession {
 
     async fn list_resource_templates(
         &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        // Templates are not aggregated yet (a templated URI has no single owner).
-        Ok(ListResourceTemplatesResult::with_all_items(Vec::new()))
+        let (_, profile) = self.profile(&context)?;
+        let view = self.gateway.catalog.view().await;
+        let (templates, next) = page(
+            &crate::profile::templates(&view, &profile),
+            request.as_ref(),
+        )?;
+        let mut result = ListResourceTemplatesResult::with_all_items(templates);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn complete(
+        &self,
+        mut request: rmcp::model::CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CompleteResult, ErrorData> {
+        let (_, profile) = self.profile(&context)?;
+        let view = self.gateway.catalog.view().await;
+        // The prompt's or template's own server, under its own name there.
+        let server = crate::templates::completion_server(&view, &mut request.r#ref);
+        drop(view);
+        let Some(server) = server.filter(|s| profile.allows_server(s)) else {
+            return Err(ErrorData::invalid_params(
+                "unknown prompt or resource template: prompts/list and resources/templates/list show what Airlock serves now",
+                None,
+            ));
+        };
+        request.meta = None;
+        let complete = self.gateway.core.complete(&server, request);
+        tokio::select! {
+            r = complete => r.map_err(|e| core_error(&e)),
+            () = context.ct.cancelled() => Err(ErrorData::new(ErrorCode::INVALID_REQUEST, "cancelled by the app", None)),
+        }
     }
 
     async fn read_resource(
@@ -406,10 +451,19 @@ impl ServerHandler for AppSession {
         self.refuse_if_paused(&context)?;
         let (_, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view().await;
+        // A listed resource, else the server whose template the URI fits.
         let route = view
             .resource(&request.uri)
-            .filter(|r| profile.allows_server(&r.server))
-            .cloned();
+            .cloned()
+            .or_else(|| {
+                view.template_owners
+                    .of_uri(&request.uri)
+                    .map(|server| crate::catalog::Route {
+                        server: server.to_owned(),
+                        name: request.uri.clone(),
+                    })
+            })
+            .filter(|r| profile.allows_server(&r.server));
         let Some(route) = route else {
             return Err(ErrorData::resource_not_found(
                 format!(
@@ -536,29 +590,3 @@ async fn follow_changes(
 
 /// How long several changes are gathered into one list_changed.
 pub const CHANGE_COALESCE: Duration = Duration::from_millis(100);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pages_and_cursors() {
-        let items: Vec<usize> = (0..(limits::LIST_PAGE_SIZE * 2 + 3)).collect();
-        let (first, next) = page(&items, None).unwrap();
-        assert_eq!(first.len(), limits::LIST_PAGE_SIZE);
-        let mut req = PaginatedRequestParams::default();
-        req.cursor = next;
-        let (second, next) = page(&items, Some(&req)).unwrap();
-        assert_eq!(second[0], limits::LIST_PAGE_SIZE);
-        req.cursor = next;
-        let (third, next) = page(&items, Some(&req)).unwrap();
-        assert_eq!(third.len(), 3);
-        assert!(next.is_none());
-        req.cursor = Some("garbage".into());
-        assert!(page(&items, Some(&req)).is_err());
-        req.cursor = Some(format!("{}", items.len() + 1));
-        assert!(page(&items, Some(&req)).is_err());
-        let empty: Vec<usize> = Vec::new();
-        assert_eq!(page(&empty, None).unwrap(), (Vec::new(), None));
-    }
-}

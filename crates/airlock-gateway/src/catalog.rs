@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use airlock_core::status::ConnStatus;
 use airlock_core::Airlock;
-use rmcp::model::{Prompt, Resource, Tool};
+use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
 use tokio::sync::broadcast;
 
 use crate::names;
@@ -30,6 +30,7 @@ struct ServerItems {
     tools: Vec<Tool>,
     prompts: Vec<Prompt>,
     resources: Vec<Resource>,
+    templates: Vec<ResourceTemplate>,
     instructions: Option<String>,
 }
 
@@ -47,6 +48,7 @@ pub struct View {
     pub tools: Vec<Tool>,
     pub prompts: Vec<Prompt>,
     pub resources: Vec<Resource>,
+    pub templates: Vec<ResourceTemplate>,
     pub instructions: String,
     /// The intro and each server's section of `instructions`, for apps
     /// whose profile hides some servers.
@@ -57,6 +59,8 @@ pub struct View {
     tool_routes: HashMap<String, Route>,
     prompt_routes: HashMap<String, Route>,
     resource_routes: HashMap<String, Route>,
+    /// Which server each template pattern (and a URI fitting one) goes to.
+    pub template_owners: crate::templates::Owners,
 }
 
 impl View {
@@ -259,10 +263,21 @@ async fn fetch(core: &Arc<Airlock>, server: &str) -> ServerItems {
     } else {
         Vec::new()
     };
+    let templates = if declares("resources") {
+        bounded(
+            server,
+            "resource templates",
+            core.list_resource_templates(server),
+        )
+        .await
+    } else {
+        Vec::new()
+    };
     ServerItems {
         tools,
         prompts,
         resources,
+        templates,
         instructions: session.info.instructions.clone(),
     }
 }
@@ -352,6 +367,12 @@ fn build(cache: &BTreeMap<String, Arc<ServerItems>>, separator: &str) -> View {
             view.resources.push(r.clone());
         }
     }
+
+    (view.templates, view.template_owners) = crate::templates::Owners::build(
+        cache
+            .iter()
+            .map(|(s, items)| (s, items.templates.as_slice())),
+    );
 
     view.intro = intro(separator);
     for (server, items) in cache {

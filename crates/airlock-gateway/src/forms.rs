@@ -40,6 +40,8 @@ struct InFlight {
     app: u64,
     /// `None`: this app cannot show a form.
     peer: Option<Peer<RoleServer>>,
+    /// The app, for its sampling and roots ([`crate::sampling`]).
+    caller: Peer<RoleServer>,
 }
 
 /// One call in flight; it unregisters itself when dropped.
@@ -77,25 +79,43 @@ pub fn takes_forms(peer: &Peer<RoleServer>) -> bool {
 }
 
 impl FormRoutes {
-    /// `app` has a call in flight on `server`; `peer` is where its forms go.
+    /// `app` (its session: `peer`) has a call in flight on `server`.
     pub fn call_started(
         self: &Arc<Self>,
         server: &str,
         app: u64,
-        peer: Option<Peer<RoleServer>>,
+        caller: Peer<RoleServer>,
     ) -> CallTicket {
+        let peer = takes_forms(&caller).then(|| caller.clone());
         let call = self.next_call.fetch_add(1, Ordering::Relaxed);
         self.calls
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .entry(server.to_owned())
             .or_default()
-            .push(InFlight { call, app, peer });
+            .push(InFlight {
+                call,
+                app,
+                peer,
+                caller,
+            });
         CallTicket {
             routes: self.clone(),
             server: server.to_owned(),
             call,
         }
+    }
+
+    /// The app whose call on `server` a request of `server` belongs to: the
+    /// only app with calls in flight there (several: nobody is guessed).
+    pub(crate) fn sole_caller(&self, server: &str) -> Option<Peer<RoleServer>> {
+        let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        let list = calls.get(server)?;
+        let first = list.first()?;
+        if list.iter().any(|c| c.app != first.app) {
+            return None;
+        }
+        Some(first.caller.clone())
     }
 
     /// The app a form of `server` belongs to, when exactly one app has calls

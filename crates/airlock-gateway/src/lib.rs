@@ -14,10 +14,14 @@
 //! - [`place`]: the socket and lock in the data dir (0600; one owner).
 //! - [`host`]: the host: first connects, the server-list watch, one
 //!   [`app::AppSession`] (rmcp server side) per attached app.
-//! - [`catalog`] and [`names`]: the aggregated lists and their names.
+//! - [`catalog`], [`names`] and [`templates`]: the aggregated lists and
+//!   their names.
 //! - [`notify`]: the daemon's consent through desktop notifications;
 //!   [`consent`]: the refusal when none can be shown; [`forms`]: forms to the
 //!   app that asked, when it can show them.
+//! - [`progress`]: a call's progress, server to app; [`sampling`]: its
+//!   sampling and roots requests, to the app.
+//! - [`logs`]: servers' log lines to the apps that set a level.
 //! - [`limits`]: every bound.
 
 pub mod app;
@@ -29,11 +33,16 @@ pub mod hello;
 pub mod host;
 pub mod http;
 pub mod limits;
+pub mod logs;
 pub mod names;
 pub mod notify;
+mod paging;
 pub mod place;
 pub mod profile;
+mod progress;
+pub mod sampling;
 pub mod shim;
+pub mod templates;
 
 pub use attached::{AttachedApp, Attachments};
 pub use host::{run as run_host, serve_until as serve_host_until, Gateway, HostError, HostOptions};

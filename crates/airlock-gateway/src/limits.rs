@@ -27,3 +27,12 @@ pub const RETRY_FAILED_EVERY: Duration = Duration::from_secs(60);
 pub const DAEMON_START_TIMEOUT: Duration = Duration::from_secs(20);
 /// Idle time after which a host started by the shim exits (no app attached).
 pub const SHIM_DAEMON_IDLE_EXIT: Duration = Duration::from_secs(600);
+/// Least time between two progress notifications of one call to the app
+/// (at most 20 a second; reports in between are coalesced to the latest).
+pub const PROGRESS_MIN_INTERVAL: Duration = Duration::from_millis(50);
+/// Server log lines passed on to one app: a burst of this many, then
+/// [`LOG_LINES_PER_SEC`] a second; the rest are dropped (and counted).
+pub const LOG_BURST: u32 = 50;
+pub const LOG_LINES_PER_SEC: u32 = 20;
+/// Longest log line passed on to an app, in characters.
+pub const MAX_LOG_CHARS: usize = 2000;

@@ -5,7 +5,7 @@
 //! client without a row sees every enabled server.
 
 use airlock_core::clients::ClientProfile;
-use rmcp::model::{Prompt, Resource, Tool};
+use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
 
 use crate::catalog::View;
 
@@ -60,6 +60,18 @@ pub fn resources(view: &View, p: &ClientProfile) -> Vec<Resource> {
         .filter(|i| {
             view.resource(&i.uri)
                 .is_some_and(|r| p.allows_server(&r.server))
+        })
+        .cloned()
+        .collect()
+}
+
+pub fn templates(view: &View, p: &ClientProfile) -> Vec<ResourceTemplate> {
+    view.templates
+        .iter()
+        .filter(|t| {
+            view.template_owners
+                .of_pattern(&t.uri_template)
+                .is_some_and(|s| p.allows_server(s))
         })
         .cloned()
         .collect()

@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+pub mod gateway;
+
 /// Longest any single `airlock` invocation may take before the test fails.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 

@@ -342,6 +342,8 @@ pub async fn connect(
             store: ctx.store.clone(),
             events: ctx.events.clone(),
             redactor: ctx.redactor.clone(),
+            progress: crate::progress::ProgressRoutes::default(),
+            app_requests: ctx.app_requests.clone(),
         },
         ctx,
         stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
@@ -382,6 +384,7 @@ pub async fn connect(
         running,
         ctx,
         attempting.stderr_tail,
+        attempting.client.progress.clone(),
     ))
 }
 
@@ -405,7 +408,10 @@ where
         store: ctx.store.clone(),
         events: ctx.events.clone(),
         redactor: ctx.redactor.clone(),
+        progress: crate::progress::ProgressRoutes::default(),
+        app_requests: ctx.app_requests.clone(),
     };
+    let progress = client.progress.clone();
     let running = tokio::time::timeout(ctx.connect_timeout, client.serve_with_lifecycle(io, mode))
         .await
         .map_err(|_| ConnectError::Timeout {
@@ -422,6 +428,7 @@ where
         running,
         ctx,
         Arc::new(Mutex::new(VecDeque::new())),
+        progress,
     ))
 }
 
@@ -465,6 +472,7 @@ fn into_session(
     running: Running,
     ctx: &ConnectContext,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    progress: crate::progress::ProgressRoutes,
 ) -> Session {
     let info = session_info(&running);
     let peer = running.peer().clone();
@@ -490,6 +498,7 @@ fn into_session(
         closed,
         closed_flag,
         stderr_tail,
+        progress,
     }
 }
 

@@ -45,6 +45,10 @@ pub struct AirlockClient {
     pub(super) store: Arc<Store>,
     pub(super) events: broadcast::Sender<CoreEvent>,
     pub(super) redactor: Arc<Redactor>,
+    /// Calls on this connection waiting for progress (shared with the session).
+    pub(super) progress: crate::progress::ProgressRoutes,
+    /// The gateway's apps, for sampling and roots; `None`: neither declared.
+    pub(super) app_requests: Option<Arc<dyn crate::forward::AppRequests>>,
 }
 
 pub fn client_info() -> ClientConfig {
@@ -101,7 +105,46 @@ impl AirlockClient {
 
 impl ClientHandler for AirlockClient {
     fn get_info(&self) -> ClientConfig {
-        client_info()
+        let mut info = client_info();
+        #[allow(deprecated)]
+        if self.app_requests.is_some() {
+            // Passed on to the app whose call runs (crate::forward).
+            info.capabilities.sampling = Some(Default::default());
+            info.capabilities.roots = Some(rmcp::model::RootsCapabilities::default());
+        }
+        info
+    }
+
+    #[allow(deprecated)] // sampling: 2025-11-25 servers still use it
+    async fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, ErrorData> {
+        let Some(apps) = &self.app_requests else {
+            return Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                "Airlock does not offer sampling here",
+                None,
+            ));
+        };
+        let params = crate::forward::checked_sampling(params, "sampling request")
+            .inspect_err(|e| self.log("airlock", "warning", &e.message))?;
+        let answer =
+            until_cancelled(&context.ct, apps.create_message(&self.server, params)).await??;
+        crate::forward::checked_sampling(answer, "app's sampling answer")
+    }
+
+    #[allow(deprecated)] // roots: 2025-11-25 servers still use it
+    async fn list_roots(
+        &self,
+        context: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, ErrorData> {
+        let Some(apps) = &self.app_requests else {
+            return Ok(rmcp::model::ListRootsResult::default());
+        };
+        let roots = until_cancelled(&context.ct, apps.list_roots(&self.server)).await??;
+        Ok(crate::forward::checked_roots(roots))
     }
 
     async fn create_elicitation(
@@ -294,6 +337,14 @@ impl ClientHandler for AirlockClient {
             None => text,
         };
         self.log("notification", &level, &text);
+    }
+
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.deliver(&params);
     }
 
     async fn on_custom_notification(

@@ -101,6 +101,8 @@ pub struct Session {
     closed: Arc<tokio::sync::Notify>,
     closed_flag: Arc<AtomicBool>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    /// Calls on this connection waiting for the server's progress.
+    pub(crate) progress: crate::progress::ProgressRoutes,
 }
 
 impl Session {
@@ -153,6 +155,8 @@ pub struct ConnectContext {
     pub inherit_env: Vec<String>,
     /// Sign-ins over plain http:// to another computer are allowed.
     pub allow_insecure_http: bool,
+    /// Where sampling and roots requests go (the gateway's apps).
+    pub app_requests: Option<Arc<dyn crate::forward::AppRequests>>,
 }
 
 /// What a connect needs for MCP authorization: where tokens live and,

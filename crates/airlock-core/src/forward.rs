@@ -1,0 +1,75 @@
+//! Server requests that only the app on whose behalf a call runs can
+//! answer: sampling (`sampling/createMessage`, the app's model) and roots
+//! (`roots/list`, the app's folders). The gateway implements
+//! [`AppRequests`]; with one, Airlock declares sampling and roots to its
+//! servers and passes those requests on; without one (the window, the
+//! CLI), servers get a clear error (sampling) or no roots.
+//!
+//! Every request and answer is bounded here ([`checked_sampling`],
+//! [`checked_roots`]): a server cannot push a huge request at an app, an
+//! app cannot push a huge answer at a server.
+
+// Sampling and roots are deprecated in 2026-07-28 (SEP-2577); 2025-11-25
+// servers and apps still use them.
+#![allow(deprecated)]
+
+use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, ErrorData, ListRootsResult};
+
+use crate::elicitation::BoxFuture;
+
+/// Largest sampling request (server to app) or answer (app to server), in
+/// bytes of JSON.
+pub const MAX_SAMPLING_BYTES: usize = 1024 * 1024;
+/// Roots passed on at most, and the longest root URI or name, in bytes.
+pub const MAX_ROOTS: usize = 256;
+pub const MAX_ROOT_TEXT_BYTES: usize = 4096;
+
+/// The apps behind the gateway, as seen by a server's connection.
+pub trait AppRequests: Send + Sync {
+    /// A `sampling/createMessage` of `server`, for the app whose call on
+    /// `server` is running; an error says why none can answer.
+    fn create_message<'a>(
+        &'a self,
+        server: &'a str,
+        params: CreateMessageRequestParams,
+    ) -> BoxFuture<'a, Result<CreateMessageResult, ErrorData>>;
+
+    /// `roots/list` of `server`: the roots of the app whose call on
+    /// `server` is running (none when no such app declared roots).
+    fn list_roots<'a>(
+        &'a self,
+        server: &'a str,
+    ) -> BoxFuture<'a, Result<ListRootsResult, ErrorData>>;
+}
+
+fn json_len<T: serde::Serialize>(value: &T) -> usize {
+    serde_json::to_vec(value).map_or(usize::MAX, |v| v.len())
+}
+
+/// A sampling request or answer within [`MAX_SAMPLING_BYTES`], else an error.
+pub fn checked_sampling<T: serde::Serialize>(value: T, what: &str) -> Result<T, ErrorData> {
+    if json_len(&value) > MAX_SAMPLING_BYTES {
+        return Err(ErrorData::invalid_params(
+            format!(
+                "the {what} is larger than {MAX_SAMPLING_BYTES} bytes; Airlock does not pass it on"
+            ),
+            None,
+        ));
+    }
+    Ok(value)
+}
+
+/// An app's roots as a server gets them: at most [`MAX_ROOTS`], each with a
+/// `file://` URI and a name within [`MAX_ROOT_TEXT_BYTES`] (others left out).
+pub fn checked_roots(mut roots: ListRootsResult) -> ListRootsResult {
+    roots.roots.retain(|r| {
+        r.uri.starts_with("file://")
+            && r.uri.len() <= MAX_ROOT_TEXT_BYTES
+            && r.name
+                .as_ref()
+                .is_none_or(|n| n.len() <= MAX_ROOT_TEXT_BYTES)
+    });
+    roots.roots.truncate(MAX_ROOTS);
+    roots.meta = None;
+    roots
+}

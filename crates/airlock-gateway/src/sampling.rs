@@ -1,0 +1,113 @@
+//! A server's sampling and roots requests during an app's call go to that
+//! app ([`airlock_core::forward`]), on the same rule as forms
+//! ([`crate::forms`]): the one app with calls in flight on that server; when
+//! none or several do, nobody is guessed. Sampling goes only to an app that
+//! declared it (else the server gets an error saying so), roots only from
+//! an app that declared them (else none). Both need server-to-client
+//! requests, which exist on 2025-11-25 sessions only.
+
+// Sampling and roots are deprecated in 2026-07-28 (SEP-2577); 2025-11-25
+// servers and apps still use them.
+#![allow(deprecated)]
+
+use std::time::Duration;
+
+use airlock_core::elicitation::BoxFuture;
+use airlock_core::forward::AppRequests;
+use rmcp::model::{
+    CreateMessageRequestParams, CreateMessageResult, ErrorCode, ErrorData, ListRootsResult,
+    ProtocolVersion,
+};
+use rmcp::service::{Peer, RoleServer};
+
+use crate::forms::FormRoutes;
+
+/// How long an app may take to answer a sampling request (its model, maybe
+/// with the user's approval).
+pub const APP_SAMPLING_TIMEOUT: Duration = Duration::from_secs(600);
+/// How long an app may take to list its roots.
+pub const APP_ROOTS_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// An app session that has server-to-client requests (2025-11-25).
+fn has_requests(peer: &Peer<RoleServer>) -> bool {
+    peer.peer_info()
+        .is_some_and(|i| i.protocol_version < ProtocolVersion::V_2026_07_28)
+}
+
+fn refused(text: String) -> ErrorData {
+    ErrorData::new(ErrorCode::METHOD_NOT_FOUND, text, None)
+}
+
+impl AppRequests for FormRoutes {
+    fn create_message<'a>(
+        &'a self,
+        server: &'a str,
+        params: CreateMessageRequestParams,
+    ) -> BoxFuture<'a, Result<CreateMessageResult, ErrorData>> {
+        Box::pin(async move {
+            let Some(app) = self.sole_caller(server) else {
+                return Err(refused(format!(
+                    "Airlock passes sampling on only to the one app whose call on {server} is running; there is none, or several"
+                )));
+            };
+            let declared = app
+                .peer_info()
+                .is_some_and(|i| i.capabilities.sampling.is_some());
+            if !declared || !has_requests(&app) {
+                return Err(refused(
+                    "the app calling this tool through Airlock does not offer sampling".into(),
+                ));
+            }
+            match tokio::time::timeout(APP_SAMPLING_TIMEOUT, app.create_message(params)).await {
+                Ok(Ok(result)) => Ok(result),
+                Ok(Err(rmcp::ServiceError::McpError(e))) => Err(ErrorData::new(
+                    e.code,
+                    format!(
+                        "the app refused: {}",
+                        airlock_core::url_safety::neutralize_for_display(&e.message, 500)
+                    ),
+                    None,
+                )),
+                Ok(Err(e)) => Err(ErrorData::internal_error(
+                    format!("the app did not answer: {e}"),
+                    None,
+                )),
+                Err(_) => Err(ErrorData::internal_error(
+                    format!(
+                        "the app did not answer within {} s",
+                        APP_SAMPLING_TIMEOUT.as_secs()
+                    ),
+                    None,
+                )),
+            }
+        })
+    }
+
+    fn list_roots<'a>(
+        &'a self,
+        server: &'a str,
+    ) -> BoxFuture<'a, Result<ListRootsResult, ErrorData>> {
+        Box::pin(async move {
+            let Some(app) = self.sole_caller(server) else {
+                return Ok(ListRootsResult::default());
+            };
+            let declared = app
+                .peer_info()
+                .is_some_and(|i| i.capabilities.roots.is_some());
+            if !declared || !has_requests(&app) {
+                return Ok(ListRootsResult::default());
+            }
+            match tokio::time::timeout(APP_ROOTS_TIMEOUT, app.list_roots()).await {
+                Ok(Ok(roots)) => Ok(roots),
+                Ok(Err(e)) => Err(ErrorData::internal_error(
+                    format!("the app could not list its roots: {e}"),
+                    None,
+                )),
+                Err(_) => Err(ErrorData::internal_error(
+                    "the app did not list its roots in time",
+                    None,
+                )),
+            }
+        })
+    }
+}
