@@ -424,6 +424,7 @@ impl ServerHandler for AppSession {
         mut request: rmcp::model::CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CompleteResult, ErrorData> {
+        self.refuse_if_paused(&context)?;
         let (_, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view().await;
         // The prompt's or template's own server, under its own name there.
