@@ -53,6 +53,8 @@ desktop_api! {
         async fn call_tool(server: String, tool: String, arguments: JsonValue) -> CallOutcome;
         sync fn history(filter: HistoryQuery) -> HistoryPage;
         sync fn elicitations(server: Option<String>, limit: u32) -> Vec<ElicitationRecord>;
+        /// One page of the elicitation history, filtered by the core, newest first (keyset).
+        sync fn elicitation_page(filter: ElicitationQuery) -> ElicitationPage;
         sync fn audit_events(server: Option<String>, limit: u32) -> Vec<AuditEvent>;
         /// Elicitations waiting for the user.
         sync fn pending() -> Vec<PendingView>;

@@ -13,7 +13,10 @@ use airlock_core::elicitation::form::{FieldError, FormSchema};
 use airlock_core::elicitation::FormAnswer;
 use airlock_core::mcp::ConnStatus;
 use airlock_core::servers::{parse_config as parse, ImportPlan, ServerDef, ServerInput, Transport};
-use airlock_core::store::{AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine};
+use airlock_core::store::{
+    AuditEvent, ElicitationPage, ElicitationQuery, ElicitationRecord, HistoryPage, HistoryQuery,
+    LogLine,
+};
 use airlock_core::url_safety::{inspect, neutralize_for_display, Inspection, Policy};
 use airlock_core::{Airlock, CallOutcome, ConnectionReport, CoreError, OAuthSummary};
 use serde::Serialize;
@@ -278,6 +281,10 @@ pub fn elicitations(
     limit: u32,
 ) -> ApiResult<Vec<ElicitationRecord>> {
     Ok(cx.state.core.elicitations(server.as_deref(), limit)?)
+}
+
+pub fn elicitation_page(cx: Ctx<'_>, filter: ElicitationQuery) -> ApiResult<ElicitationPage> {
+    Ok(cx.state.core.elicitation_page(&filter)?)
 }
 
 pub fn audit_events(cx: Ctx<'_>, server: Option<String>, limit: u32) -> ApiResult<Vec<AuditEvent>> {

@@ -19,6 +19,8 @@ import type { Capabilities } from "./bindings/Capabilities";
 import type { ClientAppView } from "./bindings/ClientAppView";
 import type { ConnectionReport } from "./bindings/ConnectionReport";
 import type { CoreEvent } from "./bindings/CoreEvent";
+import type { ElicitationFilter } from "./bindings/ElicitationFilter";
+import type { ElicitationPage } from "./bindings/ElicitationPage";
 import type { ElicitationRecord } from "./bindings/ElicitationRecord";
 import type { FieldError } from "./bindings/FieldError";
 import type { FormSchema } from "./bindings/FormSchema";
@@ -44,6 +46,8 @@ export type {
   ClientAppView,
   ConnectionReport,
   CoreEvent,
+  ElicitationFilter,
+  ElicitationPage,
   ElicitationRecord,
   FieldError,
   FormSchema,
@@ -230,6 +234,11 @@ export function history(filter: HistoryFilter): Promise<HistoryPage> {
 
 export function elicitations(server: string | null, limit: number): Promise<ElicitationRecord[]> {
   return call("elicitations", { server, limit });
+}
+
+/** One page of the elicitation history, filtered by the core, newest first (keyset: `before_id`). */
+export function elicitationPage(filter: ElicitationFilter): Promise<ElicitationPage> {
+  return call("elicitation_page", { filter });
 }
 
 export function auditEvents(server: string | null, limit: number): Promise<AuditEvent[]> {
