@@ -271,11 +271,11 @@ pub async fn call_tool(
     Ok(cx.state.core.call_tool(&server, &tool, args).await?)
 }
 
-pub fn history(cx: Ctx<'_>, filter: HistoryQuery) -> ApiResult<HistoryPage> {
+pub async fn history(cx: Ctx<'_>, filter: HistoryQuery) -> ApiResult<HistoryPage> {
     Ok(cx.state.core.history(&filter)?)
 }
 
-pub fn elicitations(
+pub async fn elicitations(
     cx: Ctx<'_>,
     server: Option<String>,
     limit: u32,
@@ -283,15 +283,19 @@ pub fn elicitations(
     Ok(cx.state.core.elicitations(server.as_deref(), limit)?)
 }
 
-pub fn elicitation_page(cx: Ctx<'_>, filter: ElicitationQuery) -> ApiResult<ElicitationPage> {
+pub async fn elicitation_page(cx: Ctx<'_>, filter: ElicitationQuery) -> ApiResult<ElicitationPage> {
     Ok(cx.state.core.elicitation_page(&filter)?)
 }
 
-pub fn audit_events(cx: Ctx<'_>, server: Option<String>, limit: u32) -> ApiResult<Vec<AuditEvent>> {
+pub async fn audit_events(
+    cx: Ctx<'_>,
+    server: Option<String>,
+    limit: u32,
+) -> ApiResult<Vec<AuditEvent>> {
     Ok(cx.state.core.audit_events(server.as_deref(), limit)?)
 }
 
-pub fn pending(cx: Ctx<'_>) -> ApiResult<Vec<PendingView>> {
+pub async fn pending(cx: Ctx<'_>) -> ApiResult<Vec<PendingView>> {
     Ok(cx.state.inbox.list())
 }
 

@@ -35,7 +35,7 @@ warnings.filterwarnings("ignore", category=DeprecationWarning)
 server = MCPServer(name="consent-bench-peer", version="1.0.0", log_level="WARNING")
 
 
-def _timestamp_writes(log_path: str) -> None:
+def _timestamp_writes(log_path: str) -> int:
     """Point fd 1 at a pipe; a thread copies it to the real stdout, logging
     the write time of every elicitation/create request."""
     real_stdout = os.dup(1)
@@ -59,9 +59,10 @@ def _timestamp_writes(log_path: str) -> None:
                     log.write(f"{marker} {at}\n")
 
     threading.Thread(target=pump, daemon=True).start()
+    return real_stdout
 
 
-def _legacy_only() -> None:
+def _legacy_only(out: int) -> None:
     """Answer `server/discover` with -32601 (a 2025-11-25 server), as
     hostile_peer.py does, so every elicitation is elicitation/create."""
     real_stdin = os.dup(0)
@@ -78,7 +79,8 @@ def _legacy_only() -> None:
                     msg = None
                 if isinstance(msg, dict) and msg.get("method") == "server/discover" and "id" in msg:
                     reply = {"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "Method not found"}}
-                    os.write(1, (json.dumps(reply) + "\n").encode())
+                    # The first message of all: nothing to interleave with.
+                    os.write(out, (json.dumps(reply) + "\n").encode())
                     continue
                 dst.write(line)
                 dst.flush()
@@ -114,8 +116,7 @@ def main() -> None:
     if len(sys.argv) != 3 or sys.argv[1] != "stdio":
         print("usage: consent_bench_peer.py stdio LOG", file=sys.stderr)
         sys.exit(2)
-    _timestamp_writes(sys.argv[2])
-    _legacy_only()
+    _legacy_only(_timestamp_writes(sys.argv[2]))
     server.run("stdio")
 
 

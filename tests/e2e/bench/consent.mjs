@@ -4,7 +4,9 @@
 // consent dialog being mapped (polled with xdotool search --onlyvisible, a
 // few ms per poll: that is the resolution). Each dialog is answered with
 // Return (decline), and the server sends the next. The broker allows 10
-// requests per server per minute, so 5 servers send 10 each.
+// requests per server per minute, so 5 servers send 10 each. Where the time
+// goes: each record's created_at (the broker recorded the request, ms)
+// splits it into "pipe to record" and "record to dialog mapped".
 //
 //   AIRLOCK_SESSION_XVFB=1 bash scripts/with-session.sh node tests/e2e/bench/consent.mjs [--requests 50]
 // (scripts/bench-desktop.sh --consent does that after building.)
@@ -48,6 +50,7 @@ const app = await App.launch('bench-consent', {
   },
 });
 const ms = [];
+const samples = [];
 try {
   for (let i = 1; i <= SERVERS; i++) {
     const server = `bench${i}`;
@@ -66,15 +69,24 @@ try {
         const lines = fs.readFileSync(logs[server], 'utf8').split('\n').filter(Boolean);
         return lines.length > k ? lines : null;
       }, { timeout: 5000, interval: 5 });
-      ms.push(mapped - Number(writes[k].split(' ')[1]) / 1e6);
+      const written = Number(writes[k].split(' ')[1]) / 1e6;
+      ms.push(mapped - written);
+      samples.push({ server, message: `Bench request ${k + 1}`, written, mapped });
       execFileSync('xdotool', ['windowfocus', '--sync', win, 'key', 'Return']);
       await waitFor('the dialog to close', () => dialogOf(server) !== win, { timeout: 10000, interval: 5 });
     }
   }
   await sleep(500);
+  const records = app.cliJson('elicitations', '--limit', '1000');
+  for (const s of samples) {
+    const r = records.find((x) => x.server === s.server && x.message === s.message);
+    if (r) Object.assign(s, { toRecord: r.created_at - s.written, recordToDialog: s.mapped - r.created_at });
+  }
 } finally {
   await app.close();
 }
 console.log(`desktop consent latency (write of elicitation/create -> native dialog mapped; debug build ${BIN.desktop}), ${ms.length} requests:`);
 console.log(`  p50 ${pct(ms, 0.5).toFixed(1)} ms  p99 ${pct(ms, 0.99).toFixed(1)} ms  max ${Math.max(...ms).toFixed(1)} ms`);
+const split = samples.filter((s) => s.toRecord !== undefined);
+console.log(`  where it goes (ms clock of the record): pipe to record p50 ${pct(split.map((s) => s.toRecord), 0.5).toFixed(1)} p99 ${pct(split.map((s) => s.toRecord), 0.99).toFixed(1)}; record to dialog mapped p50 ${pct(split.map((s) => s.recordToDialog), 0.5).toFixed(1)} p99 ${pct(split.map((s) => s.recordToDialog), 0.99).toFixed(1)}`);
 console.log(`  first of each server: ${ms.filter((_, i) => i % PER_SERVER === 0).map((x) => x.toFixed(1)).join(', ')} ms`);
