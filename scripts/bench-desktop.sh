@@ -7,6 +7,17 @@
 # D-Bus session.
 #
 #   bash scripts/bench-desktop.sh [--runs N] [--debug | --installed]
+#   bash scripts/bench-desktop.sh --data [--runs N]      # start to the first frame showing data
+#   bash scripts/bench-desktop.sh --flood [--seconds S]  # click-to-render and PSS under a flood
+#   bash scripts/bench-desktop.sh --consent [--requests N]  # elicitation written -> native dialog mapped
+#   bash scripts/bench-desktop.sh --pages [--rows N]     # History/Elicitations first page at N tool calls
+#
+# --data and --flood drive the window over WebDriver (tests/e2e/bench/*.mjs,
+# the e2e harness, so the debug build): --data measures from the app
+# process's start to the frame after the one that drew the server list (a
+# performance mark), against stock Tauri settings in the same run; --flood
+# runs tests/e2e/peers/hostile_peer.py's flood (one URL elicitation every
+# 10 ms) while clicking through the sidebar.
 #
 # --installed measures the app as a user gets it: the .deb from
 # scripts/package.sh (built if needed) installed with apt-get, started as
@@ -18,14 +29,47 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 runs=5
 profile=release
+window_bench=""
+seconds=60
+requests=50
+rows=1000000
 while [[ $# -gt 0 ]]; do
   case "$1" in
+    --data) window_bench=start; shift ;;
+    --flood) window_bench=flood; shift ;;
+    --consent) window_bench=consent; shift ;;
+    --pages) window_bench=pages; shift ;;
+    --rows) rows=$2; shift 2 ;;
+    --requests) requests=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --debug) profile=debug; shift ;;
     --installed) profile=installed; shift ;;
-    *) echo "usage: $0 [--runs N] [--debug | --installed]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--runs N] [--debug | --installed] | --data [--runs N] | --flood [--seconds S] | --consent [--requests N] | --pages [--rows N]" >&2; exit 2 ;;
   esac
 done
+if [[ -n $window_bench ]]; then
+  bash scripts/setup.sh --e2e >/dev/null
+  bash scripts/ui.sh install build >/dev/null
+  cargo build --locked -q -p airlock-desktop -p airlock-cli -p airlock-demo-server
+  export PATH="$PATH:${CARGO_HOME:-$HOME/.cargo}/bin"
+  case $window_bench in
+    start) extra=(--runs "$runs") ;;
+    flood) extra=(--seconds "$seconds") ;;
+    consent) extra=(--requests "$requests") ;;
+    pages)
+      cargo build --locked -q --release -p airlock-cli --bin airlock-bench
+      target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+      data=$(mktemp -d)
+      trap 'rm -rf "$data"' EXIT
+      "$target_dir/release/airlock-bench" history --rows "$rows" --fill "$data"
+      extra=(--data-dir "$data")
+      ;;
+  esac
+  cd tests/e2e
+  AIRLOCK_SESSION_XVFB=1 bash "$root/scripts/with-session.sh" node "bench/$window_bench.mjs" "${extra[@]}"
+  exit
+fi
 if [[ "${_AIRLOCK_BENCH_INNER:-}" != 1 && $profile == installed ]]; then
   sudo_cmd=(); [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo -n)
   bash scripts/package.sh | grep -E '^package: (build|bundle|done)' >&2

@@ -10,7 +10,10 @@ use std::marker::PhantomData;
 
 use airlock_core::events::CoreEvent;
 use airlock_core::servers::{ImportPlan, ServerDef, ServerInput};
-use airlock_core::store::{AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine};
+use airlock_core::store::{
+    AuditEvent, ElicitationPage, ElicitationQuery, ElicitationRecord, HistoryPage, HistoryQuery,
+    LogLine,
+};
 use airlock_core::url_safety::Inspection;
 use airlock_core::{CallOutcome, ConnectionReport};
 use serde::Serialize;

@@ -51,11 +51,16 @@ desktop_api! {
         async fn server_details(name: String) -> Capabilities;
         /// Call a tool; `arguments` is a JSON object (or null).
         async fn call_tool(server: String, tool: String, arguments: JsonValue) -> CallOutcome;
-        sync fn history(filter: HistoryQuery) -> HistoryPage;
-        sync fn elicitations(server: Option<String>, limit: u32) -> Vec<ElicitationRecord>;
-        sync fn audit_events(server: Option<String>, limit: u32) -> Vec<AuditEvent>;
+        // The lists below read SQLite: async, so that they never hold up the
+        // main thread, which builds the native consent dialogs (a burst of
+        // events makes the window read them just as a dialog is due).
+        async fn history(filter: HistoryQuery) -> HistoryPage;
+        async fn elicitations(server: Option<String>, limit: u32) -> Vec<ElicitationRecord>;
+        /// One page of the elicitation history, filtered by the core, newest first (keyset).
+        async fn elicitation_page(filter: ElicitationQuery) -> ElicitationPage;
+        async fn audit_events(server: Option<String>, limit: u32) -> Vec<AuditEvent>;
         /// Elicitations waiting for the user.
-        sync fn pending() -> Vec<PendingView>;
+        async fn pending() -> Vec<PendingView>;
         /// "accept" | "decline" | "cancel"; `false` when nobody waits for this answer any more.
         sync fn answer_consent(record_id: i64, answer: String) -> bool;
         /// "continue" | "cancel"; `false` when nobody waits for this answer any more.

@@ -13,7 +13,10 @@ use airlock_core::elicitation::form::{FieldError, FormSchema};
 use airlock_core::elicitation::FormAnswer;
 use airlock_core::mcp::ConnStatus;
 use airlock_core::servers::{parse_config as parse, ImportPlan, ServerDef, ServerInput, Transport};
-use airlock_core::store::{AuditEvent, ElicitationRecord, HistoryPage, HistoryQuery, LogLine};
+use airlock_core::store::{
+    AuditEvent, ElicitationPage, ElicitationQuery, ElicitationRecord, HistoryPage, HistoryQuery,
+    LogLine,
+};
 use airlock_core::url_safety::{inspect, neutralize_for_display, Inspection, Policy};
 use airlock_core::{Airlock, CallOutcome, ConnectionReport, CoreError, OAuthSummary};
 use serde::Serialize;
@@ -272,11 +275,11 @@ pub async fn call_tool(
     Ok(cx.state.core.call_tool(&server, &tool, args).await?)
 }
 
-pub fn history(cx: Ctx<'_>, filter: HistoryQuery) -> ApiResult<HistoryPage> {
+pub async fn history(cx: Ctx<'_>, filter: HistoryQuery) -> ApiResult<HistoryPage> {
     Ok(cx.state.core.history(&filter)?)
 }
 
-pub fn elicitations(
+pub async fn elicitations(
     cx: Ctx<'_>,
     server: Option<String>,
     limit: u32,
@@ -284,11 +287,19 @@ pub fn elicitations(
     Ok(cx.state.core.elicitations(server.as_deref(), limit)?)
 }
 
-pub fn audit_events(cx: Ctx<'_>, server: Option<String>, limit: u32) -> ApiResult<Vec<AuditEvent>> {
+pub async fn elicitation_page(cx: Ctx<'_>, filter: ElicitationQuery) -> ApiResult<ElicitationPage> {
+    Ok(cx.state.core.elicitation_page(&filter)?)
+}
+
+pub async fn audit_events(
+    cx: Ctx<'_>,
+    server: Option<String>,
+    limit: u32,
+) -> ApiResult<Vec<AuditEvent>> {
     Ok(cx.state.core.audit_events(server.as_deref(), limit)?)
 }
 
-pub fn pending(cx: Ctx<'_>) -> ApiResult<Vec<PendingView>> {
+pub async fn pending(cx: Ctx<'_>) -> ApiResult<Vec<PendingView>> {
     Ok(cx.state.inbox.list())
 }
 

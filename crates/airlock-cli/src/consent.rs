@@ -19,6 +19,11 @@ use terminal::Prompt;
 
 pub struct TerminalConsent;
 
+/// Get the terminal ready for a question before a server asks one.
+pub fn prepare_terminal() {
+    terminal::prepare();
+}
+
 impl Consent for TerminalConsent {
     fn ask_url<'a>(&'a self, request: &'a UrlConsentRequest) -> BoxFuture<'a, ConsentDecision> {
         Box::pin(async move {

@@ -186,6 +186,18 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
         return result;
     }
     let core = open_core(&cli)?;
+    if matches!(cli.consent, ConsentMode::Ask)
+        && matches!(
+            cli.command,
+            Command::Call { .. }
+                | Command::Connect { .. }
+                | Command::Read { .. }
+                | Command::Login { .. }
+        )
+    {
+        // A server may ask for consent at any moment of these commands.
+        consent::prepare_terminal();
+    }
     if cli.json {
         stream_elicitation_events(&core);
     }

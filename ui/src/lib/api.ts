@@ -23,6 +23,8 @@ import type { ClientProfile } from "./bindings/ClientProfile";
 import type { ClientView } from "./bindings/ClientView";
 import type { ConnectionReport } from "./bindings/ConnectionReport";
 import type { CoreEvent } from "./bindings/CoreEvent";
+import type { ElicitationFilter } from "./bindings/ElicitationFilter";
+import type { ElicitationPage } from "./bindings/ElicitationPage";
 import type { ElicitationRecord } from "./bindings/ElicitationRecord";
 import type { FieldError } from "./bindings/FieldError";
 import type { FormSchema } from "./bindings/FormSchema";
@@ -52,6 +54,8 @@ export type {
   ClientAppView,
   ConnectionReport,
   CoreEvent,
+  ElicitationFilter,
+  ElicitationPage,
   ElicitationRecord,
   FieldError,
   FormSchema,
@@ -238,6 +242,11 @@ export function history(filter: HistoryFilter): Promise<HistoryPage> {
 
 export function elicitations(server: string | null, limit: number): Promise<ElicitationRecord[]> {
   return call("elicitations", { server, limit });
+}
+
+/** One page of the elicitation history, filtered by the core, newest first (keyset: `before_id`). */
+export function elicitationPage(filter: ElicitationFilter): Promise<ElicitationPage> {
+  return call("elicitation_page", { filter });
 }
 
 export function auditEvents(server: string | null, limit: number): Promise<AuditEvent[]> {

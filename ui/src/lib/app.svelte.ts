@@ -3,6 +3,13 @@
 // when the core reports a change.
 import * as api from "./api";
 import type { AppInfo, ConnStatus, CoreEvent, PendingView, ServerView } from "./api";
+import { coalesced } from "./coalesce";
+
+/**
+ * Events come in bursts (a server can send a request every few ms): lists
+ * refetch at most once per this many ms, and once more after the last event.
+ */
+export const EVENT_GAP_MS = 50;
 
 export type Page = "servers" | "apps" | "clients" | "elicitations" | "history" | "settings";
 
@@ -28,7 +35,7 @@ class AppState {
   historyClient = $state<string | null>(null);
   /** Wall clock, ticking every second, for elapsed times. */
   now = $state(Date.now());
-  /** Bumped on every elicitation transition. */
+  /** Bumped after elicitation transitions: at most once per EVENT_GAP_MS, and after the last. */
   elicitationTick = $state(0);
   /** Per server: bumped on every log line. */
   logTicks = $state<Record<string, number>>({});
@@ -46,6 +53,12 @@ class AppState {
   #statusEvents = 0;
   #liveStatus = new Map<string, { status: ConnStatus; event: number }>();
   #toastTimer: ReturnType<typeof setTimeout> | undefined;
+  /** One inbox refetch for a burst of inbox events. */
+  #pendingSoon = coalesced(() => this.refreshPending(), EVENT_GAP_MS);
+  /** One tick for a burst of elicitation events. */
+  #elicitationSoon = coalesced(() => {
+    this.elicitationTick += 1;
+  }, EVENT_GAP_MS);
 
   get page(): Page {
     return this.route.page === "server" ? "servers" : this.route.page;
@@ -71,7 +84,7 @@ class AppState {
     }, 1000);
     await Promise.all([
       api.onCoreEvent((e) => this.#onEvent(e)),
-      api.onInboxChanged(() => void this.refreshPending()),
+      api.onInboxChanged(() => this.#pendingSoon()),
       api.onNavigate((page) => {
         if (page === "elicitations" || page === "apps") this.go({ page });
       }),
@@ -129,7 +142,7 @@ class AppState {
         this.logTicks[e.server] = (this.logTicks[e.server] ?? 0) + 1;
         break;
       case "elicitation":
-        this.elicitationTick += 1;
+        this.#elicitationSoon();
         break;
     }
   }

@@ -181,7 +181,7 @@ export function looksSecret(name: string): boolean {
 }
 
 /** Elicitation record states, in words (every state of the Rust enum: a new one fails the type check). */
-const STATE_LABELS: Record<ElicitationState, string> = {
+export const STATE_LABELS: Record<ElicitationState, string> = {
   requested: "Waiting for you",
   blocked: "Blocked",
   rate_limited: "Rate limited",

@@ -61,6 +61,26 @@ fn terminal() -> &'static Mutex<Input> {
     })
 }
 
+/// On a terminal, start the reader now, in the background, so that the
+/// first question does not wait for it: starting it includes a settle time
+/// (lines typed before then are typed-ahead), which otherwise sat between a
+/// server's request and its prompt (150 ms of the first prompt; see
+/// scripts/bench-consent.sh). A question that comes meanwhile waits only for
+/// what is left of the settle time. Does nothing when stdin is not a
+/// terminal (there is no settle time then, and a pipe may be meant for
+/// something else until a question is asked).
+pub fn prepare() {
+    if !std::io::stdin().is_terminal() {
+        return;
+    }
+    tokio::spawn(async {
+        let mut input = terminal().lock().await;
+        if input.lines.is_none() {
+            start_reader(&mut input).await;
+        }
+    });
+}
+
 /// One question on screen: holds the prompt lock until dropped.
 pub struct Prompt {
     input: MutexGuard<'static, Input>,

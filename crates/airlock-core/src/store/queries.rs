@@ -17,8 +17,10 @@ use crate::lifecycle::ElicitationState;
 /// in list order (a 1- or 2-character term nearly always matches early).
 pub const MIN_INDEXED_SEARCH_CHARS: usize = 3;
 
-/// A page of elicitations (and sign-ins) to fetch, newest first.
+/// A page of elicitations (and sign-ins) to fetch, newest first (the
+/// window sends it as is).
 #[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "ElicitationFilter"))]
 pub struct ElicitationQuery {
     pub server: Option<String>,
     pub state: Option<ElicitationState>,
@@ -32,6 +34,7 @@ pub struct ElicitationQuery {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ElicitationPage {
     pub records: Vec<ElicitationRecord>,
     /// Pass as `before_id` to get the next page; `None` on the last page.

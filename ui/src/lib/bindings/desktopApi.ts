@@ -12,6 +12,8 @@ import type { ClientProfile } from "./ClientProfile";
 import type { ClientView } from "./ClientView";
 import type { ConnectionReport } from "./ConnectionReport";
 import type { CoreEvent } from "./CoreEvent";
+import type { ElicitationFilter } from "./ElicitationFilter";
+import type { ElicitationPage } from "./ElicitationPage";
 import type { ElicitationRecord } from "./ElicitationRecord";
 import type { HistoryFilter } from "./HistoryFilter";
 import type { HistoryPage } from "./HistoryPage";
@@ -85,6 +87,10 @@ export type Commands = {
   call_tool: { args: { server: string; tool: string; arguments: JsonValue }; result: CallOutcome };
   history: { args: { filter: HistoryFilter }; result: HistoryPage };
   elicitations: { args: { server: string | null; limit: number }; result: Array<ElicitationRecord> };
+  /**
+   * One page of the elicitation history, filtered by the core, newest first (keyset).
+   */
+  elicitation_page: { args: { filter: ElicitationFilter }; result: ElicitationPage };
   audit_events: { args: { server: string | null; limit: number }; result: Array<AuditEvent> };
   /**
    * Elicitations waiting for the user.

@@ -250,6 +250,25 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let reps: usize = arg(args, "--reps")
         .and_then(|v| v.parse().ok())
         .unwrap_or(21);
+    if let Some(dir) = arg(args, "--fill") {
+        // Only generate the rows, into a data dir the app can start on
+        // (tests/e2e/bench/pages.mjs: the window at a million rows).
+        let dir = Path::new(&dir);
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        let path = dir.join(airlock_core::store::DB_FILE);
+        let store = Store::open(&path).map_err(|e| e.to_string())?;
+        let conn = Connection::open(&path).map_err(|e| e.to_string())?;
+        let [c, el, au] = gen::fill(&store, &conn, rows, now_ms())?;
+        conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+            .map_err(|e| e.to_string())?;
+        println!(
+            "{}: {rows} tool calls ({c:.1} s), {} elicitations ({el:.1} s), {} audit events ({au:.1} s)",
+            path.display(),
+            rows / 10,
+            rows / 5
+        );
+        return Ok(());
+    }
     let dir = std::env::temp_dir().join(format!("airlock-bench-history-{}", std::process::id()));
     let result = bench(&dir, rows, reps);
     let _ = std::fs::remove_dir_all(&dir);

@@ -9,6 +9,9 @@
 //!     `--stages` adds where the time of one core call goes (tracing spans).
 //!   airlock-bench history [--rows N] [--reps N]
 //!     History at scale (see history.rs).
+//!   airlock-bench history --rows N --fill DIR
+//!     Only generate the rows into DIR/airlock.sqlite3 (a data dir to start
+//!     the app on; tests/e2e/bench/pages.mjs).
 //!   airlock-bench activity [--rows N] [--reps N]
 //!     The activity overview at scale (see activity.rs).
 
