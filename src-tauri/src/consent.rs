@@ -234,7 +234,19 @@ impl Consent for DesktopConsent {
             };
             inbox_changed(&self.app, &self.inbox);
             let text = presenter::url_consent(request);
-            if self.notifications_on() && !window_focused(&self.app) {
+            // Withdrawn when answered anywhere, or when the request goes away
+            // (the server disconnected): this future is then dropped.
+            let _guard = RemoveOnDrop {
+                consent: self,
+                record_id: request.record_id,
+                kind: PendingKind::Consent,
+            };
+            // Focus as it was before the dialog (which may take it); then the
+            // dialog, which is what the user answers, before the notification's
+            // D-Bus round trips.
+            let focused = window_focused(&self.app);
+            self.show_dialog(request.record_id, text.dialog);
+            if self.notifications_on() && !focused {
                 notify(
                     &self.app,
                     &self.surfaces,
@@ -244,14 +256,6 @@ impl Consent for DesktopConsent {
                     text.notice,
                 );
             }
-            // Withdrawn when answered anywhere, or when the request goes away
-            // (the server disconnected): this future is then dropped.
-            let _guard = RemoveOnDrop {
-                consent: self,
-                record_id: request.record_id,
-                kind: PendingKind::Consent,
-            };
-            self.show_dialog(request.record_id, text.dialog);
             let answer = rx.await.unwrap_or("cancel");
             match answer {
                 "accept" => ConsentDecision::Accept,
