@@ -101,3 +101,47 @@ impl Airlock {
         Ok(result)
     }
 }
+
+impl Airlock {
+    /// `resources/subscribe` at `server` for `uri` (its own URI there); a
+    /// server that did not declare `resources.subscribe` gets none, and the
+    /// caller a usage error saying so.
+    #[allow(deprecated)] // resources/subscribe: 2025-11-25 servers use it
+    pub async fn subscribe_resource(
+        self: &std::sync::Arc<Self>,
+        server: &str,
+        uri: &str,
+    ) -> CoreResult<()> {
+        let s = self.session(server).await?;
+        let declared = s.peer.peer_info().is_some_and(|i| {
+            i.capabilities
+                .resources
+                .as_ref()
+                .and_then(|r| r.subscribe)
+                .unwrap_or(false)
+        });
+        if !declared {
+            return Err(crate::CoreError::BadInput(format!(
+                "{server} does not support resource subscriptions (it did not declare resources.subscribe)"
+            )));
+        }
+        s.peer
+            .subscribe(rmcp::model::SubscribeRequestParams::new(uri))
+            .await
+            .map_err(|e| session_error(&s, e))
+    }
+
+    /// `resources/unsubscribe` at `server` for `uri`.
+    #[allow(deprecated)] // resources/unsubscribe: 2025-11-25 servers use it
+    pub async fn unsubscribe_resource(
+        self: &std::sync::Arc<Self>,
+        server: &str,
+        uri: &str,
+    ) -> CoreResult<()> {
+        let s = self.session(server).await?;
+        s.peer
+            .unsubscribe(rmcp::model::UnsubscribeRequestParams::new(uri))
+            .await
+            .map_err(|e| session_error(&s, e))
+    }
+}
