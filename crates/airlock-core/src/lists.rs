@@ -113,22 +113,40 @@ impl Airlock {
         uri: &str,
     ) -> CoreResult<()> {
         let s = self.session(server).await?;
-        let declared = s.peer.peer_info().is_some_and(|i| {
-            i.capabilities
-                .resources
-                .as_ref()
-                .and_then(|r| r.subscribe)
-                .unwrap_or(false)
-        });
-        if !declared {
-            return Err(crate::CoreError::BadInput(format!(
-                "{server} does not support resource subscriptions (it did not declare resources.subscribe)"
-            )));
+        let unsupported = |why: &str| {
+            crate::CoreError::BadInput(format!(
+                "{server} does not support resource subscriptions ({why})"
+            ))
+        };
+        let Some(info) = s.peer.peer_info() else {
+            return Err(unsupported("it declared nothing"));
+        };
+        // A 2026-07-28 server's `resources.subscribe` means subscriptions/listen.
+        if info.protocol_version >= rmcp::model::ProtocolVersion::V_2026_07_28 {
+            return Err(unsupported(
+                "it speaks 2026-07-28, whose subscriptions/listen Airlock does not use for resources yet",
+            ));
         }
-        s.peer
+        let declared = info
+            .capabilities
+            .resources
+            .as_ref()
+            .and_then(|r| r.subscribe);
+        if declared != Some(true) {
+            return Err(unsupported("it did not declare resources.subscribe"));
+        }
+        match s
+            .peer
             .subscribe(rmcp::model::SubscribeRequestParams::new(uri))
             .await
-            .map_err(|e| session_error(&s, e))
+        {
+            Err(ServiceError::McpError(e))
+                if e.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND =>
+            {
+                Err(unsupported("it has no resources/subscribe"))
+            }
+            r => r.map_err(|e| session_error(&s, e)),
+        }
     }
 
     /// `resources/unsubscribe` at `server` for `uri`.
