@@ -91,3 +91,52 @@ fn subscribing_where_it_cannot_work_is_a_clear_error() {
     assert!(v[4].get("error").is_none(), "{v:?}");
     drop(daemon);
 }
+
+#[test]
+fn the_last_app_detaching_unsubscribes_airlock_at_the_server() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let daemon = Daemon::start(&sb, "accept", None);
+    let uri = "demo://resource/static/document/architecture.md";
+    let path = |name: &str| sb.tmp.path().join(name).to_string_lossy().into_owned();
+    let (watching, detached) = (path("watching"), path("detached"));
+    // W reads the server's log lines (it says what it is asked).
+    let w_ops = json!([
+        {"op": "set_level", "level": "debug"},
+        {"op": "touch", "path": watching},
+        {"op": "wait_file", "path": detached, "timeout_ms": 30000},
+        {"op": "sleep", "ms": 1500},
+        {"op": "logs"},
+    ]);
+    // A subscribes twice (one subscription) and detaches without unsubscribing.
+    let a_ops = json!([
+        {"op": "wait_file", "path": watching, "timeout_ms": 30000},
+        {"op": "resources"},
+        {"op": "subscribe", "uri": uri},
+        {"op": "subscribe", "uri": uri},
+    ]);
+    let (w, a) = std::thread::scope(|scope| {
+        let w = scope.spawn(|| ts_app(&sb, "watcher", Some("watcher"), &w_ops).run());
+        let a = lines(&ts_app(&sb, "app-a", Some("app-a"), &a_ops).run());
+        std::fs::write(&detached, "").unwrap();
+        (lines(&w.join().unwrap()), a)
+    });
+    assert!(a[1]["resources"].to_string().contains(uri), "{a:?}");
+    assert!(
+        a[2].get("error").is_none() && a[3].get("error").is_none(),
+        "{a:?}"
+    );
+    let logs = w[4]["logs"].to_string();
+    assert_eq!(
+        logs.matches("Received Subscribe Resource request").count(),
+        1,
+        "{logs}"
+    );
+    assert_eq!(
+        logs.matches("Received Unsubscribe Resource request")
+            .count(),
+        1,
+        "{logs}"
+    );
+    drop(daemon);
+}
