@@ -140,3 +140,25 @@ fn the_last_app_detaching_unsubscribes_airlock_at_the_server() {
     );
     drop(daemon);
 }
+
+#[test]
+fn an_app_has_at_most_256_subscriptions() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let daemon = Daemon::start(&sb, "accept", None);
+    // URIs of everything's template, each its own subscription.
+    let uri = |i: usize| format!("demo://resource/dynamic/text/{i}");
+    let mut ops: Vec<_> = (0..257)
+        .map(|i| json!({"op": "subscribe", "uri": uri(i)}))
+        .collect();
+    ops.push(json!({"op": "unsubscribe", "uri": uri(0)}));
+    ops.push(json!({"op": "subscribe", "uri": uri(256)}));
+    let v = lines(&ts_app(&sb, "greedy", Some("greedy"), &json!(ops)).run());
+    assert_eq!(v.len(), 259, "{v:?}");
+    assert!(v[..256].iter().all(|r| r.get("error").is_none()), "{v:?}");
+    let refused = v[256]["error"]["message"].as_str().unwrap_or_default();
+    assert!(refused.contains("at most 256"), "{refused}");
+    // One unsubscribed frees a place.
+    assert!(v[258].get("error").is_none(), "{:?}", v[258]);
+    drop(daemon);
+}
