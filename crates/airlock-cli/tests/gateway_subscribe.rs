@@ -162,3 +162,38 @@ fn an_app_has_at_most_256_subscriptions() {
     assert!(v[258].get("error").is_none(), "{:?}", v[258]);
     drop(daemon);
 }
+
+#[test]
+fn a_server_that_reconnects_is_subscribed_again() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let daemon = Daemon::start(&sb, "accept", None);
+    let uri = "demo://resource/static/document/architecture.md";
+    let path = |name: &str| sb.tmp.path().join(name).to_string_lossy().into_owned();
+    let (subscribed, resumed) = (path("subscribed"), path("resumed"));
+    let a_ops = json!([
+        {"op": "subscribe", "uri": uri},
+        {"op": "touch", "path": subscribed},
+        {"op": "wait_file", "path": resumed, "timeout_ms": 60000},
+        // A new server process: its updates start again, for Airlock's
+        // subscription made again there.
+        {"op": "call", "name": "everything__toggle-subscriber-updates", "arguments": {}},
+        {"op": "wait_updated", "uri": uri, "timeout_ms": 9000},
+    ]);
+    let a = std::thread::scope(|scope| {
+        let a = scope.spawn(|| ts_app(&sb, "app-a", Some("app-a"), &a_ops).run());
+        wait_until("A subscribed", std::time::Duration::from_secs(60), || {
+            std::path::Path::new(&subscribed).exists().then_some(())
+        });
+        sb.run(&["servers", "pause", "everything"]).ok();
+        std::thread::sleep(std::time::Duration::from_secs(4));
+        sb.run(&["servers", "resume", "everything"]).ok();
+        std::thread::sleep(std::time::Duration::from_secs(8));
+        std::fs::write(&resumed, "").unwrap();
+        lines(&a.join().unwrap())
+    });
+    assert!(a[0].get("error").is_none(), "{a:?}");
+    assert!(text(&a[3]["result"]).contains("Started"), "{a:?}");
+    assert_eq!(a[4]["updated"], true, "{a:?}");
+    drop(daemon);
+}

@@ -126,6 +126,22 @@ impl ResourceSubscriptions {
         }
     }
 
+    /// `server` (re)connected: subscribe again at its new session to the
+    /// URIs apps are subscribed to there (a failure leaves the apps'
+    /// subscriptions, silent until the server sends updates again).
+    pub async fn resubscribe(&self, core: &Arc<Airlock>, server: &str) {
+        let _ops = self.ops.lock().await;
+        let uris: Vec<String> = self
+            .lock()
+            .keys()
+            .filter(|k| k.0 == server)
+            .map(|k| k.1.clone())
+            .collect();
+        for uri in uris {
+            let _ = core.subscribe_resource(server, &uri).await;
+        }
+    }
+
     /// A server's `notifications/resources/updated`: signal each app
     /// subscribed to that URI (nobody: ignored).
     pub fn updated(&self, server: &str, uri: &str) {
