@@ -225,3 +225,38 @@ pub(crate) async fn from_app(
         .subscribe(&gateway.core, wanted, peer)
         .await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A subscription of app 1 to `uri` at `server`, and its update signal.
+    fn subscribed(subs: &ResourceSubscriptions, server: &str, uri: &str) -> watch::Receiver<()> {
+        let (tx, rx) = watch::channel(());
+        subs.lock()
+            .entry((server.to_owned(), uri.to_owned()))
+            .or_default()
+            .insert(1, tx);
+        rx
+    }
+
+    #[test]
+    fn many_updates_are_one_signal_and_others_are_ignored() {
+        let subs = ResourceSubscriptions::default();
+        let mut rx = subscribed(&subs, "s", "file:///a");
+        for _ in 0..1000 {
+            subs.updated("s", "file:///a");
+        }
+        // Latest-only: one pending signal, however many updates came.
+        assert!(rx.has_changed().unwrap());
+        rx.borrow_and_update();
+        assert!(!rx.has_changed().unwrap());
+        // Another server's update of the same URI, a URI nobody subscribed
+        // to, an over-long URI: nothing.
+        subs.updated("t", "file:///a");
+        subs.updated("s", "file:///b");
+        subs.updated("s", &"x".repeat(limits::MAX_RESOURCE_URI_BYTES + 1));
+        assert!(!rx.has_changed().unwrap());
+        assert_eq!(subs.lock().len(), 1);
+    }
+}
