@@ -22,14 +22,18 @@
 //   {"op":"wait_list_changed","timeout_ms":T}    -> {"changed":true|false}
 //   {"op":"sleep","ms":M}
 //   {"op":"wait_file","path":P,"timeout_ms":T}   -> {"found":true|false} (waits until P exists)
+//   {"op":"touch","path":P}                      -> creates P (tells a test or another app: go on)
 //   {"op":"templates"} -> {"templates":[uriTemplate]}; {"op":"complete","ref":R,"argument":{name,value}} -> {"result":CompleteResult}
 //   {"op":"set_level","level":L}                 -> logging/setLevel
 //   {"op":"logs"}                                -> {"logs":[notifications/message params received]}
+//   {"op":"subscribe","uri":U} {"op":"unsubscribe","uri":U} -> {} or {"error":{code,message}}
+//   {"op":"wait_updated","uri":U,"timeout_ms":T} -> {"updated":true|false} (a notifications/resources/updated
+//     for U arriving after this op starts); {"op":"updates"} -> {"updates":[uris received]}
 //   {"op":"bench","name":N,"arguments":{},"calls":C,"warmup":W} -> {"calls_per_sec","p50_ms","p99_ms"}
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { parseArgs } from 'node:util';
 import fs from 'node:fs';
 
@@ -77,6 +81,12 @@ if (values.elicitation === 'form') {
 const logs = [];
 client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
   logs.push(n.params);
+});
+const updates = [];
+const updateWaiters = [];
+client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+  updates.push(n.params.uri);
+  while (updateWaiters.length) updateWaiters.shift()();
 });
 let listChanged = 0;
 const waiters = [];
@@ -147,6 +157,30 @@ for (const op of ops) {
         out({ op: op.op, changed: listChanged > before });
         break;
       }
+      case 'subscribe':
+        await client.subscribeResource({ uri: op.uri });
+        out({ op: op.op, uri: op.uri });
+        break;
+      case 'unsubscribe':
+        await client.unsubscribeResource({ uri: op.uri });
+        out({ op: op.op, uri: op.uri });
+        break;
+      case 'wait_updated': {
+        const from = updates.length;
+        const seen = () => updates.slice(from).some((u) => op.uri === undefined || u === op.uri);
+        const deadline = Date.now() + (op.timeout_ms ?? 10000);
+        while (!seen() && Date.now() < deadline) {
+          await Promise.race([
+            new Promise((r) => updateWaiters.push(r)),
+            new Promise((r) => setTimeout(r, deadline - Date.now())),
+          ]);
+        }
+        out({ op: op.op, updated: seen() });
+        break;
+      }
+      case 'updates':
+        out({ op: op.op, updates });
+        break;
       case 'elicitations':
         out({ op: op.op, elicitations });
         break;
@@ -170,6 +204,10 @@ for (const op of ops) {
         break;
       case 'sleep':
         await new Promise((r) => setTimeout(r, op.ms ?? 0));
+        out({ op: op.op });
+        break;
+      case 'touch':
+        fs.writeFileSync(op.path, '');
         out({ op: op.op });
         break;
       case 'wait_file': {

@@ -455,3 +455,24 @@ fn a_call_the_app_cancels_stops_and_still_leaves_a_history_row() {
         "{cancelled}"
     );
 }
+
+#[test]
+fn a_resource_update_reaches_an_app_over_http() {
+    require_keychain();
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let token = add_client_with_token(&sb, "http-sub");
+    let daemon = Daemon::start(&sb);
+    daemon.wait_served(&["everything"]);
+    let uri = "demo://resource/static/document/architecture.md";
+    let ops = json!([
+        {"op": "subscribe", "uri": uri},
+        call("everything__toggle-subscriber-updates", json!({})),
+        {"op": "wait_updated", "uri": uri, "timeout_ms": 9000},
+    ]);
+    let out = app("node", "http-sub", &ops, &[daemon.url()], Some(&token));
+    out.ok();
+    let v = out.json_lines();
+    assert!(v[0].get("error").is_none(), "{v:?}");
+    assert_eq!(v[2]["updated"], true, "{v:?}");
+}

@@ -113,12 +113,14 @@ fn a_paused_client_is_refused_recorded_and_resumed() {
     let paused = app(
         &sb,
         "cursor",
-        &json!([log("while-paused-9c2e"), {"op": "read", "uri": "peer://greeting"}, {"op": "tools"}]),
+        &json!([log("while-paused-9c2e"), {"op": "read", "uri": "peer://greeting"}, {"op": "tools"}, {"op": "subscribe", "uri": "peer://greeting"}]),
     );
     assert_eq!(paused[0]["result"]["isError"], true, "{paused:?}");
     assert!(text(&paused[0]).contains("paused in Airlock"), "{paused:?}");
     let read_error = paused[1]["error"]["message"].as_str().unwrap_or_default();
     assert!(read_error.contains("paused in Airlock"), "{paused:?}");
+    let subscribe_error = paused[3]["error"]["message"].as_str().unwrap_or_default();
+    assert!(subscribe_error.contains("paused in Airlock"), "{paused:?}");
     // It still sees its tools (so it can say why), it just cannot call them.
     assert!(
         paused[2]["tools"].to_string().contains("py__log_something"),

@@ -40,6 +40,10 @@ pub trait AppRequests: Send + Sync {
         &'a self,
         server: &'a str,
     ) -> BoxFuture<'a, Result<ListRootsResult, ErrorData>>;
+
+    /// `notifications/resources/updated` of `server` for `uri` (its own
+    /// URI): for the apps subscribed to it, if any (else ignored).
+    fn resource_updated(&self, _server: &str, _uri: &str) {}
 }
 
 fn json_len<T: serde::Serialize>(value: &T) -> usize {

@@ -101,3 +101,65 @@ impl Airlock {
         Ok(result)
     }
 }
+
+impl Airlock {
+    /// `resources/subscribe` at `server` for `uri` (its own URI there); a
+    /// server that did not declare `resources.subscribe` gets none, and the
+    /// caller a usage error saying so.
+    #[allow(deprecated)] // resources/subscribe: 2025-11-25 servers use it
+    pub async fn subscribe_resource(
+        self: &std::sync::Arc<Self>,
+        server: &str,
+        uri: &str,
+    ) -> CoreResult<()> {
+        let s = self.session(server).await?;
+        let unsupported = |why: &str| {
+            crate::CoreError::BadInput(format!(
+                "{server} does not support resource subscriptions ({why})"
+            ))
+        };
+        let Some(info) = s.peer.peer_info() else {
+            return Err(unsupported("it declared nothing"));
+        };
+        // A 2026-07-28 server's `resources.subscribe` means subscriptions/listen.
+        if info.protocol_version >= rmcp::model::ProtocolVersion::V_2026_07_28 {
+            return Err(unsupported(
+                "it speaks 2026-07-28, whose subscriptions/listen Airlock does not use for resources yet",
+            ));
+        }
+        let declared = info
+            .capabilities
+            .resources
+            .as_ref()
+            .and_then(|r| r.subscribe);
+        if declared != Some(true) {
+            return Err(unsupported("it did not declare resources.subscribe"));
+        }
+        match s
+            .peer
+            .subscribe(rmcp::model::SubscribeRequestParams::new(uri))
+            .await
+        {
+            Err(ServiceError::McpError(e))
+                if e.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND =>
+            {
+                Err(unsupported("it has no resources/subscribe"))
+            }
+            r => r.map_err(|e| session_error(&s, e)),
+        }
+    }
+
+    /// `resources/unsubscribe` at `server` for `uri`.
+    #[allow(deprecated)] // resources/unsubscribe: 2025-11-25 servers use it
+    pub async fn unsubscribe_resource(
+        self: &std::sync::Arc<Self>,
+        server: &str,
+        uri: &str,
+    ) -> CoreResult<()> {
+        let s = self.session(server).await?;
+        s.peer
+            .unsubscribe(rmcp::model::UnsubscribeRequestParams::new(uri))
+            .await
+            .map_err(|e| session_error(&s, e))
+    }
+}

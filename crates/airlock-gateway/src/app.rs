@@ -6,20 +6,19 @@
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
     ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation,
     InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig,
-    SubscriptionFilter,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{RequestContext, RoleServer, SubscriptionContext, SubscriptionSink};
 use rmcp::ServerHandler;
 use tokio::sync::Semaphore;
 
+pub(crate) use crate::changes::{announce_change, follow_changes, CHANGE_COALESCE};
 use crate::host::Gateway;
 use crate::limits;
 use crate::paging::page;
@@ -139,6 +138,18 @@ impl AppSession {
     }
 }
 
+/// The app detached: its resource subscriptions end (crate::subscribe).
+impl Drop for AppSession {
+    fn drop(&mut self) {
+        let (Some(routes), Ok(rt)) = (&self.gateway.forms, tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        let (routes, core, id) = (routes.clone(), self.gateway.core.clone(), self.id);
+        rt.spawn(async move { routes.resources.detach(&core, id).await });
+    }
+}
+
 /// A server's result as the app gets it: complete (whatever revision the
 /// server spoke; rmcp drops the marker again for a 2025-11-25 app), and
 /// without the server's own identity in `_meta` (the app talks to Airlock).
@@ -171,6 +182,7 @@ fn capabilities() -> ServerCapabilities {
         .enable_prompts_list_changed()
         .enable_resources()
         .enable_resources_list_changed()
+        .enable_resources_subscribe()
         .enable_logging()
         .enable_completions()
         .build()
@@ -452,18 +464,8 @@ impl ServerHandler for AppSession {
         self.refuse_if_paused(&context)?;
         let (_, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view().await;
-        // A listed resource, else the server whose template the URI fits.
         let route = view
-            .resource(&request.uri)
-            .cloned()
-            .or_else(|| {
-                view.template_owners
-                    .of_uri(&request.uri)
-                    .map(|server| crate::catalog::Route {
-                        server: server.to_owned(),
-                        name: request.uri.clone(),
-                    })
-            })
+            .resource_route(&request.uri)
             .filter(|r| profile.allows_server(&r.server));
         let Some(route) = route else {
             return Err(ErrorData::resource_not_found(
@@ -480,6 +482,39 @@ impl ServerHandler for AppSession {
             r = read => r.map(ReadResourceResponse::Complete).map_err(|e| core_error(&e)),
             () = context.ct.cancelled() => Err(ErrorData::new(ErrorCode::INVALID_REQUEST, "cancelled by the app", None)),
         }
+    }
+
+    #[allow(deprecated)] // resources/subscribe: 2025-11-25 apps use it
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.refuse_if_paused(&context)?;
+        let (client, profile) = self.profile(&context)?;
+        let wanted = crate::subscribe::Wanted {
+            app: self.id,
+            client,
+            server: String::new(),
+            uri: request.uri,
+        };
+        crate::subscribe::from_app(&self.gateway, wanted, &profile, context.peer).await
+    }
+
+    #[allow(deprecated)] // resources/unsubscribe: 2025-11-25 apps use it
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let Some(routes) = &self.gateway.forms {
+            let core = &self.gateway.core;
+            routes
+                .resources
+                .unsubscribe(core, self.id, &request.uri)
+                .await;
+        }
+        Ok(())
     }
 
     fn accepted_subscription_filter(
@@ -518,7 +553,7 @@ impl ServerHandler for AppSession {
 }
 
 /// A core error on a prompt or resource (not a tool call) as a JSON-RPC error.
-fn core_error(e: &airlock_core::CoreError) -> ErrorData {
+pub(crate) fn core_error(e: &airlock_core::CoreError) -> ErrorData {
     if e.is_usage() {
         ErrorData::invalid_params(format!("Airlock: {e}"), None)
     } else {
@@ -533,61 +568,3 @@ fn truncate(text: &str, max_chars: usize) -> Cow<'_, str> {
         Cow::Owned(text.chars().take(max_chars).chain(['…']).collect())
     }
 }
-
-/// Send list_changed to one app: on its 2025-11-25 session, or on each of
-/// its 2026-07-28 subscriptions.
-pub(crate) async fn announce_change(
-    peer: &rmcp::service::Peer<RoleServer>,
-    subscriptions: &Mutex<Vec<SubscriptionSink>>,
-) {
-    let legacy = peer
-        .peer_info()
-        .is_some_and(|i| i.protocol_version < ProtocolVersion::V_2026_07_28);
-    if legacy {
-        let _ = peer.notify_tool_list_changed().await;
-        let _ = peer.notify_prompt_list_changed().await;
-        let _ = peer.notify_resource_list_changed().await;
-    }
-    let sinks: Vec<SubscriptionSink> = subscriptions
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone();
-    for sink in sinks {
-        if sink.accepted().tools_list_changed == Some(true) {
-            let _ = sink.notify_tool_list_changed().await;
-        }
-        if sink.accepted().prompts_list_changed == Some(true) {
-            let _ = sink.notify_prompt_list_changed().await;
-        }
-        if sink.accepted().resources_list_changed == Some(true) {
-            let _ = sink.notify_resource_list_changed().await;
-        }
-    }
-}
-
-/// An HTTP session's list_changed, until its transport closes.
-async fn follow_changes(
-    gateway: Arc<Gateway>,
-    peer: rmcp::service::Peer<RoleServer>,
-    subscriptions: Arc<Mutex<Vec<SubscriptionSink>>>,
-) {
-    let mut changes = gateway.catalog.subscribe();
-    loop {
-        tokio::select! {
-            r = changes.recv() => if matches!(r, Err(tokio::sync::broadcast::error::RecvError::Closed)) { return },
-            () = tokio::time::sleep(Duration::from_secs(5)) => {
-                if peer.is_transport_closed() { return }
-                continue;
-            }
-        }
-        if peer.is_transport_closed() {
-            return;
-        }
-        tokio::time::sleep(CHANGE_COALESCE).await;
-        while changes.try_recv().is_ok() {}
-        announce_change(&peer, &subscriptions).await;
-    }
-}
-
-/// How long several changes are gathered into one list_changed.
-pub const CHANGE_COALESCE: Duration = Duration::from_millis(100);

@@ -74,6 +74,17 @@ impl View {
         self.resource_routes.get(uri)
     }
 
+    /// Where a URI is read or subscribed: a listed resource, else the
+    /// server whose template the URI fits (the URI is the server's own).
+    pub fn resource_route(&self, uri: &str) -> Option<Route> {
+        self.resource(uri).cloned().or_else(|| {
+            self.template_owners.of_uri(uri).map(|server| Route {
+                server: server.to_owned(),
+                name: uri.to_owned(),
+            })
+        })
+    }
+
     /// The combined instructions of only the servers `shown` allows.
     pub fn instructions_for(&self, shown: impl Fn(&str) -> bool) -> String {
         combine(

@@ -33,6 +33,9 @@ pub const APP_FORM_TIMEOUT: Duration = Duration::from_secs(600);
 pub struct FormRoutes {
     calls: Mutex<HashMap<String, Vec<InFlight>>>,
     next_call: AtomicU64,
+    /// The apps' resource subscriptions (they follow the servers' updates
+    /// that reach the core through [`airlock_core::forward::AppRequests`]).
+    pub resources: crate::subscribe::ResourceSubscriptions,
 }
 
 struct InFlight {

@@ -101,6 +101,15 @@ impl Gateway {
 }
 
 /// Servers that became ready or stopped being ready change the lists.
+/// A server (re)connected: the apps' resource subscriptions there are made
+/// again on its new session (none on its first connect).
+fn resubscribe(gateway: &Arc<Gateway>, server: &str) {
+    if let Some(routes) = gateway.forms.clone() {
+        let (core, server) = (gateway.core.clone(), server.to_owned());
+        tokio::spawn(async move { routes.resources.resubscribe(&core, &server).await });
+    }
+}
+
 async fn follow_status(gateway: Arc<Gateway>, mut events: broadcast::Receiver<CoreEvent>) {
     let mut ready: HashMap<String, bool> = HashMap::new();
     loop {
@@ -118,6 +127,9 @@ async fn follow_status(gateway: Arc<Gateway>, mut events: broadcast::Receiver<Co
                                 "no longer served"
                             }
                         ));
+                    }
+                    if now && !was {
+                        resubscribe(&gateway, &server);
                     }
                     gateway.catalog.server_changed(&server).await;
                 }

@@ -21,12 +21,14 @@
 //!   app that asked, when it can show them.
 //! - [`progress`]: a call's progress, server to app; [`sampling`]: its
 //!   sampling and roots requests, to the app.
-//! - [`logs`]: servers' log lines to the apps that set a level.
+//! - [`logs`]: servers' log lines to the apps that set a level;
+//!   [`subscribe`]: resource updates to the apps subscribed to them.
 //! - [`limits`]: every bound.
 
 pub mod app;
 pub mod attached;
 pub mod catalog;
+mod changes;
 pub mod consent;
 pub mod forms;
 pub mod hello;
@@ -42,6 +44,7 @@ pub mod profile;
 mod progress;
 pub mod sampling;
 pub mod shim;
+pub mod subscribe;
 pub mod templates;
 
 pub use attached::{AttachedApp, Attachments};

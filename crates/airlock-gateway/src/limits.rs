@@ -36,3 +36,11 @@ pub const LOG_BURST: u32 = 50;
 pub const LOG_LINES_PER_SEC: u32 = 20;
 /// Longest log line passed on to an app, in characters.
 pub const MAX_LOG_CHARS: usize = 2000;
+/// Resources one app may be subscribed to at once (`resources/subscribe`).
+pub const MAX_RESOURCE_SUBSCRIPTIONS_PER_APP: usize = 256;
+/// Longest resource URI an app may subscribe to, or a server's update may
+/// name, in bytes.
+pub const MAX_RESOURCE_URI_BYTES: usize = 2048;
+/// Least time between two `notifications/resources/updated` of one URI to
+/// one app (at most 20 a second; updates in between are coalesced).
+pub const RESOURCE_UPDATE_MIN_INTERVAL: Duration = Duration::from_millis(50);

@@ -110,4 +110,8 @@ impl AppRequests for FormRoutes {
             }
         })
     }
+
+    fn resource_updated(&self, server: &str, uri: &str) {
+        self.resources.updated(server, uri);
+    }
 }

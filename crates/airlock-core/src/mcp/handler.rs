@@ -347,6 +347,16 @@ impl ClientHandler for AirlockClient {
         self.progress.deliver(&params);
     }
 
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if let Some(apps) = &self.app_requests {
+            apps.resource_updated(&self.server, &params.uri);
+        }
+    }
+
     async fn on_custom_notification(
         &self,
         notification: CustomNotification,
