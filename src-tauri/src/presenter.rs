@@ -10,7 +10,6 @@ use airlock_core::elicitation::{Familiarity, FormConsentRequest, Origin, UrlCons
 use airlock_core::url_safety::{elide_middle, neutralize_for_display, Inspection};
 // What a notification may say of a server or domain: shared with the
 // daemon's notifications (the gateway crate).
-use airlock_core::url_safety::notice::notification_text;
 pub use airlock_core::url_safety::notice::{escape_markup, notification_domain, notification_name};
 
 use crate::inbox::{Answer, PendingKind, PendingView};
@@ -224,21 +223,6 @@ pub fn app_label(client: &str) -> String {
     )
 }
 
-/// `Claude Code → ` before a notification's summary: the app, defanged as
-/// a server's name is (no link, no markup, no dotted host); empty for
-/// Airlock's own calls.
-pub fn notice_app_prefix(client: Option<&str>) -> String {
-    client
-        .map(|c| {
-            let label = airlock_apps::caller_label_capitalised(c);
-            format!(
-                "{} → ",
-                notification_text(&label, airlock_apps::MAX_CALLER_LABEL_CHARS)
-            )
-        })
-        .unwrap_or_default()
-}
-
 /// The title of the consent dialog for this request.
 pub fn dialog_title(server: &str, record_id: i64, sign_in: bool) -> String {
     let what = if sign_in {
@@ -423,7 +407,7 @@ pub fn url_consent(request: &UrlConsentRequest) -> UrlConsentText {
         _ => vec![NoticeAction::new("review", "Review", None)],
     };
     let what = if sign_in { "sign in at" } else { "open" };
-    let app = notice_app_prefix(request.client.as_deref());
+    let app = airlock_apps::notice_prefix(request.client.as_deref());
     let summary = match &domain {
         Some(domain) => format!(
             "{app}{} asks you to {what} {domain}",
@@ -473,7 +457,7 @@ pub fn late_notice(request: &UrlConsentRequest) -> Notice {
         summary: format!("Still waiting for {domain}"),
         body: format!(
             "{}{} has not heard back yet. Continue if you finished in the browser.",
-            notice_app_prefix(request.client.as_deref()),
+            airlock_apps::notice_prefix(request.client.as_deref()),
             notification_name(&request.server)
         ),
         actions: vec![
@@ -490,7 +474,7 @@ pub fn form_notice(request: &FormConsentRequest) -> Notice {
     Notice {
         summary: format!(
             "{}{}",
-            notice_app_prefix(request.client.as_deref()),
+            airlock_apps::notice_prefix(request.client.as_deref()),
             form_notification_summary(&request.server)
         ),
         body: "Answer in the Airlock window.".into(),

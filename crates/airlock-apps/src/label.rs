@@ -25,6 +25,20 @@ pub fn caller_label(client: &str) -> String {
     bound(&label)
 }
 
+/// The start of a notification's summary naming the app ("Claude Code → "),
+/// neutralised for notification servers; empty for Airlock's own requests.
+pub fn notice_prefix(client: Option<&str>) -> String {
+    client
+        .map(|c| {
+            let label = caller_label_capitalised(c);
+            format!(
+                "{} → ",
+                airlock_url_safety::notice::notification_text(&label, MAX_CALLER_LABEL_CHARS)
+            )
+        })
+        .unwrap_or_default()
+}
+
 /// The same, starting with a capital letter (at the start of a sentence).
 pub fn caller_label_capitalised(client: &str) -> String {
     let label = caller_label(client);

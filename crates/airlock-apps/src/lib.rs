@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 pub use apps::{AppId, UnknownApp, ALL_APPS};
 pub use files::MAX_APP_CONFIG_BYTES;
-pub use label::{caller_label, caller_label_capitalised, MAX_CALLER_LABEL_CHARS};
+pub use label::{caller_label, caller_label_capitalised, notice_prefix, MAX_CALLER_LABEL_CHARS};
 pub use plan::{
     apply, plan_connect, plan_disconnect, status, Action, AppStatus, Applied, Change, MovedServer,
 };

@@ -32,9 +32,7 @@ use airlock_core::elicitation::{
     BoxFuture, Consent, ConsentDecision, ContinueDecision, FormAnswer, FormConsentRequest,
     UrlConsentRequest,
 };
-use airlock_core::url_safety::notice::{
-    escape_markup, notification_domain, notification_name, notification_text,
-};
+use airlock_core::url_safety::notice::{escape_markup, notification_domain, notification_name};
 use tokio::sync::oneshot;
 
 /// A notification's action id and label.
@@ -164,26 +162,12 @@ fn close_notification(id: u32) {
     });
 }
 
-/// `Claude Code → `: the app whose call asked, defanged; empty for
-/// Airlock's own calls.
-fn app_prefix(client: Option<&str>) -> String {
-    client
-        .map(|c| {
-            let label = airlock_apps::caller_label_capitalised(c);
-            format!(
-                "{} → ",
-                notification_text(&label, airlock_apps::MAX_CALLER_LABEL_CHARS)
-            )
-        })
-        .unwrap_or_default()
-}
-
 /// The notification for a URL waiting for consent, and whether it offers
 /// Open.
 pub fn url_notice(request: &UrlConsentRequest) -> (Notice, bool) {
     let domain = notification_domain(request.inspection.registrable_domain.as_deref());
     let one_click = request.one_click_ok() && domain.is_some();
-    let app = app_prefix(request.client.as_deref());
+    let app = airlock_apps::notice_prefix(request.client.as_deref());
     let server = notification_name(&request.server);
     let what = if request.origin == airlock_core::elicitation::Origin::SignIn {
         "sign in at"
@@ -249,7 +233,7 @@ pub fn late_notice(request: &UrlConsentRequest) -> Notice {
         summary: format!("Still waiting for {domain}"),
         body: format!(
             "{}{} has not heard back yet. Continue if you finished in the browser; Cancel stops the tool call.",
-            app_prefix(request.client.as_deref()),
+            airlock_apps::notice_prefix(request.client.as_deref()),
             notification_name(&request.server)
         ),
         actions: vec![
@@ -264,7 +248,7 @@ pub fn form_notice(request: &FormConsentRequest) -> Notice {
     Notice {
         summary: format!(
             "{}{} asks you to fill in a form",
-            app_prefix(request.client.as_deref()),
+            airlock_apps::notice_prefix(request.client.as_deref()),
             notification_name(&request.server)
         ),
         body: "Declined: a form cannot be filled in from a notification. Open Airlock to fill in forms.".into(),
