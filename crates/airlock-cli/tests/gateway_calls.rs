@@ -116,22 +116,7 @@ fn an_app_cancelling_a_call_cancels_it_at_the_server_and_history_says_so() {
             .then_some(())
     });
     assert!(!events(&events_file).contains(&"finished wait_for_cancel".to_owned()));
-    let rows = wait_until("two history rows", Duration::from_secs(10), || {
-        let rows = sb.history(&["--client", "canceller"]);
-        (rows.len() == 2).then_some(rows)
-    });
-    let cancelled = rows
-        .iter()
-        .find(|r| r["tool"] == "wait_for_cancel")
-        .expect("the cancelled call's row");
-    assert_eq!(cancelled["outcome"], "failed", "{cancelled}");
-    assert!(
-        cancelled["error"]
-            .as_str()
-            .unwrap_or("")
-            .contains("cancelled"),
-        "{cancelled}"
-    );
+    common::gateway::assert_cancelled_row(&sb, "canceller", "wait_for_cancel");
     drop(daemon);
 }
 

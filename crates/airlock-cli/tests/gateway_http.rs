@@ -438,22 +438,7 @@ fn a_call_the_app_cancels_stops_and_still_leaves_a_history_row() {
     );
     assert!(v[0]["error"].is_object(), "{v:?}");
     assert_eq!(text(&v[1]["result"]), "Echo: still here", "{v:?}");
-    let rows = wait_until("two history rows", Duration::from_secs(10), || {
-        let rows = sb.history(&["--client", "quitter"]);
-        (rows.len() == 2).then_some(rows)
-    });
-    let cancelled = rows
-        .iter()
-        .find(|r| r["tool"] == "trigger-long-running-operation")
-        .expect("the cancelled call's row");
-    assert_eq!(cancelled["outcome"], "failed", "{cancelled}");
-    assert!(
-        cancelled["error"]
-            .as_str()
-            .unwrap_or("")
-            .contains("cancelled"),
-        "{cancelled}"
-    );
+    common::gateway::assert_cancelled_row(&sb, "quitter", "trigger-long-running-operation");
 }
 
 #[test]

@@ -184,3 +184,24 @@ pub fn events(path: &std::path::Path) -> Vec<String> {
         .map(str::to_owned)
         .collect()
 }
+
+/// Wait for `client`'s two history rows (a call the app cancelled and one
+/// after it) and check the cancelled `tool` is recorded as such.
+pub fn assert_cancelled_row(sb: &Sandbox, client: &str, tool: &str) {
+    let rows = wait_until("two history rows", Duration::from_secs(10), || {
+        let rows = sb.history(&["--client", client]);
+        (rows.len() == 2).then_some(rows)
+    });
+    let cancelled = rows
+        .iter()
+        .find(|r| r["tool"] == tool)
+        .expect("the cancelled call's row");
+    assert_eq!(cancelled["outcome"], "failed", "{cancelled}");
+    assert!(
+        cancelled["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("cancelled"),
+        "{cancelled}"
+    );
+}
