@@ -553,3 +553,7 @@ mod tests;
 #[cfg(test)]
 #[path = "presenter_app_tests.rs"]
 mod app_tests;
+
+#[cfg(test)]
+#[path = "presenter_notice_tests.rs"]
+mod notice_tests;
