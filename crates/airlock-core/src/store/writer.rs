@@ -10,7 +10,6 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
 
 use super::{NewToolCall, Store, StoreResult};
 
@@ -19,9 +18,6 @@ use super::{NewToolCall, Store, StoreResult};
 pub const HISTORY_QUEUE: usize = 1024;
 /// Most records written in one transaction.
 pub const HISTORY_BATCH: usize = 256;
-/// How long the writer waits for more records before writing a batch
-/// (a reader in this process flushes, so it never waits for this).
-pub const HISTORY_LINGER: Duration = Duration::from_millis(10);
 
 #[derive(Default)]
 struct Queue {
@@ -66,22 +62,6 @@ impl Shared {
                 }
                 if q.pending.is_empty() && q.closed {
                     return;
-                }
-                // Let a few more calls land first: one transaction per call
-                // (FTS index pages included) costs the store's lock about
-                // half a millisecond, which calls waiting on it (the
-                // gateway reads each app's profile) would pay.
-                let until = Instant::now() + HISTORY_LINGER;
-                while q.pending.len() < HISTORY_BATCH && !q.closed {
-                    let left = until.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        break;
-                    }
-                    q = self
-                        .wake
-                        .wait_timeout(q, left)
-                        .unwrap_or_else(|e| e.into_inner())
-                        .0;
                 }
             }
             // A write that fails (disk full, database locked for 5 s) drops
