@@ -134,6 +134,8 @@ test('clients: attached, last calls, pause refuses; activity overview counts', {
   assert.equal(await attr('[data-testid="activity-calls"]', 'data-total'), '4');
   assert.equal(await attr('[data-testid="activity-apps"] li[data-name="cursor"]', 'data-count'), '2');
   assert.equal(await attr('[data-testid="activity-servers"] li[data-name="py"]', 'data-count'), '2');
+  // Both requests came from the CLI, not from an app's call: no app is ranked for them.
+  assert.deepEqual(await texts('[data-testid="activity-app-requests"] li'), []);
   assert.equal(await attr('[data-testid="activity-domains"] tr[data-domain="example.com"] ', 'data-domain'), 'example.com');
   await app.shot('activity-overview');
 

@@ -10,8 +10,8 @@
 //! for d in &o.elicitations_by_day { println!("{} {} opened", d.day_start_ms, d.allowed) }
 //! ```
 //!
-//! Elicitations are counted by server (the `elicitations` table has no
-//! client column on this branch); apps are ranked by their tool calls.
+//! Apps are ranked twice: by their tool calls through the gateway, and by
+//! the requests (elicitations) those calls raised.
 
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -99,6 +99,8 @@ pub struct ActivityOverview {
     pub domains: Vec<DomainCount>,
     /// Apps (gateway clients) with the most tool calls in the window.
     pub apps: Vec<NameCount>,
+    /// Apps whose calls raised the most requests (elicitations) in the window.
+    pub app_requests: Vec<NameCount>,
     /// Servers with the most elicitations in the window.
     pub servers: Vec<NameCount>,
 }
@@ -171,6 +173,10 @@ const NEXT_CLIENT_SERVER: &str =
 const CLIENT_SERVER_SINCE: &str =
     "SELECT COUNT(*) FROM tool_calls INDEXED BY tool_calls_client_server
      WHERE client = ?1 AND server_name = ?2 AND started_at >= ?3";
+const NEXT_ASKING_CLIENT: &str = "SELECT client FROM elicitations INDEXED BY elicitations_client
+     WHERE client > ?1 ORDER BY client LIMIT 1";
+const ASKING_CLIENT_SINCE: &str = "SELECT COUNT(*) FROM elicitations INDEXED BY elicitations_client
+     WHERE client = ?1 AND created_at >= ?2";
 const NEXT_SERVER: &str = "SELECT server_name FROM elicitations INDEXED BY elicitations_server
      WHERE server_name > ?1 ORDER BY server_name LIMIT 1";
 const SERVER_SINCE: &str = "SELECT COUNT(*) FROM elicitations INDEXED BY elicitations_server
@@ -264,10 +270,18 @@ fn apps(conn: &Connection, since_ms: i64, n: u32) -> rusqlite::Result<Vec<NameCo
     Ok(top(counts, n))
 }
 
-fn servers(conn: &Connection, since_ms: i64, n: u32) -> rusqlite::Result<Vec<NameCount>> {
+/// Names found by `next_sql` (index seeks), each with the COUNT of
+/// `since_sql` from `since_ms` on; the top `n`.
+fn ranked(
+    conn: &Connection,
+    next_sql: &str,
+    since_sql: &str,
+    since_ms: i64,
+    n: u32,
+) -> rusqlite::Result<Vec<NameCount>> {
     let mut budget = MAX_KEYS;
-    let mut next = conn.prepare_cached(NEXT_SERVER)?;
-    let mut since = conn.prepare_cached(SERVER_SINCE)?;
+    let mut next = conn.prepare_cached(next_sql)?;
+    let mut since = conn.prepare_cached(since_sql)?;
     let names = distinct(
         |after| next.query_row(params![after], |r| r.get(0)).optional(),
         &mut budget,
@@ -342,7 +356,14 @@ fn overview(
         calls_by_day,
         domains,
         apps: apps(conn, since_ms, q.top)?,
-        servers: servers(conn, since_ms, q.top)?,
+        app_requests: ranked(
+            conn,
+            NEXT_ASKING_CLIENT,
+            ASKING_CLIENT_SINCE,
+            since_ms,
+            q.top,
+        )?,
+        servers: ranked(conn, NEXT_SERVER, SERVER_SINCE, since_ms, q.top)?,
     })
 }
 
@@ -364,6 +385,8 @@ impl crate::store::Store {
             NEXT_CLIENT,
             NEXT_CLIENT_SERVER,
             CLIENT_SERVER_SINCE,
+            NEXT_ASKING_CLIENT,
+            ASKING_CLIENT_SINCE,
             NEXT_SERVER,
             SERVER_SINCE,
         ] {
@@ -425,11 +448,11 @@ mod tests {
                ('py', 'a', '{{}}', 'ok', {y}, 1, 'zed'),
                ('py', 'a', '{{}}', 'ok', {now}, 1, NULL),
                ('py', 'a', '{{}}', 'ok', {old}, 1, 'old-app');
-             INSERT INTO elicitations (server_name, mode, origin, message, state, created_at, updated_at) VALUES
-               ('gh', 'url', 'x', 'm', 'opened', {now}, {now}),
-               ('gh', 'url', 'x', 'm', 'declined', {now}, {now}),
-               ('py', 'url', 'x', 'm', 'blocked', {y}, {y}),
-               ('py', 'url', 'x', 'm', 'requested', {old}, {old});
+             INSERT INTO elicitations (server_name, mode, origin, message, state, created_at, updated_at, client) VALUES
+               ('gh', 'url', 'x', 'm', 'opened', {now}, {now}, 'zed'),
+               ('gh', 'url', 'x', 'm', 'declined', {now}, {now}, NULL),
+               ('py', 'url', 'x', 'm', 'blocked', {y}, {y}, 'zed'),
+               ('py', 'url', 'x', 'm', 'requested', {old}, {old}, 'cursor');
              INSERT INTO opened_domains VALUES ('gh', 'github.com', 3, {old}, {now}),
                ('py', 'github.com', 1, {y}, {y}), ('py', 'example.com', 1, {now}, {now});",
             y = now - DAY_MS
@@ -456,6 +479,16 @@ mod tests {
             [("cursor", 2), ("zed", 1)],
             "old-app is outside the window"
         );
+        let asking: Vec<(&str, u32)> = o
+            .app_requests
+            .iter()
+            .map(|a| (a.name.as_str(), a.count))
+            .collect();
+        assert_eq!(
+            asking,
+            [("zed", 2)],
+            "Airlock's own request has no app; cursor's is outside the window"
+        );
         let servers: Vec<(&str, u32)> = o
             .servers
             .iter()
@@ -473,6 +506,24 @@ mod tests {
         );
         let top1 = overview(&conn, ActivityQuery { top: 1, ..q }, now).unwrap();
         assert_eq!(top1.domains.len(), 1);
+        drop(conn);
+        let plans = store.explain_activity().unwrap();
+        let asking = plans
+            .iter()
+            .filter(|p| p.contains("elicitations_client"))
+            .count();
+        assert_eq!(
+            asking, 2,
+            "both app-request queries seek the index: {plans:#?}"
+        );
+        // opened_domains has one row per (server, domain): scanned on purpose.
+        assert!(
+            plans
+                .iter()
+                .filter(|p| !p.contains("opened_domains"))
+                .all(|p| !p.contains("SCAN")),
+            "no query scans history: {plans:#?}"
+        );
     }
 
     #[test]

@@ -31,6 +31,10 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
         include_str!("../../migrations/0010_elicitation_client.sql"),
     ),
     (11, include_str!("../../migrations/0011_client_paused.sql")),
+    (
+        12,
+        include_str!("../../migrations/0012_elicitation_client_index.sql"),
+    ),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

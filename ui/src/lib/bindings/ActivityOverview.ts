@@ -22,6 +22,10 @@ domains: Array<DomainCount>,
  */
 apps: Array<NameCount>, 
 /**
+ * Apps whose calls raised the most requests (elicitations) in the window.
+ */
+app_requests: Array<NameCount>, 
+/**
  * Servers with the most elicitations in the window.
  */
 servers: Array<NameCount>, };
