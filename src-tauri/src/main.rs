@@ -2,6 +2,8 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod api;
+#[cfg(target_os = "linux")]
+mod autostart;
 mod client_apps;
 mod clients_page;
 mod commands;
@@ -43,6 +45,9 @@ const DEMO_MARKER: &str = ".demo-configured";
 /// minutes with no app attached.
 const GATEWAY_RETRY: Duration = Duration::from_secs(10);
 
+/// Start in the tray without showing the window (the login entry passes it).
+const HIDDEN_ARG: &str = "--hidden";
+
 fn main() {
     // Airlock's own page is light: WebKit's GPU compositing costs about 70 MB
     // of memory here for nothing (measured by scripts/bench-desktop.sh). A user
@@ -51,7 +56,7 @@ fn main() {
     if std::env::var_os("WEBKIT_DISABLE_COMPOSITING_MODE").is_none() {
         std::env::set_var("WEBKIT_DISABLE_COMPOSITING_MODE", "1");
     }
-    tauri::Builder::default()
+    let builder = tauri::Builder::default()
         // First: a second launch on the same data dir hands over to the
         // running Airlock (its window comes forward) and exits, so one
         // process owns the data dir.
@@ -60,16 +65,25 @@ fn main() {
                 .dbus_id(single_instance_id(&airlock_core::paths::resolve_data_dir(
                     None,
                 )))
-                .callback(|app, _argv, _cwd| consent::bring_forward(app))
+                .callback(|app, argv, _cwd| {
+                    // The login entry of an Airlock that already runs: stay in the tray.
+                    if !argv.iter().any(|a| a == HIDDEN_ARG) {
+                        consent::bring_forward(app);
+                    }
+                })
                 .build(),
         )
-        .plugin(tauri_plugin_dialog::init())
-        // "Start Airlock at login" (off until the user turns it on).
-        .plugin(
-            tauri_plugin_autostart::Builder::new()
-                .app_name("Airlock")
-                .build(),
-        )
+        .plugin(tauri_plugin_dialog::init());
+    // "Start Airlock at login" elsewhere than Linux (off until the user turns
+    // it on); on Linux the entry is written by `autostart`.
+    #[cfg(not(target_os = "linux"))]
+    let builder = builder.plugin(
+        tauri_plugin_autostart::Builder::new()
+            .app_name("Airlock")
+            .args([HIDDEN_ARG])
+            .build(),
+    );
+    builder
         .setup(|app| {
             let handle = app.handle().clone();
             let state =
@@ -77,6 +91,12 @@ fn main() {
             app.manage(state.0);
             app.manage(state.1);
             tray::build(&handle)?;
+            // Started at login (`--hidden`): straight to the tray.
+            if std::env::args().any(|a| a == HIDDEN_ARG) {
+                if let Some(w) = handle.get_webview_window("main") {
+                    let _ = w.hide();
+                }
+            }
             Ok(())
         })
         .on_window_event(|window, event| {

@@ -108,4 +108,15 @@ test('closed to the tray: Open and Decline in a notification that names Claude C
   // History names the app.
   const records = await app.elicitations();
   assert.deepEqual(records.map((r) => [r.client, r.state]), [['claude-code', 'declined'], ['claude-code', 'continued']]);
+
+  // The login entry's launch (`--hidden`, see src-tauri/src/autostart.rs)
+  // while Airlock runs in the tray: it exits and the window stays put.
+  const login = spawn(BIN.desktop, ['--hidden'], { env: app.env, stdio: 'ignore' });
+  assert.equal(await new Promise((resolve) => login.on('exit', resolve)), 0, 'the login launch exits');
+  await sleep(1000);
+  assert.equal(windowsTitled('Airlock').length, 0, 'still in the tray after the login launch');
+  // A launch by the user brings it back.
+  const user = spawn(BIN.desktop, [], { env: app.env, stdio: 'ignore' });
+  assert.equal(await new Promise((resolve) => user.on('exit', resolve)), 0);
+  await waitFor('the window back', () => windowsTitled('Airlock').length === 1);
 });

@@ -46,7 +46,8 @@ test('clients: attached, last calls, pause refuses; activity overview counts', {
   await app.click('autostart-offer-yes');
   await waitFor('the autostart entry', () => fs.existsSync(autostartFile));
   const entry = fs.readFileSync(autostartFile, 'utf8');
-  assert.match(entry, /^Exec=.*airlock-desktop/m, entry);
+  // The program path quoted (a space in it must not split it), started hidden in the tray.
+  assert.match(entry, /^Exec=".*airlock-desktop" --hidden$/m, entry);
   // The entry is written before the page hears back, so the offer goes a moment later.
   await waitFor('the offer gone', async () => !(await app.exists('autostart-offer')));
   // Offered once: never again.
