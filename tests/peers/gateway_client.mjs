@@ -11,7 +11,9 @@
 // decline without it), and {"op":"elicitations"} lists the requests it got.
 // --sampling TEXT declares sampling and answers every sampling/createMessage
 // with TEXT (model "test-model"); --roots declares roots and lists those URIs;
-// {"op":"samplings"} lists the sampling requests it got. Ops (a
+// {"op":"samplings"} lists the sampling requests it got (and "cancelled": the
+// reasons of those the server side withdrew). --sampling-hang declares sampling
+// and never answers: each request waits until it is cancelled. Ops (a
 // JSON list), each printed as one JSON line when done:
 //   {"op":"info"}                                -> protocol version, server name, instructions
 //   {"op":"tools"}                               -> {"tools":[names]}
@@ -45,6 +47,7 @@ const { values, positionals } = parseArgs({
     elicitation: { type: 'string', default: 'none' },
     'form-answer': { type: 'string' },
     sampling: { type: 'string' },
+    'sampling-hang': { type: 'boolean', default: false },
     roots: { type: 'string' },
   },
 });
@@ -56,11 +59,23 @@ const ops = JSON.parse(values.ops);
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 
 const capabilities = values.elicitation === 'form' ? { elicitation: { form: {} } } : {};
-if (values.sampling !== undefined) capabilities.sampling = {};
+if (values.sampling !== undefined || values['sampling-hang']) capabilities.sampling = {};
 if (values.roots !== undefined) capabilities.roots = {};
 const client = new Client({ name: values.name, version: '0.0.0' }, { capabilities });
 const samplings = [];
-if (values.sampling !== undefined) {
+const samplingCancels = [];
+if (values['sampling-hang']) {
+  // The SDK aborts the handler's signal on notifications/cancelled for its request.
+  client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => {
+    samplings.push(req.params);
+    return new Promise((_resolve, reject) => {
+      extra.signal.addEventListener('abort', () => {
+        samplingCancels.push(String(extra.signal.reason ?? 'cancelled'));
+        reject(new Error('cancelled'));
+      });
+    });
+  });
+} else if (values.sampling !== undefined) {
   client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
     samplings.push(req.params);
     return { role: 'assistant', content: { type: 'text', text: values.sampling }, model: 'test-model' };
@@ -199,9 +214,13 @@ for (const op of ops) {
       case 'logs':
         out({ op: op.op, logs });
         break;
-      case 'samplings':
-        out({ op: op.op, samplings });
+      case 'samplings': {
+        // With timeout_ms: first wait (bounded) until as many were cancelled as asked.
+        const deadline = Date.now() + (op.timeout_ms ?? 0);
+        while (samplingCancels.length < samplings.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        out({ op: op.op, samplings, cancelled: samplingCancels });
         break;
+      }
       case 'sleep':
         await new Promise((r) => setTimeout(r, op.ms ?? 0));
         out({ op: op.op });

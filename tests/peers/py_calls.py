@@ -19,6 +19,10 @@ Tools:
                                client cancels, else returns "slept".
     ask_model(prompt)          sampling/createMessage with the prompt; returns
                                "model said: <text> (model <model>)".
+    ask_model_briefly(prompt, seconds)
+                               the same, but gives up after `seconds` (the SDK sends
+                               notifications/cancelled), records `gave up on the
+                               model` and returns "gave up waiting for the model".
     show_roots()               roots/list; returns the roots' URIs, one a line
                                (or "no roots").
     log_lines(count, text)     `count` notifications/message at info level, each
@@ -31,6 +35,8 @@ import asyncio
 import os
 import sys
 import warnings
+
+import anyio
 
 from mcp import types
 from mcp.server.mcpserver import Context, MCPServer
@@ -79,6 +85,20 @@ async def ask_model(prompt: str, ctx: Context) -> str:
     content = result.content
     text = getattr(content, "text", None) or str(content)
     return f"model said: {text} (model {result.model})"
+
+
+@server.tool()
+async def ask_model_briefly(prompt: str, seconds: float, ctx: Context) -> str:
+    """Ask the client's model, but give up after `seconds` (the SDK then
+    sends notifications/cancelled for its sampling request)."""
+    with anyio.move_on_after(seconds):
+        result = await ctx.session.create_message(
+            [types.SamplingMessage(role="user", content=types.TextContent(type="text", text=prompt))],
+            max_tokens=50,
+        )
+        return f"model said: {getattr(result.content, 'text', '')}"
+    _event("gave up on the model")
+    return "gave up waiting for the model"
 
 
 @server.tool()

@@ -183,6 +183,39 @@ fn sampling_and_roots_go_to_the_app_whose_call_asked_if_it_declared_them() {
 }
 
 #[test]
+fn a_sampling_request_the_server_withdraws_is_cancelled_at_the_app() {
+    let sb = Sandbox::new();
+    let events_file = add_py_calls(&sb, "calls", &["--protocol", "2025-11-25"]);
+    let daemon = Daemon::start(&sb, "accept", None);
+    // The app's model never answers; the server gives up after 2 s (the
+    // Python SDK then sends notifications/cancelled for its request).
+    let ops = json!([
+        call("calls__ask_model_briefly", json!({"prompt": "slow question", "seconds": 2})),
+        {"op": "samplings", "timeout_ms": 10000},
+    ]);
+    let v = lines(&ts_app_with(&sb, "slow-model-app", &["--sampling-hang"], &ops).run());
+    assert_eq!(
+        text(&v[0]["result"]),
+        "gave up waiting for the model",
+        "{v:?}"
+    );
+    assert!(events(&events_file).contains(&"gave up on the model".to_owned()));
+    let asked = v[1]["samplings"].as_array().expect("samplings");
+    assert_eq!(asked.len(), 1, "the app was asked once: {v:?}");
+    // The app heard that the request was withdrawn (its model can stop).
+    let cancelled = v[1]["cancelled"].as_array().expect("cancelled");
+    assert_eq!(cancelled.len(), 1, "the app was told: {v:?}");
+    assert!(
+        cancelled[0]
+            .as_str()
+            .unwrap_or_default()
+            .contains("withdrew"),
+        "{v:?}"
+    );
+    drop(daemon);
+}
+
+#[test]
 fn server_logs_reach_the_apps_that_set_a_level_bounded_and_rate_limited() {
     let sb = Sandbox::new();
     // 2025-11-25: the server logs without a per-request opt-in.

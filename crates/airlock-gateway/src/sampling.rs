@@ -15,10 +15,11 @@ use std::time::Duration;
 use airlock_core::elicitation::BoxFuture;
 use airlock_core::forward::AppRequests;
 use rmcp::model::{
-    CreateMessageRequestParams, CreateMessageResult, ErrorCode, ErrorData, ListRootsResult,
-    ProtocolVersion,
+    CancelledNotificationParam, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
+    CreateMessageResult, ErrorCode, ErrorData, ListRootsResult, PingRequest, ProtocolVersion,
+    RequestId, ServerRequest,
 };
-use rmcp::service::{Peer, RoleServer};
+use rmcp::service::{Peer, PeerRequestOptions, RoleServer, ServiceError};
 
 use crate::forms::FormRoutes;
 
@@ -36,6 +37,82 @@ fn has_requests(peer: &Peer<RoleServer>) -> bool {
 
 fn refused(text: String) -> ErrorData {
     ErrorData::new(ErrorCode::METHOD_NOT_FOUND, text, None)
+}
+
+/// The TypeScript SDK (1.32) ignores `notifications/cancelled` for request
+/// id 0 (`if (!requestId) return`), and rmcp numbers a session's requests to
+/// the app from 0. So an app that may get requests from Airlock (sampling,
+/// roots, forms) gets a `ping` first, which takes id 0: a later sampling
+/// request or form the server withdraws can then be cancelled at the app.
+pub fn spend_request_id_zero(app: &Peer<RoleServer>) {
+    let Some(info) = app.peer_info() else { return };
+    let c = &info.capabilities;
+    if !has_requests(app) || (c.sampling.is_none() && c.roots.is_none() && c.elicitation.is_none())
+    {
+        return;
+    }
+    let app = app.clone();
+    tokio::spawn(async move {
+        let ping = app.send_request(ServerRequest::PingRequest(PingRequest::default()));
+        let _ = tokio::time::timeout(APP_ROOTS_TIMEOUT, ping).await;
+    });
+}
+
+/// The app's request in flight: when the future waiting for it is dropped
+/// before the answer (the server withdrew its request, its call ended), the
+/// app gets `notifications/cancelled`, so its model stops and its prompt goes.
+struct CancelOnDrop {
+    app: Peer<RoleServer>,
+    id: Option<RequestId>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let (Some(id), Ok(rt)) = (self.id.take(), tokio::runtime::Handle::try_current()) else {
+            return;
+        };
+        let app = self.app.clone();
+        rt.spawn(async move {
+            let _ = app
+                .notify_cancelled(CancelledNotificationParam::new(
+                    Some(id),
+                    Some("the server withdrew its request".to_owned()),
+                ))
+                .await;
+        });
+    }
+}
+
+/// `sampling/createMessage` to the app, with the checks of rmcp's
+/// `Peer::create_message`, bounded by [`APP_SAMPLING_TIMEOUT`] (rmcp cancels
+/// it at the app then), and cancelled at the app when dropped.
+async fn ask_app(
+    app: &Peer<RoleServer>,
+    params: CreateMessageRequestParams,
+) -> Result<CreateMessageResult, ServiceError> {
+    if (params.tools.is_some() || params.tool_choice.is_some()) && !app.supports_sampling_tools() {
+        return Err(ServiceError::McpError(ErrorData::invalid_params(
+            "the request offers tools, and the app did not declare tools for sampling",
+            None,
+        )));
+    }
+    params
+        .validate()
+        .map_err(|e| ServiceError::McpError(ErrorData::invalid_params(e, None)))?;
+    let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
+    let options = PeerRequestOptions::with_timeout(APP_SAMPLING_TIMEOUT);
+    let handle = app.send_cancellable_request(request, options).await?;
+    let mut in_flight = CancelOnDrop {
+        app: app.clone(),
+        id: Some(handle.id.clone()),
+    };
+    let answer = handle.await_response().await;
+    // Answered, failed or timed out (rmcp cancels a timed-out request itself).
+    in_flight.id = None;
+    match answer? {
+        ClientResult::CreateMessageResult(result) => Ok(*result),
+        _ => Err(ServiceError::UnexpectedResponse),
+    }
 }
 
 impl AppRequests for FormRoutes {
@@ -58,9 +135,9 @@ impl AppRequests for FormRoutes {
                     "the app calling this tool through Airlock does not offer sampling".into(),
                 ));
             }
-            match tokio::time::timeout(APP_SAMPLING_TIMEOUT, app.create_message(params)).await {
-                Ok(Ok(result)) => Ok(result),
-                Ok(Err(rmcp::ServiceError::McpError(e))) => Err(ErrorData::new(
+            match ask_app(&app, params).await {
+                Ok(result) => Ok(result),
+                Err(ServiceError::McpError(e)) => Err(ErrorData::new(
                     e.code,
                     format!(
                         "the app refused: {}",
@@ -68,15 +145,15 @@ impl AppRequests for FormRoutes {
                     ),
                     None,
                 )),
-                Ok(Err(e)) => Err(ErrorData::internal_error(
-                    format!("the app did not answer: {e}"),
-                    None,
-                )),
-                Err(_) => Err(ErrorData::internal_error(
+                Err(ServiceError::Timeout { .. }) => Err(ErrorData::internal_error(
                     format!(
                         "the app did not answer within {} s",
                         APP_SAMPLING_TIMEOUT.as_secs()
                     ),
+                    None,
+                )),
+                Err(e) => Err(ErrorData::internal_error(
+                    format!("the app did not answer: {e}"),
                     None,
                 )),
             }
