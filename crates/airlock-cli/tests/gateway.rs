@@ -325,8 +325,11 @@ fn list_changed_reaches_the_app_when_a_server_is_added() {
     let sb = Sandbox::new();
     sb.add_everything("everything");
     let daemon = Daemon::start(&sb, "accept", None);
+    // The app says when it listens (a file), so the change cannot come first.
+    let ready = sb.dir().join("watcher-ready");
     let ops = json!([
         {"op": "tools"},
+        {"op": "touch", "path": ready},
         {"op": "wait_list_changed", "timeout_ms": 20000},
         {"op": "tools"},
         call("py__echo", json!({"message": "new server"})),
@@ -335,20 +338,24 @@ fn list_changed_reaches_the_app_when_a_server_is_added() {
         let cmd = ts_app(&sb, "watcher", None, &ops);
         std::thread::spawn(move || cmd.run())
     };
-    std::thread::sleep(Duration::from_millis(1500));
+    wait_until("the app listens", Duration::from_secs(30), || {
+        ready.exists().then_some(())
+    });
     sb.add_py("py", &[]);
     let out = app.join().expect("app");
     let v = lines(&out);
     assert!(!tool_names(&v[0]).iter().any(|t| t.starts_with("py__")));
-    assert_eq!(v[1]["changed"], true, "{out:?}");
+    assert_eq!(v[2]["changed"], true, "{out:?}");
     assert!(
-        tool_names(&v[2]).contains(&"py__echo".to_owned()),
+        tool_names(&v[3]).contains(&"py__echo".to_owned()),
         "{out:?}"
     );
-    assert_eq!(text(&v[3]["result"]), "new server");
+    assert_eq!(text(&v[4]["result"]), "new server");
 
     // Paused by another airlock process: its tools go away.
+    std::fs::remove_file(&ready).ok();
     let ops = json!([
+        {"op": "touch", "path": ready},
         {"op": "wait_list_changed", "timeout_ms": 20000},
         {"op": "tools"},
         call("py__echo", json!({"message": "x"})),
@@ -357,16 +364,18 @@ fn list_changed_reaches_the_app_when_a_server_is_added() {
         let cmd = ts_app(&sb, "watcher", None, &ops);
         std::thread::spawn(move || cmd.run())
     };
-    std::thread::sleep(Duration::from_millis(1500));
+    wait_until("the app listens", Duration::from_secs(30), || {
+        ready.exists().then_some(())
+    });
     sb.run(&["servers", "pause", "py"]).ok();
     let out = app.join().expect("app");
     let v = lines(&out);
-    assert_eq!(v[0]["changed"], true, "{out:?}");
+    assert_eq!(v[1]["changed"], true, "{out:?}");
     assert!(
-        !tool_names(&v[1]).iter().any(|t| t.starts_with("py__")),
+        !tool_names(&v[2]).iter().any(|t| t.starts_with("py__")),
         "{out:?}"
     );
-    assert_eq!(v[2]["error"]["code"], -32602, "{out:?}");
+    assert_eq!(v[3]["error"]["code"], -32602, "{out:?}");
     drop(daemon);
 }
 

@@ -216,7 +216,7 @@ impl ServerHandler for AppSession {
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
-        crate::sampling::spend_request_id_zero(&context.peer);
+        crate::ask::spend_request_id_zero(&context.peer);
         // Over HTTP rmcp runs the session: follow the catalog from here.
         if self.bound.is_some() {
             tokio::spawn(follow_changes(

@@ -19,7 +19,10 @@ use airlock_core::elicitation::{
     BoxFuture, Consent, ConsentDecision, ContinueDecision, FormAnswer, FormConsentRequest,
     UrlConsentRequest,
 };
-use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema, ProtocolVersion};
+use rmcp::model::{
+    ClientResult, ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema,
+    ProtocolVersion, ServerRequest,
+};
 use rmcp::service::{Peer, RoleServer};
 use serde_json::{json, Map, Value};
 
@@ -206,9 +209,10 @@ async fn ask_app(peer: &Peer<RoleServer>, request: &FormConsentRequest) -> Optio
         message: request.message.clone(),
         requested_schema: schema,
     };
-    let answer = match tokio::time::timeout(APP_FORM_TIMEOUT, peer.create_elicitation(params)).await
-    {
-        Ok(Ok(result)) => match result.action {
+    let form = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+    // Dropped when the server withdraws its form: the app's form goes too.
+    let answer = match crate::ask::ask(peer, form, APP_FORM_TIMEOUT).await {
+        Ok(ClientResult::ElicitResult(result)) => match result.action {
             ElicitationAction::Accept => match result.content {
                 Some(Value::Object(content)) => FormAnswer::Accept(content),
                 // An accept without content: checked like any other.
@@ -217,14 +221,20 @@ async fn ask_app(peer: &Peer<RoleServer>, request: &FormConsentRequest) -> Optio
             ElicitationAction::Decline => FormAnswer::Decline,
             _ => FormAnswer::Cancel,
         },
-        Ok(Err(e)) => {
+        Ok(_) => {
+            log(&format!(
+                "{}: the app answered form #{} with something else",
+                request.server, request.record_id
+            ));
+            FormAnswer::Cancel
+        }
+        Err(e) => {
             log(&format!(
                 "{}: the app could not show form #{}: {e}",
                 request.server, request.record_id
             ));
             FormAnswer::Cancel
         }
-        Err(_) => FormAnswer::Cancel,
     };
     Some(answer)
 }

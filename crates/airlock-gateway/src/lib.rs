@@ -26,6 +26,7 @@
 //! - [`limits`]: every bound.
 
 pub mod app;
+mod ask;
 pub mod attached;
 pub mod catalog;
 mod changes;

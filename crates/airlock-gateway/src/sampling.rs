@@ -15,11 +15,10 @@ use std::time::Duration;
 use airlock_core::elicitation::BoxFuture;
 use airlock_core::forward::AppRequests;
 use rmcp::model::{
-    CancelledNotificationParam, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
-    CreateMessageResult, ErrorCode, ErrorData, ListRootsResult, PingRequest, ProtocolVersion,
-    RequestId, ServerRequest,
+    ClientResult, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, ErrorCode,
+    ErrorData, ListRootsResult, ProtocolVersion, ServerRequest,
 };
-use rmcp::service::{Peer, PeerRequestOptions, RoleServer, ServiceError};
+use rmcp::service::{Peer, RoleServer, ServiceError};
 
 use crate::forms::FormRoutes;
 
@@ -30,7 +29,7 @@ pub const APP_SAMPLING_TIMEOUT: Duration = Duration::from_secs(600);
 pub const APP_ROOTS_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// An app session that has server-to-client requests (2025-11-25).
-fn has_requests(peer: &Peer<RoleServer>) -> bool {
+pub(crate) fn has_requests(peer: &Peer<RoleServer>) -> bool {
     peer.peer_info()
         .is_some_and(|i| i.protocol_version < ProtocolVersion::V_2026_07_28)
 }
@@ -39,53 +38,9 @@ fn refused(text: String) -> ErrorData {
     ErrorData::new(ErrorCode::METHOD_NOT_FOUND, text, None)
 }
 
-/// The TypeScript SDK (1.32) ignores `notifications/cancelled` for request
-/// id 0 (`if (!requestId) return`), and rmcp numbers a session's requests to
-/// the app from 0. So an app that may get requests from Airlock (sampling,
-/// roots, forms) gets a `ping` first, which takes id 0: a later sampling
-/// request or form the server withdraws can then be cancelled at the app.
-pub fn spend_request_id_zero(app: &Peer<RoleServer>) {
-    let Some(info) = app.peer_info() else { return };
-    let c = &info.capabilities;
-    if !has_requests(app) || (c.sampling.is_none() && c.roots.is_none() && c.elicitation.is_none())
-    {
-        return;
-    }
-    let app = app.clone();
-    tokio::spawn(async move {
-        let ping = app.send_request(ServerRequest::PingRequest(PingRequest::default()));
-        let _ = tokio::time::timeout(APP_ROOTS_TIMEOUT, ping).await;
-    });
-}
-
-/// The app's request in flight: when the future waiting for it is dropped
-/// before the answer (the server withdrew its request, its call ended), the
-/// app gets `notifications/cancelled`, so its model stops and its prompt goes.
-struct CancelOnDrop {
-    app: Peer<RoleServer>,
-    id: Option<RequestId>,
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        let (Some(id), Ok(rt)) = (self.id.take(), tokio::runtime::Handle::try_current()) else {
-            return;
-        };
-        let app = self.app.clone();
-        rt.spawn(async move {
-            let _ = app
-                .notify_cancelled(CancelledNotificationParam::new(
-                    Some(id),
-                    Some("the server withdrew its request".to_owned()),
-                ))
-                .await;
-        });
-    }
-}
-
 /// `sampling/createMessage` to the app, with the checks of rmcp's
-/// `Peer::create_message`, bounded by [`APP_SAMPLING_TIMEOUT`] (rmcp cancels
-/// it at the app then), and cancelled at the app when dropped.
+/// `Peer::create_message`, bounded by [`APP_SAMPLING_TIMEOUT`], cancelled at
+/// the app when dropped ([`crate::ask`]).
 async fn ask_app(
     app: &Peer<RoleServer>,
     params: CreateMessageRequestParams,
@@ -100,16 +55,7 @@ async fn ask_app(
         .validate()
         .map_err(|e| ServiceError::McpError(ErrorData::invalid_params(e, None)))?;
     let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
-    let options = PeerRequestOptions::with_timeout(APP_SAMPLING_TIMEOUT);
-    let handle = app.send_cancellable_request(request, options).await?;
-    let mut in_flight = CancelOnDrop {
-        app: app.clone(),
-        id: Some(handle.id.clone()),
-    };
-    let answer = handle.await_response().await;
-    // Answered, failed or timed out (rmcp cancels a timed-out request itself).
-    in_flight.id = None;
-    match answer? {
+    match crate::ask::ask(app, request, APP_SAMPLING_TIMEOUT).await? {
         ClientResult::CreateMessageResult(result) => Ok(*result),
         _ => Err(ServiceError::UnexpectedResponse),
     }
