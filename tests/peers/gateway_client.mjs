@@ -2,13 +2,15 @@
 // An app on the official TypeScript SDK client (1.32) that talks to a server
 // over stdio and runs a script of operations; for Airlock's gateway tests.
 //
-//   node gateway_client.mjs --ops JSON [--name NAME] [--elicitation none|form] [--form-answer JSON]
+//   node gateway_client.mjs --ops JSON [--name NAME] [--elicitation none|form|form-hang] [--form-answer JSON]
 //                           [--sampling TEXT] [--roots URI,URI...] -- CMD [ARGS...]
 //   (or `-- http://127.0.0.1:PORT/mcp`: Streamable HTTP, bearer token from AIRLOCK_GATEWAY_TOKEN)
 //
 // It declares no elicitation capability unless --elicitation form; then it
 // answers every form with accept and --form-answer as its content (or
 // decline without it), and {"op":"elicitations"} lists the requests it got.
+// --elicitation form-hang declares forms and never answers one: each waits
+// until it is cancelled ({"op":"elicitations"} adds "cancelled": the reasons).
 // --sampling TEXT declares sampling and answers every sampling/createMessage
 // with TEXT (model "test-model"); --roots declares roots and lists those URIs;
 // {"op":"samplings"} lists the sampling requests it got (and "cancelled": the
@@ -58,7 +60,8 @@ if (!values.ops || positionals.length === 0) {
 const ops = JSON.parse(values.ops);
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 
-const capabilities = values.elicitation === 'form' ? { elicitation: { form: {} } } : {};
+const formApp = values.elicitation === 'form' || values.elicitation === 'form-hang';
+const capabilities = formApp ? { elicitation: { form: {} } } : {};
 if (values.sampling !== undefined || values['sampling-hang']) capabilities.sampling = {};
 if (values.roots !== undefined) capabilities.roots = {};
 const client = new Client({ name: values.name, version: '0.0.0' }, { capabilities });
@@ -86,7 +89,19 @@ if (values.roots !== undefined) {
   client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots }));
 }
 const elicitations = [];
-if (values.elicitation === 'form') {
+const elicitationCancels = [];
+if (values.elicitation === 'form-hang') {
+  // The user never answers: each form waits until it is cancelled.
+  client.setRequestHandler(ElicitRequestSchema, (req, extra) => {
+    elicitations.push(req.params);
+    return new Promise((_resolve, reject) => {
+      extra.signal.addEventListener('abort', () => {
+        elicitationCancels.push(String(extra.signal.reason ?? 'cancelled'));
+        reject(new Error('cancelled'));
+      });
+    });
+  });
+} else if (values.elicitation === 'form') {
   client.setRequestHandler(ElicitRequestSchema, async (req) => {
     elicitations.push(req.params);
     if (values['form-answer'] === undefined) return { action: 'decline' };
@@ -196,9 +211,13 @@ for (const op of ops) {
       case 'updates':
         out({ op: op.op, updates });
         break;
-      case 'elicitations':
-        out({ op: op.op, elicitations });
+      case 'elicitations': {
+        // With timeout_ms: first wait (bounded) until as many were cancelled as asked.
+        const deadline = Date.now() + (op.timeout_ms ?? 0);
+        while (values.elicitation === 'form-hang' && elicitationCancels.length < elicitations.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        out({ op: op.op, elicitations, cancelled: elicitationCancels });
         break;
+      }
       case 'templates': {
         const r = await client.listResourceTemplates();
         out({ op: op.op, templates: r.resourceTemplates.map((t) => t.uriTemplate) });

@@ -23,6 +23,9 @@ Tools:
                                the same, but gives up after `seconds` (the SDK sends
                                notifications/cancelled), records `gave up on the
                                model` and returns "gave up waiting for the model".
+    ask_form_briefly(seconds)  a form (elicitation/create, form mode) it gives up on
+                               after `seconds`: records `gave up on the form`, returns
+                               "gave up waiting for the form".
     show_roots()               roots/list; returns the roots' URIs, one a line
                                (or "no roots").
     log_lines(count, text)     `count` notifications/message at info level, each
@@ -39,6 +42,7 @@ import warnings
 import anyio
 
 from mcp import types
+from pydantic import BaseModel, Field
 from mcp.server.mcpserver import Context, MCPServer
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
@@ -99,6 +103,21 @@ async def ask_model_briefly(prompt: str, seconds: float, ctx: Context) -> str:
         return f"model said: {getattr(result.content, 'text', '')}"
     _event("gave up on the model")
     return "gave up waiting for the model"
+
+
+class Contact(BaseModel):
+    email: str = Field(description="Your email")
+
+
+@server.tool()
+async def ask_form_briefly(seconds: float, ctx: Context) -> str:
+    """Ask for a form (form-mode elicitation), but give up after `seconds`
+    (the SDK then sends notifications/cancelled for its request)."""
+    with anyio.move_on_after(seconds):
+        result = await ctx.elicit(message="Your email, quickly", schema=Contact)
+        return f"form action={result.action}"
+    _event("gave up on the form")
+    return "gave up waiting for the form"
 
 
 @server.tool()

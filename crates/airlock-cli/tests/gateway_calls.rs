@@ -216,6 +216,40 @@ fn a_sampling_request_the_server_withdraws_is_cancelled_at_the_app() {
 }
 
 #[test]
+fn a_form_the_server_withdraws_is_cancelled_at_the_app_and_recorded() {
+    let sb = Sandbox::new();
+    let events_file = add_py_calls(&sb, "calls", &["--protocol", "2025-11-25"]);
+    let daemon = Daemon::start(&sb, "ask", None);
+    // The app shows the form and its user never answers; the server gives up.
+    let ops = json!([
+        call("calls__ask_form_briefly", json!({"seconds": 2})),
+        {"op": "elicitations", "timeout_ms": 10000},
+    ]);
+    let flags = ["--elicitation", "form-hang"];
+    let v = lines(&ts_app_with(&sb, "form-app", &flags, &ops).run());
+    assert_eq!(
+        text(&v[0]["result"]),
+        "gave up waiting for the form",
+        "{v:?}"
+    );
+    assert!(events(&events_file).contains(&"gave up on the form".to_owned()));
+    assert_eq!(
+        v[1]["elicitations"].as_array().map(Vec::len),
+        Some(1),
+        "{v:?}"
+    );
+    // The app heard that the form was withdrawn (its form can close).
+    let cancelled = v[1]["cancelled"].as_array().expect("cancelled");
+    assert_eq!(cancelled.len(), 1, "the app was told: {v:?}");
+    let record = &sb.elicitations()[0];
+    assert_eq!(record["mode"], "form");
+    // Ended unanswered. Airlock does not yet tell a request the server
+    // withdrew from one whose connection went away: both read connection_lost.
+    assert_eq!(record["state"], "connection_lost", "{record}");
+    drop(daemon);
+}
+
+#[test]
 fn server_logs_reach_the_apps_that_set_a_level_bounded_and_rate_limited() {
     let sb = Sandbox::new();
     // 2025-11-25: the server logs without a per-request opt-in.
