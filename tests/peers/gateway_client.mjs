@@ -65,19 +65,26 @@ const capabilities = formApp ? { elicitation: { form: {} } } : {};
 if (values.sampling !== undefined || values['sampling-hang']) capabilities.sampling = {};
 if (values.roots !== undefined) capabilities.roots = {};
 const client = new Client({ name: values.name, version: '0.0.0' }, { capabilities });
-const samplings = [];
-const samplingCancels = [];
-if (values['sampling-hang']) {
-  // The SDK aborts the handler's signal on notifications/cancelled for its request.
-  client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => {
-    samplings.push(req.params);
+/**
+ * A request handler whose user never answers: it records the request, then
+ * waits until the SDK aborts its signal (notifications/cancelled for it) and
+ * records the reason.
+ */
+function hangUntilCancelled(asked, cancels) {
+  return (req, extra) => {
+    asked.push(req.params);
     return new Promise((_resolve, reject) => {
       extra.signal.addEventListener('abort', () => {
-        samplingCancels.push(String(extra.signal.reason ?? 'cancelled'));
+        cancels.push(String(extra.signal.reason ?? 'cancelled'));
         reject(new Error('cancelled'));
       });
     });
-  });
+  };
+}
+const samplings = [];
+const samplingCancels = [];
+if (values['sampling-hang']) {
+  client.setRequestHandler(CreateMessageRequestSchema, hangUntilCancelled(samplings, samplingCancels));
 } else if (values.sampling !== undefined) {
   client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
     samplings.push(req.params);
@@ -91,16 +98,7 @@ if (values.roots !== undefined) {
 const elicitations = [];
 const elicitationCancels = [];
 if (values.elicitation === 'form-hang') {
-  // The user never answers: each form waits until it is cancelled.
-  client.setRequestHandler(ElicitRequestSchema, (req, extra) => {
-    elicitations.push(req.params);
-    return new Promise((_resolve, reject) => {
-      extra.signal.addEventListener('abort', () => {
-        elicitationCancels.push(String(extra.signal.reason ?? 'cancelled'));
-        reject(new Error('cancelled'));
-      });
-    });
-  });
+  client.setRequestHandler(ElicitRequestSchema, hangUntilCancelled(elicitations, elicitationCancels));
 } else if (values.elicitation === 'form') {
   client.setRequestHandler(ElicitRequestSchema, async (req) => {
     elicitations.push(req.params);
