@@ -321,3 +321,49 @@ fn only_a_host_going_through_the_claim_path_gets_the_socket() {
     let v = lines(&ts_app(&sb, "app", Some("app"), &ops).run());
     assert_eq!(text(&v[0]["result"]), "Echo: still here", "{v:?}");
 }
+
+#[test]
+fn a_python_app_on_2026_07_28_keeps_working_across_a_handover() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let daemon = Daemon::start(&sb, "accept", None);
+    let (ready, go) = (sb.dir().join("ready"), sb.dir().join("go"));
+    let ops = json!([
+        {"op": "info"},
+        call("everything__echo", json!({"message": "before"})),
+        {"op": "touch", "path": ready},
+        {"op": "wait_file", "path": go},
+        call("everything__echo", json!({"message": "after"})),
+    ]);
+    let app = {
+        let cmd = py_app(&sb, "py-handover", Some("py-handover"), &ops);
+        std::thread::spawn(move || cmd.run())
+    };
+    wait_file(&ready, "the app's first call");
+    let successor = Successor::start(&sb);
+    wait_until(
+        "the successor owns the socket",
+        Duration::from_secs(60),
+        || {
+            (host_pid(&sb) == Some(successor.pid()) && UnixStream::connect(socket(&sb)).is_ok())
+                .then_some(())
+        },
+    );
+    assert!(wait_for_exit(daemon.pid(), Duration::from_secs(10)));
+    touch(&go);
+    let out = app.join().expect("the app's thread");
+    let v = lines(&out);
+    assert_eq!(v[0]["protocol"], "2026-07-28", "{v:?}");
+    assert_eq!(text(&v[1]["result"]), "Echo: before", "{v:?}");
+    assert_eq!(
+        text(&v[4]["result"]),
+        "Echo: after",
+        "{v:?}\n{}",
+        out.stderr
+    );
+    assert!(
+        !daemon.log().contains("calls still in flight: cancelled"),
+        "{}",
+        daemon.log()
+    );
+}

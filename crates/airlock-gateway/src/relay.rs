@@ -13,8 +13,10 @@
 //!   [`RESTARTED`], so the app never hangs;
 //! - the shim attaches again (the new host, or a daemon it starts when none
 //!   comes within a grace period; at most [`RECONNECT_WITHIN`]), says its
-//!   hello and replays the app's `initialize` (under an id of its own: the
-//!   app never sees a second answer), `notifications/initialized`, its last
+//!   hello and replays the app's `initialize` or `server/discover` (under an
+//!   id of its own: the
+//!   app never sees a second answer; the new host answers once its first
+//!   connects are done), `notifications/initialized`, its last
 //!   `logging/setLevel` and its `resources/subscribe`s (answers swallowed).
 
 use std::borrow::Cow;
@@ -47,6 +49,7 @@ const UNPLANNED_GRACE: Duration = Duration::from_secs(1);
 /// unread.
 const MAX_HOST_LINE: usize = 64 * 1024 * 1024;
 const LISTEN_METHOD: &str = "subscriptions/listen";
+const DISCOVER_METHOD: &str = "server/discover";
 
 #[derive(serde::Deserialize)]
 struct Head<'a> {
@@ -108,7 +111,11 @@ impl State {
     /// Remember what must be said again to a new host.
     fn record(&mut self, kind: &Kind<'_>, line: &[u8]) {
         match kind {
-            Kind::Request(_, m) if m == "initialize" => self.initialize = Some(line.to_vec()),
+            // On 2026-07-28 `server/discover` opens the session instead: the
+            // new host waits for its first connects before answering either.
+            Kind::Request(_, m) if m == "initialize" || m == DISCOVER_METHOD => {
+                self.initialize = Some(line.to_vec())
+            }
             Kind::Notification(m) if m == "notifications/initialized" => {
                 self.initialized = Some(line.to_vec())
             }
