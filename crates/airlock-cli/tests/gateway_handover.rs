@@ -367,3 +367,59 @@ fn a_python_app_on_2026_07_28_keeps_working_across_a_handover() {
         daemon.log()
     );
 }
+
+#[test]
+fn a_successor_that_goes_away_before_taking_over_leaves_the_daemon_serving() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let daemon = Daemon::start(&sb, "accept", None);
+    let (ready, go) = (sb.dir().join("ready"), sb.dir().join("go"));
+    let ops = json!([
+        call("everything__echo", json!({"message": "before"})),
+        {"op": "touch", "path": ready},
+        {"op": "wait_file", "path": go},
+        call("everything__echo", json!({"message": "after"})),
+        {"op": "wire"},
+    ]);
+    let app = {
+        let cmd = ts_app(&sb, "stays-app", Some("stays"), &ops);
+        std::thread::spawn(move || cmd.run())
+    };
+    wait_file(&ready, "the app's first call");
+    // This test process asks as a successor would (it holds the successor
+    // lock with its pid), is accepted, then goes away without claiming.
+    let lock_at = sb.data.join("gateway.next.lock");
+    let mut lock = std::fs::File::create(&lock_at).expect("successor lock");
+    lock.try_lock().expect("lock it");
+    write!(lock, "{}", std::process::id()).expect("write the pid");
+    let mut s = UnixStream::connect(socket(&sb)).expect("connect");
+    let answer = say(&mut s, "{\"airlock_gateway\":1,\"handover\":true}\n");
+    assert_eq!(answer["ok"], true, "{answer}");
+    drop(s);
+    drop(lock);
+    wait_until("the daemon to serve on", Duration::from_secs(30), || {
+        daemon
+            .log()
+            .contains("went away before taking over")
+            .then_some(())
+    });
+    touch(&go);
+    let out = app.join().expect("the app's thread");
+    let v = lines(&out);
+    assert_eq!(text(&v[0]["result"]), "Echo: before", "{v:?}");
+    let after = v
+        .iter()
+        .rev()
+        .find(|l| l["op"] == "call")
+        .expect("the call after");
+    assert_eq!(
+        text(&after["result"]),
+        "Echo: after",
+        "{after}\n{}",
+        out.stderr
+    );
+    let wire = v.iter().find(|l| l["op"] == "wire").expect("wire");
+    assert_eq!(wire["initialize_results"], 1, "{wire}");
+    assert_eq!(host_pid(&sb), Some(daemon.pid()), "{}", daemon.log());
+    assert!(!process_is_dead(daemon.pid()));
+}

@@ -38,7 +38,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::unix::OwnedWriteHalf;
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::{watch, Notify};
 
 use crate::catalog::log;
@@ -59,10 +59,17 @@ pub fn successor_lock_path(data_dir: &Path) -> PathBuf {
     data_dir.join(SUCCESSOR_LOCK_FILE)
 }
 
+/// The host that asked for the socket, and its connection.
+struct Successor {
+    pid: u32,
+    read: Option<tokio::io::BufReader<OwnedReadHalf>>,
+    write: OwnedWriteHalf,
+}
+
 /// The owner's side: whether it hands over, and to whom.
 pub(crate) struct Handover {
     allowed: bool,
-    successor: Mutex<Option<(u32, OwnedWriteHalf)>>,
+    successor: Mutex<Option<Successor>>,
     asked: Notify,
     moving: watch::Sender<bool>,
 }
@@ -92,6 +99,7 @@ impl Handover {
         &self,
         data_dir: &Path,
         peer_pid: Option<i32>,
+        read: tokio::io::BufReader<OwnedReadHalf>,
         mut write: OwnedWriteHalf,
     ) {
         let checked = self.check(data_dir, peer_pid);
@@ -110,7 +118,11 @@ impl Handover {
         if slot.is_some() || *self.moving.borrow() {
             return;
         }
-        *slot = Some((pid, write));
+        *slot = Some(Successor {
+            pid,
+            read: Some(read),
+            write,
+        });
         self.asked.notify_one();
     }
 
@@ -135,12 +147,20 @@ impl Handover {
 
     /// Stop taking attachments, tell the attached shims, and wait (at most
     /// [`DRAIN_WITHIN`]) until none is attached; `attached` counts them.
+    /// `false`: the successor went away meanwhile, so this host serves on
+    /// (the shims attach to it again).
     pub(crate) async fn drain(
         &self,
         listener: &tokio::net::UnixListener,
         mut attached: watch::Receiver<usize>,
-    ) {
-        let pid = self.successor_pid();
+    ) -> bool {
+        let (pid, read) = {
+            let mut slot = self.successor.lock().unwrap_or_else(|p| p.into_inner());
+            match slot.as_mut() {
+                Some(s) => (s.pid, s.read.take()),
+                None => return false,
+            }
+        };
         log(&format!(
             "handing over to pid {pid}: letting calls in flight finish (at most {} s)",
             DRAIN_WITHIN.as_secs()
@@ -153,11 +173,21 @@ impl Handover {
                 }
             }
         };
-        tokio::select! {
-            () = all_gone => {}
-            () = tokio::time::sleep(DRAIN_WITHIN) => log("calls still in flight: cancelled"),
-            () = refuse_all(listener) => {}
+        let gone = tokio::select! {
+            () = all_gone => false,
+            () = tokio::time::sleep(DRAIN_WITHIN) => { log("calls still in flight: cancelled"); false }
+            () = refuse_all(listener) => false,
+            () = closed(read) => true,
+        };
+        if gone {
+            log(&format!(
+                "pid {pid} went away before taking over: serving on"
+            ));
+            *self.successor.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            self.moving.send_replace(false);
+            return false;
         }
+        true
     }
 
     /// Tell the successor the socket is free (after it was released).
@@ -167,21 +197,28 @@ impl Handover {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take();
-        if let Some((pid, mut write)) = taken {
+        if let Some(mut s) = taken {
             let mut w = Welcome::ok();
             w.released = true;
-            let _ = write.write_all(&hello::line(&w)).await;
-            let _ = write.shutdown().await;
-            log(&format!("socket released to pid {pid}: stopping"));
+            let _ = s.write.write_all(&hello::line(&w)).await;
+            let _ = s.write.shutdown().await;
+            log(&format!("socket released to pid {}: stopping", s.pid));
         }
     }
+}
 
-    fn successor_pid(&self) -> u32 {
-        self.successor
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .as_ref()
-            .map_or(0, |(pid, _)| *pid)
+/// Resolves when the successor's connection closes (it says nothing more
+/// after its hello).
+async fn closed(read: Option<tokio::io::BufReader<OwnedReadHalf>>) {
+    let Some(mut read) = read else {
+        return std::future::pending().await;
+    };
+    let mut buf = [0u8; 256];
+    loop {
+        match read.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
     }
 }
 

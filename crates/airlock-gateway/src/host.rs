@@ -325,31 +325,36 @@ pub async fn serve_until(
     tokio::pin!(idle);
     tokio::pin!(stop_when);
     let handed_over = loop {
-        tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
-                    let same_user = stream.peer_cred().is_ok_and(|c| c.uid() == owned.uid);
-                    if !same_user {
-                        log("refused a connection from another user");
-                        continue;
+        let asked = loop {
+            tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _)) => {
+                        let same_user = stream.peer_cred().is_ok_and(|c| c.uid() == owned.uid);
+                        if !same_user {
+                            log("refused a connection from another user");
+                            continue;
+                        }
+                        tokio::spawn(attach(gateway.clone(), stream, stop.clone()));
                     }
-                    tokio::spawn(attach(gateway.clone(), stream, stop.clone()));
-                }
-                Err(e) => {
-                    log(&format!("accept failed: {e}"));
-                    // Out of file descriptors, say: do not spin.
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-            },
-            () = &mut stop_when => break false,
-            () = &mut idle => { log("no app attached for a while: stopping"); break false; }
-            () = gateway.handover.asked() => break true,
+                    Err(e) => {
+                        log(&format!("accept failed: {e}"));
+                        // Out of file descriptors, say: do not spin.
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                },
+                () = &mut stop_when => break false,
+                () = &mut idle => { log("no app attached for a while: stopping"); break false; }
+                () = gateway.handover.asked() => break true,
+            }
+        };
+        if !asked {
+            break false;
+        }
+        let attached = gateway.attached_tx.subscribe();
+        if gateway.handover.drain(&listener, attached).await {
+            break true;
         }
     };
-    if handed_over {
-        let attached = gateway.attached_tx.subscribe();
-        gateway.handover.drain(&listener, attached).await;
-    }
     stop.cancel();
     if handed_over {
         // The cancelled sessions close their sockets.
@@ -459,7 +464,10 @@ async fn attach(gateway: Arc<Gateway>, stream: UnixStream, stop: CancellationTok
     };
     if hello.handover {
         let data_dir = gateway.core.data_dir().to_owned();
-        gateway.handover.request(&data_dir, peer_pid, write).await;
+        gateway
+            .handover
+            .request(&data_dir, peer_pid, reader, write)
+            .await;
         return;
     }
     let Some(_attached) = Attached::new(gateway.clone()) else {
