@@ -325,34 +325,30 @@ pub async fn serve_until(
     tokio::pin!(idle);
     tokio::pin!(stop_when);
     let handed_over = loop {
-        let asked = loop {
-            tokio::select! {
-                accepted = listener.accept() => match accepted {
-                    Ok((stream, _)) => {
-                        let same_user = stream.peer_cred().is_ok_and(|c| c.uid() == owned.uid);
-                        if !same_user {
-                            log("refused a connection from another user");
-                            continue;
-                        }
-                        tokio::spawn(attach(gateway.clone(), stream, stop.clone()));
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    let same_user = stream.peer_cred().is_ok_and(|c| c.uid() == owned.uid);
+                    if !same_user {
+                        log("refused a connection from another user");
+                        continue;
                     }
-                    Err(e) => {
-                        log(&format!("accept failed: {e}"));
-                        // Out of file descriptors, say: do not spin.
-                        tokio::time::sleep(Duration::from_millis(100)).await;
-                    }
-                },
-                () = &mut stop_when => break false,
-                () = &mut idle => { log("no app attached for a while: stopping"); break false; }
-                () = gateway.handover.asked() => break true,
+                    tokio::spawn(attach(gateway.clone(), stream, stop.clone()));
+                }
+                Err(e) => {
+                    log(&format!("accept failed: {e}"));
+                    // Out of file descriptors, say: do not spin.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            },
+            () = &mut stop_when => break false,
+            () = &mut idle => { log("no app attached for a while: stopping"); break false; }
+            // Serves on when the successor went away meanwhile.
+            () = gateway.handover.asked() => {
+                if gateway.handover.drain(&listener, gateway.attached_tx.subscribe()).await {
+                    break true;
+                }
             }
-        };
-        if !asked {
-            break false;
-        }
-        let attached = gateway.attached_tx.subscribe();
-        if gateway.handover.drain(&listener, attached).await {
-            break true;
         }
     };
     stop.cancel();
