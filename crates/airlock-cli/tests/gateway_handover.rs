@@ -18,6 +18,8 @@ use common::*;
 use serde_json::{json, Value};
 
 const LONG: &str = "everything__trigger-long-running-operation";
+/// Calls an app makes, 300 ms apart, while a handover goes on.
+const SWITCH_CALLS: usize = 15;
 
 /// `airlock daemon --take-over` (the window's way to claim the socket),
 /// stopped when dropped.
@@ -112,19 +114,30 @@ fn an_app_keeps_working_when_another_host_takes_over() {
             (!s.is_empty()).then_some(s)
         },
     );
-    let (ready, go) = (sb.dir().join("ready"), sb.dir().join("go"));
-    let ops = json!([
-        {"op": "set_level", "level": "info"},
+    let ready = sb.dir().join("ready");
+    let mut ops = vec![
+        json!({"op": "set_level", "level": "info"}),
         call("everything__echo", json!({"message": "before"})),
         // In flight while the window takes over: it finishes on the daemon.
-        {"op": "start", "key": "long", "name": LONG, "arguments": {"duration": 3, "steps": 3}},
-        {"op": "touch", "path": ready},
-        {"op": "wait_file", "path": go},
-        {"op": "await", "key": "long"},
+        json!({"op": "start", "key": "long", "name": LONG, "arguments": {"duration": 3, "steps": 3}}),
+        json!({"op": "touch", "path": ready}),
+    ];
+    // Calls all through the switch: held by the shim while the host moves,
+    // then sent to the new one.
+    for i in 0..SWITCH_CALLS {
+        ops.push(call(
+            "everything__echo",
+            json!({"message": format!("during {i}")}),
+        ));
+        ops.push(json!({"op": "sleep", "ms": 300}));
+    }
+    ops.extend([
+        json!({"op": "await", "key": "long"}),
         call("everything__echo", json!({"message": "after"})),
-        {"op": "tools"},
-        {"op": "wire"},
+        json!({"op": "tools"}),
+        json!({"op": "wire"}),
     ]);
+    let ops = Value::Array(ops);
     let app = {
         let cmd = ts_app(&sb, "handover-app", Some("handover"), &ops);
         std::thread::spawn(move || cmd.run())
@@ -157,10 +170,22 @@ fn an_app_keeps_working_when_another_host_takes_over() {
         "{}",
         daemon.log()
     );
-    touch(&go);
     let out = app.join().expect("the app's thread");
     let v = lines(&out);
     assert_eq!(text(&v[1]["result"]), "Echo: before", "{v:?}");
+    let during: Vec<String> = v
+        .iter()
+        .filter(|l| l["op"] == "call" && l["name"] == "everything__echo")
+        .map(|l| text(&l["result"]))
+        .filter(|t| t.contains("during"))
+        .collect();
+    let want: Vec<String> = (0..SWITCH_CALLS)
+        .map(|i| format!("Echo: during {i}"))
+        .collect();
+    assert_eq!(
+        during, want,
+        "every call during the switch got its real result: {v:?}"
+    );
     let long = v.iter().find(|l| l["op"] == "await").expect("await");
     assert_ne!(long["result"]["isError"], true, "{long}");
     assert!(
@@ -190,9 +215,9 @@ fn an_app_keeps_working_when_another_host_takes_over() {
     }
     assert_eq!(servers_of(successor.pid()).len(), 1, "{}", successor.log());
     // Both hosts recorded the app's calls under its name.
-    let rows = wait_until("three history rows", Duration::from_secs(10), || {
+    let rows = wait_until("every call's history row", Duration::from_secs(10), || {
         let rows = sb.history(&["--client", "handover"]);
-        (rows.len() == 3).then_some(rows)
+        (rows.len() == 3 + SWITCH_CALLS).then_some(rows)
     });
     assert!(rows.iter().all(|r| r["outcome"] == "ok"), "{rows:?}");
 }
