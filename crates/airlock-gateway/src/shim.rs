@@ -84,6 +84,16 @@ pub(crate) fn attach(options: &ShimOptions) -> Result<UnixStream, ShimError> {
             ) => {}
         Err(e) => return Err(connect_error(&options.data_dir)(e)),
     }
+    // A host is taking the socket over (crate::handover): wait for it
+    // rather than start a daemon that would race it for the socket.
+    let successor = crate::handover::successor_lock_path(&options.data_dir);
+    let until = Instant::now() + crate::handover::TAKE_OVER_WITHIN;
+    while place::lock_holder(&successor).is_some() && Instant::now() < until {
+        if let Ok(s) = place::connect(&options.data_dir) {
+            return Ok(s);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let Some((program, args)) = &options.start_host else {
         return Err(ShimError::Start(
             "no host listens and starting one was not allowed".into(),
