@@ -105,6 +105,8 @@ struct State {
     subscribed: BTreeSet<String>,
     app_gone: bool,
     replays: u64,
+    /// Counts host connections lost: a flush for an older one stops.
+    lost: u64,
 }
 
 impl State {
@@ -262,6 +264,7 @@ pub(crate) fn run(options: ShimOptions, host: BufReader<UnixStream>) -> Result<(
             }
             st.host = None;
             st.holding = true;
+            st.lost += 1;
             let planned = std::mem::take(&mut st.moving);
             st.closed = false;
             st.swallow.clear();
@@ -277,7 +280,8 @@ pub(crate) fn run(options: ShimOptions, host: BufReader<UnixStream>) -> Result<(
             Some((r, w)) => {
                 reader = r;
                 let shared = shared.clone();
-                std::thread::spawn(move || flush_held(&shared, w));
+                let lost = shared.lock().lost;
+                std::thread::spawn(move || flush_held(&shared, w, lost));
             }
             None => {
                 let held: Vec<Vec<u8>> = shared.lock().held.drain(..).collect();
@@ -530,10 +534,14 @@ fn with_id(line: &[u8], id: &str) -> Result<Vec<u8>, String> {
 
 /// Send what the app said during the switch, in order, then go live (a
 /// thread of its own: the host's answers are read meanwhile).
-fn flush_held(shared: &Shared, host: Arc<UnixStream>) {
+fn flush_held(shared: &Shared, host: Arc<UnixStream>, lost: u64) {
     loop {
         let next = {
             let mut st = shared.lock();
+            if st.lost != lost {
+                // This host went away meanwhile: the next flush sends the rest.
+                return;
+            }
             match st.held.pop_front() {
                 Some(line) => {
                     st.held_bytes = st.held_bytes.saturating_sub(line.len());
