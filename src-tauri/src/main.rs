@@ -40,9 +40,8 @@ use settings::Settings;
 const DEMO_AUTORUN_ENV: &str = "AIRLOCK_DEMO_AUTORUN";
 /// File in the data dir that records that the demo server was offered once.
 const DEMO_MARKER: &str = ".demo-configured";
-/// While `airlock daemon` owns the gateway's socket (started by an app
-/// before the window), try to take it over this often; it stops after 10
-/// minutes with no app attached.
+/// When the gateway's socket could not be taken over (another host is taking
+/// it, or its owner refused), try again this often.
 const GATEWAY_RETRY: Duration = Duration::from_secs(10);
 
 /// Start in the tray without showing the window (the login entry passes it).
@@ -230,8 +229,10 @@ fn configure_demo_once(core: &Arc<Airlock>, data_dir: &std::path::Path) {
 
 /// Be the gateway host: apps connected to Airlock (`airlock gateway --stdio`)
 /// attach to this app, share its server connections and get its consent
-/// dialogs and notifications. A running `airlock daemon` keeps the socket
-/// until it stops; this app takes over then.
+/// dialogs and notifications. A running `airlock daemon` (started by an app
+/// before the window) is asked to hand its socket over: its calls in flight
+/// finish, its apps' shims attach here and replay their handshake
+/// (airlock_gateway::handover).
 fn serve_gateway(
     core: Arc<Airlock>,
     forms: Arc<FormRoutes>,
@@ -243,6 +244,7 @@ fn serve_gateway(
             let options = HostOptions {
                 forms: Some(forms.clone()),
                 attachments: Some(attachments.clone()),
+                take_over: true,
                 ..HostOptions::default()
             };
             let served = airlock_gateway::serve_host_until(
@@ -253,7 +255,10 @@ fn serve_gateway(
             )
             .await;
             match served {
-                Err(HostError::Claim(ClaimError::AlreadyRunning { .. })) => {
+                Err(HostError::Claim(
+                    e @ (ClaimError::AlreadyRunning { .. } | ClaimError::Handover(_)),
+                )) => {
+                    eprintln!("airlock-desktop: apps attach to another host for now: {e}");
                     tokio::time::sleep(GATEWAY_RETRY).await;
                 }
                 Err(e) => {

@@ -33,6 +33,9 @@
 //   {"op":"subscribe","uri":U} {"op":"unsubscribe","uri":U} -> {} or {"error":{code,message}}
 //   {"op":"wait_updated","uri":U,"timeout_ms":T} -> {"updated":true|false} (a notifications/resources/updated
 //     for U arriving after this op starts); {"op":"updates"} -> {"updates":[uris received]}
+//   {"op":"start","key":K,"name":N,"arguments":{}} starts a call without waiting; {"op":"await","key":K} -> as "call"
+//   {"op":"wire"} -> {"initialize_results":n,"errors":[..]}: initialize answers that reached the app
+//     (a second one would be a duplicate) and the SDK's protocol errors (e.g. an answer to an unknown id)
 //   {"op":"bench","name":N,"arguments":{},"calls":C,"warmup":W} -> {"calls_per_sec","p50_ms","p99_ms"}
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -135,7 +138,20 @@ const transport = positionals[0].startsWith('http://')
       env: process.env,
       stderr: 'inherit',
     });
+// Count, on the wire, the initialize answers the app receives.
+const wire = { initialize_results: 0, errors: [] };
+let inner;
+Object.defineProperty(transport, 'onmessage', {
+  configurable: true,
+  get: () => inner && ((m, extra) => {
+    if (m && m.result && m.result.serverInfo && m.result.protocolVersion) wire.initialize_results += 1;
+    return inner(m, extra);
+  }),
+  set: (fn) => { inner = fn; },
+});
+client.onerror = (e) => wire.errors.push(String(e?.message ?? e));
 await client.connect(transport);
+const started = new Map();
 
 for (const op of ops) {
   try {
@@ -158,6 +174,17 @@ for (const op of ops) {
         out({ op: op.op, name: op.name, result: r, ...(op.progress ? { progress, done_at_ms: Date.now() } : {}) });
         break;
       }
+      case 'start':
+        started.set(op.key, client.callTool({ name: op.name, arguments: op.arguments ?? {} }, undefined, { timeout: op.timeout_ms ?? 60000 })
+          .then((r) => ({ result: r }), (e) => ({ error: { code: e.code ?? null, message: String(e.message ?? e) } })));
+        out({ op: op.op, key: op.key });
+        break;
+      case 'await':
+        out({ op: op.op, key: op.key, ...(await started.get(op.key)) });
+        break;
+      case 'wire':
+        out({ op: op.op, ...wire });
+        break;
       case 'prompts': {
         const r = await client.listPrompts();
         out({ op: op.op, prompts: r.prompts.map((p) => p.name) });

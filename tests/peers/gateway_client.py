@@ -15,6 +15,7 @@ Ops (a JSON list), each printed as one JSON line when done:
     {"op": "prompts"} / {"op": "resources"}
     {"op": "read", "uri": U} / {"op": "prompt", "name": N, "arguments": {...}}
     {"op": "sleep", "seconds": S}
+    {"op": "touch", "path": P} / {"op": "wait_file", "path": P, "timeout_ms": T}  (a test says go on)
 """
 
 from __future__ import annotations
@@ -89,6 +90,14 @@ async def run(args) -> int:
                 elif kind == "sleep":
                     await asyncio.sleep(float(op["seconds"]))
                     out({"op": kind})
+                elif kind == "touch":
+                    open(op["path"], "w").close()
+                    out({"op": kind})
+                elif kind == "wait_file":
+                    deadline = asyncio.get_running_loop().time() + float(op.get("timeout_ms", 60000)) / 1000
+                    while not os.path.exists(op["path"]) and asyncio.get_running_loop().time() < deadline:
+                        await asyncio.sleep(0.1)
+                    out({"op": kind, "found": os.path.exists(op["path"])})
                 else:
                     out({"op": kind, "error": {"message": "unknown op"}})
             except Exception as e:  # an error answer is a result of the script

@@ -278,4 +278,8 @@ pub(crate) struct DaemonArgs {
         requires = "http_port"
     )]
     pub(crate) http_bind: std::net::IpAddr,
+    /// Ask the running host to hand its socket over instead of failing
+    /// (what the desktop window does; for tests)
+    #[arg(long, hide = true)]
+    pub(crate) take_over: bool,
 }

@@ -6,6 +6,11 @@
 //!            or {"airlock_gateway":1,"error":"why, in words"}\n  (then the host closes)
 //! ```
 //!
+//! A host that wants the socket (the desktop window) says instead
+//! `{"airlock_gateway":1,"handover":true}`; see [`crate::handover`].
+//! A host that is handing over answers every hello with
+//! `{"airlock_gateway":1,"error":"..","moving":true}`: the shim tries again.
+//!
 //! After these two lines the stream carries newline-delimited JSON-RPC (MCP's
 //! stdio framing) both ways, untouched: the shim only copies bytes. A line
 //! longer than [`MAX_HELLO_BYTES`], or none within [`HELLO_TIMEOUT`], ends
@@ -29,6 +34,9 @@ pub struct Hello {
     /// `--client NAME`; `None`: the host uses the app's own name (clientInfo).
     #[serde(default)]
     pub client: Option<String>,
+    /// A host asking the owner to hand the socket over ([`crate::handover`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub handover: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,6 +48,12 @@ pub struct Welcome {
     pub pid: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// This host is handing over to another: attach again in a moment.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub moving: bool,
+    /// To the successor: the socket is free now, claim it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub released: bool,
 }
 
 impl Welcome {
@@ -49,6 +63,8 @@ impl Welcome {
             ok: true,
             pid: Some(std::process::id()),
             error: None,
+            moving: false,
+            released: false,
         }
     }
     pub fn refuse(why: impl Into<String>) -> Self {
@@ -57,6 +73,8 @@ impl Welcome {
             ok: false,
             pid: Some(std::process::id()),
             error: Some(why.into()),
+            moving: false,
+            released: false,
         }
     }
 }
@@ -122,6 +140,7 @@ mod tests {
         let h = Hello {
             airlock_gateway: HELLO_VERSION,
             client: Some("cursor".into()),
+            handover: false,
         };
         let bytes = line(&h);
         assert!(bytes.ends_with(b"\n"));

@@ -43,6 +43,8 @@ pub struct Gateway {
     attached_tx: watch::Sender<usize>,
     /// Which apps are attached, for whoever shows them (the desktop).
     pub attachments: Arc<Attachments>,
+    /// Handing the socket over to another host (crate::handover).
+    pub(crate) handover: crate::handover::Handover,
 }
 
 #[derive(Clone)]
@@ -58,6 +60,11 @@ pub struct HostOptions {
     pub http: Option<std::net::SocketAddr>,
     /// Where the attached apps are listed (`None`: a list of its own).
     pub attachments: Option<Arc<Attachments>>,
+    /// When another host owns the socket, ask it to hand over
+    /// ([`crate::handover::claim_taking_over`]; the desktop window).
+    pub take_over: bool,
+    /// Hand the socket over to a host that asks (the daemon).
+    pub hand_over: bool,
 }
 
 impl Default for HostOptions {
@@ -68,6 +75,8 @@ impl Default for HostOptions {
             forms: None,
             http: None,
             attachments: None,
+            take_over: false,
+            hand_over: false,
         }
     }
 }
@@ -87,6 +96,7 @@ impl Gateway {
             attached: AtomicUsize::new(0),
             attached_tx,
             attachments: options.attachments.clone().unwrap_or_default(),
+            handover: crate::handover::Handover::new(options.hand_over),
         });
         // Subscribe before connecting so that no Ready is missed.
         let events = gateway.core.subscribe();
@@ -278,7 +288,14 @@ pub async fn serve_until(
     options: HostOptions,
     stop_when: impl std::future::Future<Output = ()>,
 ) -> Result<(), HostError> {
-    let owned = place::claim(data_dir)?;
+    let owned = if options.take_over {
+        let dir = data_dir.to_owned();
+        tokio::task::spawn_blocking(move || crate::handover::claim_taking_over(&dir))
+            .await
+            .map_err(|e| HostError::Listen(std::io::Error::other(e.to_string())))??
+    } else {
+        place::claim(data_dir)?
+    };
     owned
         .listener
         .set_nonblocking(true)
@@ -307,7 +324,7 @@ pub async fn serve_until(
     let idle = idle_timer(gateway.attached_tx.subscribe(), options.idle_exit);
     tokio::pin!(idle);
     tokio::pin!(stop_when);
-    loop {
+    let handed_over = loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
@@ -324,12 +341,26 @@ pub async fn serve_until(
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
             },
-            () = &mut stop_when => break,
-            () = &mut idle => { log("no app attached for a while: stopping"); break; }
+            () = &mut stop_when => break false,
+            () = &mut idle => { log("no app attached for a while: stopping"); break false; }
+            // Serves on when the successor went away meanwhile.
+            () = gateway.handover.asked() => {
+                if gateway.handover.drain(&listener, gateway.attached_tx.subscribe()).await {
+                    break true;
+                }
+            }
         }
-    }
+    };
     stop.cancel();
+    if handed_over {
+        // The cancelled sessions close their sockets.
+        let mut attached = gateway.attached_tx.subscribe();
+        let _ = tokio::time::timeout(Duration::from_secs(2), attached.wait_for(|n| *n == 0)).await;
+    }
     drop(owned);
+    if handed_over {
+        gateway.handover.released().await;
+    }
     Ok(())
 }
 
@@ -402,6 +433,7 @@ async fn read_line_bounded(
 
 /// One app: the hello, then its MCP session until either side closes.
 async fn attach(gateway: Arc<Gateway>, stream: UnixStream, stop: CancellationToken) {
+    let peer_pid = stream.peer_cred().ok().and_then(|c| c.pid());
     let (read, mut write) = stream.into_split();
     let mut reader = BufReader::new(read);
     let hello = match tokio::time::timeout(
@@ -426,6 +458,14 @@ async fn attach(gateway: Arc<Gateway>, stream: UnixStream, stop: CancellationTok
             return;
         }
     };
+    if hello.handover {
+        let data_dir = gateway.core.data_dir().to_owned();
+        gateway
+            .handover
+            .request(&data_dir, peer_pid, reader, write)
+            .await;
+        return;
+    }
     let Some(_attached) = Attached::new(gateway.clone()) else {
         let why = format!(
             "too many apps attached (at most {}); close one",
@@ -471,6 +511,10 @@ async fn attach(gateway: Arc<Gateway>, stream: UnixStream, stop: CancellationTok
     });
     let _listed = gateway.attachments.add(app_id, listed_as);
     let session_ct = running.cancellation_token();
+    let reconnect = tokio::spawn(crate::handover::tell_when_moving(
+        gateway.handover.moving(),
+        peer.clone(),
+    ));
     let mut changes = gateway.catalog.subscribe();
     let ended = CancellationToken::new();
     let notifier = {
@@ -500,5 +544,6 @@ async fn attach(gateway: Arc<Gateway>, stream: UnixStream, stop: CancellationTok
     ended.cancel();
     let _ = notifier.await;
     let _ = stopper.await;
+    reconnect.abort();
     log(&format!("app {who} detached"));
 }

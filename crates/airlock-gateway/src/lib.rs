@@ -11,7 +11,8 @@
 //!
 //! - [`shim`]: the stdio side an app starts; it starts a host when none runs.
 //! - [`hello`]: the one line each side says before MCP.
-//! - [`place`]: the socket and lock in the data dir (0600; one owner).
+//! - [`place`]: the socket and lock in the data dir (0600; one owner);
+//!   [`handover`]: the window takes the socket over from the daemon.
 //! - [`host`]: the host: first connects, the server-list watch, one
 //!   [`app::AppSession`] (rmcp server side) per attached app.
 //! - [`catalog`], [`names`] and [`templates`]: the aggregated lists and
@@ -32,6 +33,7 @@ pub mod catalog;
 mod changes;
 pub mod consent;
 pub mod forms;
+pub mod handover;
 pub mod hello;
 pub mod host;
 pub mod http;
@@ -43,6 +45,7 @@ mod paging;
 pub mod place;
 pub mod profile;
 mod progress;
+mod relay;
 pub mod sampling;
 pub mod shim;
 pub mod subscribe;

@@ -37,6 +37,8 @@ pub enum ClaimError {
     AlreadyRunning { data_dir: String, pid: String },
     #[error("the socket path {path} is {len} bytes, longer than the {MAX_SOCKET_PATH_BYTES} this platform allows: use a shorter --data-dir")]
     PathTooLong { path: String, len: usize },
+    #[error("the running Airlock host did not hand its socket over: {0}")]
+    Handover(String),
     #[error("cannot {what} {path}: {source}")]
     Io {
         what: &'static str,
@@ -127,8 +129,12 @@ pub fn claim(data_dir: &Path) -> Result<Owned, ClaimError> {
 
 /// The pid of the host that owns the socket of `data_dir`, if one runs.
 pub fn running_host(data_dir: &Path) -> Option<u32> {
-    let lock_at = lock_path(data_dir);
-    let lock = OpenOptions::new().read(true).open(&lock_at).ok()?;
+    lock_holder(&lock_path(data_dir))
+}
+
+/// The pid written in the lock file at `lock_at`, while someone holds it.
+pub fn lock_holder(lock_at: &Path) -> Option<u32> {
+    let lock = OpenOptions::new().read(true).open(lock_at).ok()?;
     match lock.try_lock_shared() {
         // Nobody holds it: no host.
         Ok(()) => {
@@ -136,7 +142,7 @@ pub fn running_host(data_dir: &Path) -> Option<u32> {
             None
         }
         Err(std::fs::TryLockError::WouldBlock) => {
-            std::fs::read_to_string(&lock_at).ok()?.trim().parse().ok()
+            std::fs::read_to_string(lock_at).ok()?.trim().parse().ok()
         }
         Err(std::fs::TryLockError::Error(_)) => None,
     }

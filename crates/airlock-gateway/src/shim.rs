@@ -1,7 +1,8 @@
 //! `airlock gateway --stdio`: the line an app puts in its config. It owns
 //! nothing: it attaches to the running host over the socket (starting
-//! `airlock daemon` when nothing listens), says its hello, and then only
-//! copies bytes between its stdin/stdout and the socket.
+//! `airlock daemon` when nothing listens), says its hello, and then copies
+//! messages between its stdin/stdout and the socket (crate::relay: across a
+//! host change it attaches again and replays the app's handshake).
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -41,6 +42,8 @@ pub enum ShimError {
     Refused(String),
     #[error("the Airlock host did not answer the hello: {0}")]
     Hello(String),
+    #[error("the Airlock host is handing over to another")]
+    Moving,
 }
 
 /// Attach, then copy bytes until either side closes.
@@ -48,15 +51,19 @@ pub fn run(options: ShimOptions) -> Result<(), ShimError> {
     if let Some(c) = &options.client {
         hello::check_client_name(c).map_err(ShimError::Usage)?;
     }
-    let stream = attach(&options)?;
-    let (reader, _) = greet(
-        stream
-            .try_clone()
-            .map_err(connect_error(&options.data_dir))?,
-        &options,
-    )?;
-    pump(stream, reader);
-    Ok(())
+    // A host handing over answers "moving": the next one comes within
+    // moments.
+    let deadline = Instant::now() + crate::handover::TAKE_OVER_WITHIN;
+    let reader = loop {
+        match greet(attach(&options)?, &options) {
+            Ok((reader, _)) => break reader,
+            Err(ShimError::Moving) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(100))
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    crate::relay::run(options, reader)
 }
 
 fn connect_error(data_dir: &Path) -> impl Fn(std::io::Error) -> ShimError + '_ {
@@ -67,7 +74,7 @@ fn connect_error(data_dir: &Path) -> impl Fn(std::io::Error) -> ShimError + '_ {
 }
 
 /// Connect to the host, starting one when nothing listens.
-fn attach(options: &ShimOptions) -> Result<UnixStream, ShimError> {
+pub(crate) fn attach(options: &ShimOptions) -> Result<UnixStream, ShimError> {
     match place::connect(&options.data_dir) {
         Ok(s) => return Ok(s),
         Err(e)
@@ -76,6 +83,16 @@ fn attach(options: &ShimOptions) -> Result<UnixStream, ShimError> {
                 std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused
             ) => {}
         Err(e) => return Err(connect_error(&options.data_dir)(e)),
+    }
+    // A host is taking the socket over (crate::handover): wait for it
+    // rather than start a daemon that would race it for the socket.
+    let successor = crate::handover::successor_lock_path(&options.data_dir);
+    let until = Instant::now() + crate::handover::TAKE_OVER_WITHIN;
+    while place::lock_holder(&successor).is_some() && Instant::now() < until {
+        if let Ok(s) = place::connect(&options.data_dir) {
+            return Ok(s);
+        }
+        std::thread::sleep(Duration::from_millis(50));
     }
     let Some((program, args)) = &options.start_host else {
         return Err(ShimError::Start(
@@ -157,13 +174,14 @@ fn log_tail(path: &Path) -> String {
 
 /// Say hello and read the host's answer (bounded in size and time).
 /// Returns the reader with whatever the host sent after its answer.
-fn greet(
+pub(crate) fn greet(
     mut stream: UnixStream,
     options: &ShimOptions,
 ) -> Result<(BufReader<UnixStream>, Welcome), ShimError> {
     let hello = Hello {
         airlock_gateway: HELLO_VERSION,
         client: options.client.clone(),
+        handover: false,
     };
     stream
         .write_all(&hello::line(&hello))
@@ -182,6 +200,9 @@ fn greet(
     }
     let welcome: Welcome = serde_json::from_slice(&line)
         .map_err(|_| ShimError::Hello("an answer that is not Airlock's".into()))?;
+    if welcome.moving {
+        return Err(ShimError::Moving);
+    }
     if !welcome.ok {
         return Err(ShimError::Refused(
             welcome.error.unwrap_or_else(|| "no reason given".into()),
@@ -192,46 +213,4 @@ fn greet(
         .set_read_timeout(None)
         .map_err(|e| ShimError::Hello(e.to_string()))?;
     Ok((reader, welcome))
-}
-
-/// Copy stdin -> socket (in a thread) and socket -> stdout (here), each
-/// write flushed at once; returns when the host closes.
-fn pump(to_host: UnixStream, mut from_host: BufReader<UnixStream>) {
-    std::thread::spawn(move || {
-        let mut to_host = to_host;
-        let mut stdin = std::io::stdin().lock();
-        let mut buf = vec![0u8; 64 * 1024];
-        loop {
-            match stdin.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    if to_host.write_all(&buf[..n]).is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-        // The app closed its end (MCP's stdio shutdown): tell the host, give
-        // it a moment to close, then leave even if calls are still running
-        // there (the host cancels them when the socket closes).
-        let _ = to_host.shutdown(std::net::Shutdown::Write);
-        std::thread::sleep(STDIN_EOF_GRACE);
-        std::process::exit(0);
-    });
-    let mut stdout = std::io::stdout().lock();
-    loop {
-        let chunk = match from_host.fill_buf() {
-            Ok([]) | Err(_) => break,
-            Ok(chunk) => chunk,
-        };
-        let n = chunk.len();
-        if stdout
-            .write_all(chunk)
-            .and_then(|()| stdout.flush())
-            .is_err()
-        {
-            break;
-        }
-        from_host.consume(n);
-    }
 }

@@ -109,6 +109,10 @@ pub(crate) async fn daemon(
             .http_port
             .map(|p| std::net::SocketAddr::new(args.http_bind, p)),
         attachments: None,
+        // A daemon hands over to the window; one started with --take-over
+        // (the window's path, for tests) takes over and keeps the socket.
+        take_over: args.take_over,
+        hand_over: !args.take_over,
     };
     let data_dir = core.data_dir().to_owned();
     airlock_gateway::run_host(core.clone(), &data_dir, options)
