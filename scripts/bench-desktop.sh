@@ -10,7 +10,12 @@
 #   bash scripts/bench-desktop.sh --data [--runs N]      # start to the first frame showing data
 #   bash scripts/bench-desktop.sh --flood [--seconds S]  # click-to-render and PSS under a flood
 #   bash scripts/bench-desktop.sh --consent [--requests N]  # elicitation written -> native dialog mapped
-#   bash scripts/bench-desktop.sh --pages [--rows N]     # History/Elicitations first page at N tool calls
+#   bash scripts/bench-desktop.sh --pages [--rows N] [--data-dir DIR] [--scroll-rows M]
+#       History/Elicitations at N tool calls (N/10 elicitations): click to the
+#       first page painted, then a scroll through M rows of each virtual list
+#       (frame times, rows in the DOM) and the app's memory before/after.
+#       --data-dir keeps the generated database there and reuses it next time
+#       (a million rows take about a minute with the release generator).
 #
 # --data and --flood drive the window over WebDriver (tests/e2e/bench/*.mjs,
 # the e2e harness, so the debug build): --data measures from the app
@@ -33,6 +38,8 @@ window_bench=""
 seconds=60
 requests=50
 rows=1000000
+pages_dir=""
+scroll_rows=5000
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --data) window_bench=start; shift ;;
@@ -40,12 +47,14 @@ while [[ $# -gt 0 ]]; do
     --consent) window_bench=consent; shift ;;
     --pages) window_bench=pages; shift ;;
     --rows) rows=$2; shift 2 ;;
+    --data-dir) pages_dir=$2; shift 2 ;;
+    --scroll-rows) scroll_rows=$2; shift 2 ;;
     --requests) requests=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --debug) profile=debug; shift ;;
     --installed) profile=installed; shift ;;
-    *) echo "usage: $0 [--runs N] [--debug | --installed] | --data [--runs N] | --flood [--seconds S] | --consent [--requests N] | --pages [--rows N]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--runs N] [--debug | --installed] | --data [--runs N] | --flood [--seconds S] | --consent [--requests N] | --pages [--rows N] [--data-dir DIR] [--scroll-rows M]" >&2; exit 2 ;;
   esac
 done
 if [[ -n $window_bench ]]; then
@@ -58,12 +67,21 @@ if [[ -n $window_bench ]]; then
     flood) extra=(--seconds "$seconds") ;;
     consent) extra=(--requests "$requests") ;;
     pages)
-      cargo build --locked -q --release -p airlock-cli --bin airlock-bench
-      target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-      data=$(mktemp -d)
-      trap 'rm -rf "$data"' EXIT
-      "$target_dir/release/airlock-bench" history --rows "$rows" --fill "$data"
-      extra=(--data-dir "$data")
+      if [[ -n $pages_dir && -f $pages_dir/airlock.sqlite3 ]]; then
+        data=$pages_dir
+        echo "reusing the database in $data" >&2
+      else
+        cargo build --locked -q --release -p airlock-cli --bin airlock-bench
+        target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+        if [[ -n $pages_dir ]]; then
+          data=$pages_dir
+        else
+          data=$(mktemp -d)
+          trap 'rm -rf "$data"' EXIT
+        fi
+        "$target_dir/release/airlock-bench" history --rows "$rows" --fill "$data"
+      fi
+      extra=(--data-dir "$data" --scroll-rows "$scroll_rows")
       ;;
   esac
   cd tests/e2e

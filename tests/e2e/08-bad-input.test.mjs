@@ -15,7 +15,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 
 import { App, BIN, ROOT, focusAndKey, sh, sleep, waitFor, waitForNoWindow, waitForWindow, windowsTitled } from './lib/harness.mjs';
-import { elicitationRows, goTo, openTool, pendingCards, runTool, settleOpened, toolResult, waitElicitationState, waitPendingCard, waitServerState } from './lib/steps.mjs';
+import { allElicitationRows, goTo, openTool, pendingCards, runTool, settleOpened, toolResult, waitElicitationState, waitPendingCard, waitServerState } from './lib/steps.mjs';
 
 const PEER = path.join(ROOT, 'tests/e2e/peers/hostile_peer.py');
 const DIALOG = 'Airlock: hostile asks to open a web page';
@@ -153,8 +153,8 @@ test('a flood of URL elicitations: the window stays responsive, 3 wait at most, 
   assert.match(await app.text('burst-hostile'), new RegExp(`${shown - MAX_PENDING_PER_SERVER} requests rate-limited from hostile`));
   await app.shot('history-flood-folded');
   await app.click('burst-toggle-hostile');
-  await waitFor('the history to list every record', async () => (await elicitationRows(app)).length === shown);
-  const rows = await elicitationRows(app);
+  await waitFor('the history to list every record', async () => (await allElicitationRows(app)).length === shown);
+  const rows = await allElicitationRows(app);
   assert.equal(rows.filter((r) => r.state === 'rate_limited').length, records.length - MAX_PENDING_PER_SERVER);
   assert.equal(rows.find((r) => r.state === 'rate_limited').label, 'Rate limited');
   await app.b.execute(() => document.querySelector('[data-testid^="elicitation-row-"]')?.scrollIntoView({ block: 'start' }));

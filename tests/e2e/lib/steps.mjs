@@ -172,6 +172,29 @@ export async function waitElicitationState(app, id, state, timeout = 20000) {
   return waitFor(`elicitation ${id} to show ${state}`, async () => (await elicitationRows(app)).find((r) => r.id === id && r.state === state), { timeout });
 }
 
+/**
+ * Every elicitation row of the history, which is virtualized (only the rows
+ * in view are in the DOM): scrolls the page from the top to the bottom a
+ * screen at a time, collecting the rows by id.
+ */
+export async function allElicitationRows(app) {
+  const seen = new Map();
+  await app.b.execute(() => document.querySelector('[data-scroll-root]').scrollTo({ top: 0 }));
+  for (let i = 0; i < 1000; i++) {
+    const atBottom = await app.b.executeAsync((done) => {
+      const s = document.querySelector('[data-scroll-root]');
+      requestAnimationFrame(() => requestAnimationFrame(() => done(s.scrollTop + s.clientHeight >= s.scrollHeight - 2)));
+    });
+    for (const r of await elicitationRows(app)) seen.set(r.id, r);
+    if (atBottom) break;
+    await app.b.execute(() => {
+      const s = document.querySelector('[data-scroll-root]');
+      s.scrollTop += Math.max(100, s.clientHeight * 0.7);
+    });
+  }
+  return [...seen.values()];
+}
+
 /** Wait until nothing new reaches the browser recorder for a while; returns what it got. */
 export async function settleOpened(app, ms = 1500) {
   await sleep(ms);

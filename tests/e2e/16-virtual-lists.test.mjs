@@ -1,0 +1,122 @@
+// The History and Elicitations lists are virtualized (issue 15): with a few
+// thousand rows in the database (filled by `airlock-bench history --fill`
+// before the app starts), the DOM holds only the rows in view plus an
+// overscan, older pages load as the user scrolls, and scrolling to the
+// bottom shows the oldest row, with its place in the table told to screen
+// readers (aria-rowindex / aria-rowcount).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { after, test } from 'node:test';
+
+import { App, BIN, waitFor } from './lib/harness.mjs';
+import { goTo } from './lib/steps.mjs';
+
+const CALLS = 3000; // the generator adds CALLS / 10 elicitations
+// Rows in view (800 px screen) plus 600 px of overscan each side, at 30+ px a row: well under 100.
+const MAX_DOM_ROWS = 100;
+
+let app;
+after(() => app?.close());
+
+/**
+ * The rows of a table in the app's database and the oldest of them by the
+ * lists' order (newest first: time, then id). Not CALLS: the app prunes
+ * rows past its 90-day retention, and the generator's oldest rows sit there.
+ */
+function inDb(table, time) {
+  const db = path.join(app.dataDir, 'airlock.sqlite3');
+  const out = execFileSync('python3', ['-c', `import sqlite3,sys
+c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)
+print(c.execute('SELECT count(*) FROM ${table}').fetchone()[0])
+print(c.execute('SELECT id FROM ${table} ORDER BY ${time} ASC, id ASC LIMIT 1').fetchone()[0])`, db], { encoding: 'utf8' });
+  const [count, oldest] = out.trim().split('\n').map(Number);
+  return { count, oldest };
+}
+
+/** Rows of the list in the DOM, and the main scroller's state. */
+const domState = (prefix) => app.b.execute((p) => {
+  const s = document.querySelector('[data-scroll-root]');
+  const body = document.querySelector('tbody[data-count]');
+  return {
+    rows: document.querySelectorAll(`[data-testid^="${p}"]`).length,
+    count: Number(body?.dataset.count ?? 0),
+    atBottom: s.scrollTop + s.clientHeight >= s.scrollHeight - 2,
+  };
+}, prefix);
+
+/** Scroll to the bottom again and again until `endTestid` ("That is all.") shows; the DOM row count at each step. */
+async function scrollToEnd(prefix, endTestid) {
+  const seen = [];
+  await waitFor(`the end of the list (${endTestid})`, async () => {
+    await app.b.executeAsync((done) => {
+      const s = document.querySelector('[data-scroll-root]');
+      s.scrollTop = s.scrollHeight;
+      requestAnimationFrame(() => requestAnimationFrame(done));
+    });
+    const st = await domState(prefix);
+    seen.push(st.rows);
+    return st.atBottom && (await app.exists(endTestid));
+  }, { timeout: 120_000, interval: 50 });
+  return seen;
+}
+
+test('virtual lists: bounded DOM, older pages on scroll, the oldest row at the bottom', { timeout: 300_000 }, async () => {
+  app = await App.launch('16-virtual-lists', {
+    before: (a) => {
+      execFileSync(path.join(path.dirname(BIN.cli), 'airlock-bench'), ['history', '--rows', String(CALLS), '--fill', a.dataDir], { timeout: 120_000 });
+    },
+  });
+
+  // ---- History, tool calls: 3,000 rows.
+  await goTo(app, 'history');
+  await app.waitExists('history-body');
+  await waitFor('the first page', async () => (await domState('history-row-')).rows > 0);
+  const first = await domState('history-row-');
+  assert.ok(first.rows <= MAX_DOM_ROWS, `first page: ${first.rows} rows in the DOM`);
+  await app.shot('history-first-page');
+
+  const seen = await scrollToEnd('history-row-', 'history-all');
+  const end = await domState('history-row-');
+  const calls = inDb('tool_calls', 'started_at');
+  assert.ok(calls.count > CALLS - 10, `the database holds the calls (${calls.count})`);
+  assert.equal(end.count, calls.count, 'every call was loaded, page after page');
+  assert.ok(Math.max(...seen) <= MAX_DOM_ROWS, `at most ${MAX_DOM_ROWS} rows in the DOM while scrolling (saw ${Math.max(...seen)})`);
+  const old = calls.oldest;
+  const row = await app.waitExists(`history-row-${old}`);
+  const onScreen = await app.b.execute((id) => {
+    const r = document.querySelector(`[data-testid="history-row-${id}"]`).getBoundingClientRect();
+    const v = document.querySelector('[data-scroll-root]').getBoundingClientRect();
+    return r.height > 0 && r.top >= v.top && r.bottom <= v.bottom;
+  }, old);
+  assert.ok(onScreen, 'the oldest call is on screen at the bottom');
+  assert.equal(await row.getAttribute('aria-rowindex'), String(calls.count + 1), 'the oldest call is the last row for screen readers');
+  assert.equal(await app.b.execute(() => document.querySelector('[data-testid="history-table"]').getAttribute('aria-rowcount')), String(calls.count + 1));
+  await app.shot('history-scrolled-to-the-oldest-call');
+
+  // Back to the top: the newest rows again, the DOM still small.
+  await app.b.executeAsync((done) => {
+    document.querySelector('[data-scroll-root]').scrollTop = 0;
+    requestAnimationFrame(() => requestAnimationFrame(done));
+  });
+  const top = await domState('history-row-');
+  assert.ok(top.rows > 0 && top.rows <= MAX_DOM_ROWS, `back at the top: ${top.rows} rows`);
+  assert.equal(await app.exists(`history-row-${old}`), false, 'the oldest call left the DOM');
+
+  // ---- Elicitations: 300 requests.
+  await goTo(app, 'elicitations');
+  await waitFor('the first page', async () => (await domState('elicitation-row-')).rows > 0);
+  assert.ok((await domState('elicitation-row-')).rows <= MAX_DOM_ROWS);
+  const elSeen = await scrollToEnd('elicitation-row-', 'el-all');
+  assert.ok(Math.max(...elSeen) <= MAX_DOM_ROWS, `at most ${MAX_DOM_ROWS} rows in the DOM (saw ${Math.max(...elSeen)})`);
+  const oldEl = inDb('elicitations', 'created_at').oldest;
+  // The oldest request is its own row, or folded into a burst of rate-limited ones (the last row then).
+  const last = await app.b.execute(() => {
+    const rows = [...document.querySelectorAll('tbody[data-count] tr:not(.v-spacer)')];
+    const tr = rows[rows.length - 1];
+    return { testid: tr?.getAttribute('data-testid'), index: tr?.getAttribute('aria-rowindex'), count: document.querySelector('tbody[data-count]').dataset.count };
+  });
+  assert.ok(last.testid === `elicitation-row-${oldEl}` || last.testid?.startsWith('burst-'), `the last row is the oldest request (${oldEl}): ${JSON.stringify(last)}`);
+  assert.equal(last.index, String(Number(last.count) + 1));
+  await app.shot('elicitations-scrolled-to-the-oldest');
+});
