@@ -62,7 +62,7 @@ async function scrollToEnd(prefix, endTestid) {
 }
 
 test('virtual lists: bounded DOM, older pages on scroll, the oldest row at the bottom', { timeout: 300_000 }, async () => {
-  app = await App.launch('16-virtual-lists', {
+  app = await App.launch('17-virtual-lists', {
     before: (a) => {
       execFileSync(path.join(path.dirname(BIN.cli), 'airlock-bench'), ['history', '--rows', String(CALLS), '--fill', a.dataDir], { timeout: 120_000 });
     },
