@@ -10,6 +10,18 @@
 //! stdio framing) both ways, untouched: the shim only copies bytes. A line
 //! longer than [`MAX_HELLO_BYTES`], or none within [`HELLO_TIMEOUT`], ends
 //! the connection.
+//!
+//! A reader of history in another process (`airlock history`) is no app: it
+//! asks the host to write the calls still queued for history first, and the
+//! host answers once they are in the database, then closes:
+//!
+//! ```text
+//! reader -> host: {"airlock_gateway":1,"flush_history":true}\n
+//! host -> reader: {"airlock_gateway":1,"ok":true,"pid":1234,"flushed":true}\n
+//! ```
+//!
+//! (A host that predates this answers without `flushed` and waits for MCP:
+//! the reader closes and reads anyway.)
 
 use std::time::Duration;
 
@@ -29,6 +41,9 @@ pub struct Hello {
     /// `--client NAME`; `None`: the host uses the app's own name (clientInfo).
     #[serde(default)]
     pub client: Option<String>,
+    /// Not an app: write the queued history, answer, close.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flush_history: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,6 +55,9 @@ pub struct Welcome {
     pub pid: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The answer to a `flush_history` hello: the queued calls are written.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flushed: bool,
 }
 
 impl Welcome {
@@ -49,6 +67,13 @@ impl Welcome {
             ok: true,
             pid: Some(std::process::id()),
             error: None,
+            flushed: false,
+        }
+    }
+    pub fn flushed() -> Self {
+        Self {
+            flushed: true,
+            ..Self::ok()
         }
     }
     pub fn refuse(why: impl Into<String>) -> Self {
@@ -57,6 +82,7 @@ impl Welcome {
             ok: false,
             pid: Some(std::process::id()),
             error: Some(why.into()),
+            flushed: false,
         }
     }
 }
@@ -122,8 +148,10 @@ mod tests {
         let h = Hello {
             airlock_gateway: HELLO_VERSION,
             client: Some("cursor".into()),
+            flush_history: false,
         };
         let bytes = line(&h);
+        assert!(!String::from_utf8_lossy(&bytes).contains("flush"));
         assert!(bytes.ends_with(b"\n"));
         assert_eq!(parse_hello(&bytes).unwrap(), h);
         assert!(parse_hello(b"{\"airlock_gateway\":1}\n")
@@ -135,6 +163,21 @@ mod tests {
             .unwrap_err()
             .contains("version"));
         assert!(parse_hello(b"{\"airlock_gateway\":1,\"client\":\"a\\nb\"}").is_err());
+    }
+
+    #[test]
+    fn a_flush_hello_is_told_apart_and_old_hellos_are_not_one() {
+        let h = parse_hello(b"{\"airlock_gateway\":1,\"flush_history\":true}\n").unwrap();
+        assert!(h.flush_history);
+        assert!(
+            !parse_hello(b"{\"airlock_gateway\":1}\n")
+                .unwrap()
+                .flush_history
+        );
+        let w: Welcome = serde_json::from_slice(&line(&Welcome::flushed())).unwrap();
+        assert!(w.ok && w.flushed);
+        let w: Welcome = serde_json::from_slice(&line(&Welcome::ok())).unwrap();
+        assert!(w.ok && !w.flushed);
     }
 
     #[test]

@@ -164,6 +164,7 @@ fn greet(
     let hello = Hello {
         airlock_gateway: HELLO_VERSION,
         client: options.client.clone(),
+        flush_history: false,
     };
     stream
         .write_all(&hello::line(&hello))
