@@ -4,19 +4,25 @@
 # (`airlock gateway --stdio` -> `airlock daemon` -> the same server), runs
 # alternated in one command. Prints medians of both, the calls/s ratio and
 # the p50 latency the gateway adds. Goal (issue 12): ratio >= 0.8, added
-# p50 <= 0.2 ms.
+# p50 <= 0.2 ms. Then where the host's time goes per call: CPU of its
+# async thread and of its history writer (from /proc) and its context
+# switches.
+# `--before PATH` adds another `airlock` build (say, main's) as
+# "before" in the same rounds (its own daemon and data dir).
 #
-#   bash scripts/bench-gateway.sh [--calls N] [--rounds R]
+#   bash scripts/bench-gateway.sh [--calls N] [--rounds R] [--before PATH]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 calls=3000
 rounds=3
+before=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --calls) calls=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
-    *) echo "usage: $0 [--calls N] [--rounds R]" >&2; exit 2 ;;
+    --before) before=$2; shift 2 ;;
+    *) echo "usage: $0 [--calls N] [--rounds R] [--before PATH]" >&2; exit 2 ;;
   esac
 done
 bash scripts/setup.sh >/dev/null
@@ -26,25 +32,61 @@ airlock="$target_dir/release/airlock"
 js="$root/tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 
 data=$(mktemp -d "${TMPDIR:-/tmp}/airlock-bench-gateway.XXXXXX")
-daemon=""
+daemons=()
 cleanup() {
-  if [[ -n "$daemon" ]]; then kill "$daemon" 2>/dev/null || true; wait "$daemon" 2>/dev/null || true; fi
+  for d in "${daemons[@]}"; do kill "$d" 2>/dev/null || true; wait "$d" 2>/dev/null || true; done
   rm -rf "$data"
 }
 trap cleanup EXIT
-"$airlock" --data-dir "$data/d" servers add everything --command node -- "$js" stdio >/dev/null
-"$airlock" --data-dir "$data/d" --consent decline --open none daemon 2>"$data/daemon.log" &
-daemon=$!
-for _ in $(seq 200); do [[ -S "$data/d/gateway.sock" ]] && break; sleep 0.05; done
-[[ -S "$data/d/gateway.sock" ]] || { cat "$data/daemon.log" >&2; exit 1; }
+# start_daemon NAME BINARY: a daemon on its own data dir $data/NAME.
+start_daemon() {
+  local dir="$data/$1"
+  "$2" --data-dir "$dir" servers add everything --command node -- "$js" stdio >/dev/null
+  "$2" --data-dir "$dir" --consent decline --open none daemon 2>"$data/$1.log" &
+  daemons+=($!)
+  echo $! >"$data/$1.pid"
+  for _ in $(seq 200); do [[ -S "$dir/gateway.sock" ]] && break; sleep 0.05; done
+  [[ -S "$dir/gateway.sock" ]] || { cat "$data/$1.log" >&2; exit 1; }
+}
+# cpu PID: "<main thread ticks> <history thread ticks> <voluntary+involuntary switches>".
+cpu() {
+  local main=0 hist=0 sw=0 t name ticks
+  for t in /proc/"$1"/task/*; do
+    name=$(cat "$t/comm" 2>/dev/null || true)
+    ticks=$(awk '{print $14+$15}' "$t/stat" 2>/dev/null || echo 0)
+    if [[ $name == airlock-history ]]; then hist=$((hist + ticks)); else main=$((main + ticks)); fi
+    sw=$((sw + $(awk '/ctxt_switches/ {s+=$2} END {print s+0}' "$t/status" 2>/dev/null || echo 0)))
+  done
+  echo "$main $hist $sw"
+}
+# gateway NAME BINARY: one gateway round, with the host's figures for it.
+gateway() {
+  local pid before after
+  pid=$(cat "$data/$1.pid")
+  before=$(cpu "$pid")
+  node tests/peers/gateway_client.mjs --name bench --ops "$ops" -- "$2" --data-dir "$data/$1" gateway --stdio --client bench \
+    | tail -n 1 >"$data/round.json"
+  after=$(cpu "$pid")
+  python3 - "$1" "$before" "$after" "$(getconf CLK_TCK)" "$calls" "$data/round.json" >>"$out" <<'PY'
+import json, sys
+path, b, a, hz, calls = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), int(sys.argv[4]), int(sys.argv[5])
+r = json.loads(open(sys.argv[6]).read())
+d = [int(x) - int(y) for x, y in zip(a, b)]
+n = calls + 200  # the op's warmup calls are in the figures too
+r.update(path=path, host_main_us=d[0] * 1e6 / hz / n, host_history_us=d[1] * 1e6 / hz / n, host_switches=d[2] / n)
+print(json.dumps(r))
+PY
+}
 
+start_daemon gateway "$airlock"
+[[ -n $before ]] && start_daemon before "$before"
 out="$data/results.jsonl"
 ops=$(printf '[{"op":"bench","name":"everything__echo","arguments":{"message":"hello"},"calls":%d,"warmup":200}]' "$calls")
 for r in $(seq "$rounds"); do
   node tests/peers/bench_ts_client.mjs --transport stdio --calls "$calls" \
     | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); r["path"]="direct"; print(json.dumps(r))' >>"$out"
-  node tests/peers/gateway_client.mjs --name bench --ops "$ops" -- "$airlock" --data-dir "$data/d" gateway --stdio --client bench \
-    | python3 -c 'import json,sys; r=json.loads(sys.stdin.read().strip().splitlines()[-1]); r["path"]="gateway"; print(json.dumps(r))' >>"$out"
+  gateway gateway "$airlock"
+  [[ -n $before ]] && gateway before "$before"
   echo "round $r/$rounds done" >&2
 done
 python3 - "$out" <<'PY'
@@ -52,12 +94,22 @@ import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 print(f"{'path':<10}{'calls/s (median)':>18}{'p50 ms':>10}{'p99 ms':>10}   (TypeScript SDK client, server-everything echo, stdio)")
 med = {}
-for path in ("direct", "gateway"):
+for path in ("direct", "gateway", "before"):
     rs = [r for r in rows if r["path"] == path]
-    med[path] = {k: statistics.median(r[k] for r in rs) for k in ("calls_per_sec", "p50_ms", "p99_ms")}
+    if not rs:
+        continue
+    med[path] = {k: statistics.median(r[k] for r in rs) for k in rs[0] if isinstance(rs[0][k], (int, float))}
     m = med[path]
     print(f"{path:<10}{m['calls_per_sec']:>18.0f}{m['p50_ms']:>10.3f}{m['p99_ms']:>10.3f}")
-ratio = med["gateway"]["calls_per_sec"] / med["direct"]["calls_per_sec"]
-added = med["gateway"]["p50_ms"] - med["direct"]["p50_ms"]
-print(f"ratio gateway/direct: {ratio:.2f}x calls/s (goal >= 0.80); p50 added: {added:.3f} ms (goal <= 0.200)")
+for path in ("gateway", "before"):
+    if path not in med:
+        continue
+    ratio = med[path]["calls_per_sec"] / med["direct"]["calls_per_sec"]
+    added = med[path]["p50_ms"] - med["direct"]["p50_ms"]
+    print(f"ratio {path}/direct: {ratio:.2f}x calls/s (goal >= 0.80); p50 added: {added:.3f} ms (goal <= 0.200)")
+print("host per call (medians; /proc ticks, so +-10 ms over the round):")
+for path in ("gateway", "before"):
+    if path in med:
+        m = med[path]
+        print(f"  {path:<8} async thread {m['host_main_us']:.0f} us CPU, history writer {m['host_history_us']:.0f} us CPU, {m['host_switches']:.1f} context switches")
 PY

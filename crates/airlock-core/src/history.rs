@@ -9,6 +9,13 @@ use crate::store::{
 use crate::{Airlock, CoreResult};
 
 impl Airlock {
+    /// Write the tool calls still queued for history now, so that another
+    /// process reading the database next sees every call that returned
+    /// before this (the gateway host answers a reader's flush request so).
+    pub fn flush_history(&self) -> CoreResult<()> {
+        Ok(self.history.flush()?)
+    }
+
     /// One page of tool calls, newest first (keyset pagination, filters).
     /// Calls that returned before this are in it (their records are written first).
     pub fn history(&self, query: &HistoryQuery) -> CoreResult<HistoryPage> {

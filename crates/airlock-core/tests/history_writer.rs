@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use airlock_core::elicitation::ConsentDecision;
 use airlock_core::store::{
-    HistoryQuery, HistoryWriter, NewToolCall, Store, ToolCallOutcome, HISTORY_QUEUE,
+    HistoryQuery, HistoryWriter, NewToolCall, Store, ToolCallOutcome, HISTORY_GATHER, HISTORY_QUEUE,
 };
 use airlock_core::test_support::{
     open_core, text_result, InProcessServer, RecordingOpener, ScriptedConsent,
@@ -107,5 +107,56 @@ fn the_queue_stays_bounded_and_closing_writes_what_waits() {
             duration_ms: 0,
         })
         .unwrap();
+    assert_eq!(count(&store), total + 1);
+}
+
+fn record(i: usize) -> NewToolCall {
+    NewToolCall {
+        client: Some("app".into()),
+        server: "s".into(),
+        tool: "echo".into(),
+        arguments_json: format!("{{\"message\":\"call {i}\"}}"),
+        result_json: Some(format!(
+            "{{\"content\":[{{\"type\":\"text\",\"text\":\"Echo: call {i}\"}}]}}"
+        )),
+        outcome: ToolCallOutcome::Ok,
+        error: None,
+        started_at: i as i64,
+        duration_ms: 0,
+    }
+}
+
+#[test]
+fn calls_in_a_steady_stream_share_transactions_and_a_flush_writes_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open_in(dir.path()).unwrap());
+    let writer = HistoryWriter::start(store.clone());
+    // One call per millisecond: each transaction alone takes less than
+    // that, so a writer that wrote per record would write about `total`.
+    let total = 120;
+    for i in 0..total {
+        writer.record(record(i)).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    // A reader in this process flushes first: every record is there.
+    writer.flush().unwrap();
+    assert_eq!(count(&store), total);
+    let batches = writer.batches();
+    assert!(
+        batches * 2 < total as u64,
+        "{batches} transactions for {total} records (gathering for {HISTORY_GATHER:?})"
+    );
+    // A lone record after a quiet spell is written without waiting for more.
+    std::thread::sleep(HISTORY_GATHER * 3);
+    writer.record(record(total)).unwrap();
+    let lone = std::time::Instant::now();
+    while count(&store) < total + 1 {
+        assert!(
+            lone.elapsed() < std::time::Duration::from_secs(10),
+            "the lone record was never written"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    writer.close();
     assert_eq!(count(&store), total + 1);
 }

@@ -272,6 +272,7 @@ pub fn claim_taking_over(data_dir: &Path) -> Result<Owned, ClaimError> {
         airlock_gateway: HELLO_VERSION,
         client: None,
         handover: true,
+        flush_history: false,
     };
     stream
         .write_all(&hello::line(&ask))

@@ -15,6 +15,18 @@
 //! stdio framing) both ways, untouched: the shim only copies bytes. A line
 //! longer than [`MAX_HELLO_BYTES`], or none within [`HELLO_TIMEOUT`], ends
 //! the connection.
+//!
+//! A reader of history in another process (`airlock history`) is no app: it
+//! asks the host to write the calls still queued for history first, and the
+//! host answers once they are in the database, then closes:
+//!
+//! ```text
+//! reader -> host: {"airlock_gateway":1,"flush_history":true}\n
+//! host -> reader: {"airlock_gateway":1,"ok":true,"pid":1234,"flushed":true}\n
+//! ```
+//!
+//! (A host that predates this answers without `flushed` and waits for MCP:
+//! the reader closes and reads anyway.)
 
 use std::time::Duration;
 
@@ -37,6 +49,9 @@ pub struct Hello {
     /// A host asking the owner to hand the socket over ([`crate::handover`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub handover: bool,
+    /// Not an app: write the queued history, answer, close.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flush_history: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,6 +69,9 @@ pub struct Welcome {
     /// To the successor: the socket is free now, claim it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub released: bool,
+    /// The answer to a `flush_history` hello: the queued calls are written.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flushed: bool,
 }
 
 impl Welcome {
@@ -65,6 +83,13 @@ impl Welcome {
             error: None,
             moving: false,
             released: false,
+            flushed: false,
+        }
+    }
+    pub fn flushed() -> Self {
+        Self {
+            flushed: true,
+            ..Self::ok()
         }
     }
     pub fn refuse(why: impl Into<String>) -> Self {
@@ -75,6 +100,7 @@ impl Welcome {
             error: Some(why.into()),
             moving: false,
             released: false,
+            flushed: false,
         }
     }
 }
@@ -141,8 +167,10 @@ mod tests {
             airlock_gateway: HELLO_VERSION,
             client: Some("cursor".into()),
             handover: false,
+            flush_history: false,
         };
         let bytes = line(&h);
+        assert!(!String::from_utf8_lossy(&bytes).contains("flush"));
         assert!(bytes.ends_with(b"\n"));
         assert_eq!(parse_hello(&bytes).unwrap(), h);
         assert!(parse_hello(b"{\"airlock_gateway\":1}\n")
@@ -154,6 +182,21 @@ mod tests {
             .unwrap_err()
             .contains("version"));
         assert!(parse_hello(b"{\"airlock_gateway\":1,\"client\":\"a\\nb\"}").is_err());
+    }
+
+    #[test]
+    fn a_flush_hello_is_told_apart_and_old_hellos_are_not_one() {
+        let h = parse_hello(b"{\"airlock_gateway\":1,\"flush_history\":true}\n").unwrap();
+        assert!(h.flush_history);
+        assert!(
+            !parse_hello(b"{\"airlock_gateway\":1}\n")
+                .unwrap()
+                .flush_history
+        );
+        let w: Welcome = serde_json::from_slice(&line(&Welcome::flushed())).unwrap();
+        assert!(w.ok && w.flushed);
+        let w: Welcome = serde_json::from_slice(&line(&Welcome::ok())).unwrap();
+        assert!(w.ok && !w.flushed);
     }
 
     #[test]

@@ -466,6 +466,11 @@ async fn attach(gateway: Arc<Gateway>, stream: UnixStream, stop: CancellationTok
             .await;
         return;
     }
+    if hello.flush_history {
+        // A reader of history, not an app (crate::flush).
+        crate::flush::answer(&gateway, &mut write).await;
+        return;
+    }
     let Some(_attached) = Attached::new(gateway.clone()) else {
         let why = format!(
             "too many apps attached (at most {}); close one",

@@ -10,7 +10,8 @@
 //! ```
 //!
 //! - [`shim`]: the stdio side an app starts; it starts a host when none runs.
-//! - [`hello`]: the one line each side says before MCP.
+//! - [`hello`]: the one line each side says before MCP; [`flush`]: history
+//!   written before another process reads it.
 //! - [`place`]: the socket and lock in the data dir (0600; one owner);
 //!   [`handover`]: the window takes the socket over from the daemon.
 //! - [`host`]: the host: first connects, the server-list watch, one
@@ -32,6 +33,7 @@ pub mod attached;
 pub mod catalog;
 mod changes;
 pub mod consent;
+pub mod flush;
 pub mod forms;
 pub mod handover;
 pub mod hello;

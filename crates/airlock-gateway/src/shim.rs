@@ -182,6 +182,7 @@ pub(crate) fn greet(
         airlock_gateway: HELLO_VERSION,
         client: options.client.clone(),
         handover: false,
+        flush_history: false,
     };
     stream
         .write_all(&hello::line(&hello))

@@ -1,5 +1,6 @@
 //! What Airlock recorded: `history`, `logs`, `elicitations` and `audit`.
-//! These read the store directly.
+//! These read the store directly (`history` first asks a running host to
+//! write the calls it has queued).
 
 use std::sync::Arc;
 
@@ -28,6 +29,7 @@ pub(crate) fn history(core: &Arc<Airlock>, args: History, json: bool) -> Result<
         search,
         outcome,
     } = args;
+    host_writes_its_history(core);
     let page = core.history(&HistoryQuery {
         server,
         search,
@@ -46,6 +48,20 @@ pub(crate) fn history(core: &Arc<Airlock>, args: History, json: bool) -> Result<
         output::print_history(&page.calls);
     }
     Ok(0)
+}
+
+/// A host running on this data dir (the daemon or the desktop) writes its
+/// calls to history just after they return: ask it to write what is queued
+/// before reading, so a call an app just got its answer for is listed.
+/// (Audit events, logs and elicitations are written on the spot.)
+fn host_writes_its_history(core: &Airlock) {
+    use airlock_gateway::flush::{ask_host, Flush, FLUSH_TIMEOUT};
+    if let Flush::NotWritten(why) = ask_host(core.data_dir(), FLUSH_TIMEOUT) {
+        eprintln!(
+            "note: the running Airlock host did not write its newest calls first ({}); they may be missing here",
+            plain(&why)
+        );
+    }
 }
 
 pub(crate) fn logs(

@@ -23,7 +23,7 @@ pub use history::{
 };
 pub use migrate::{create_at_version, LATEST_VERSION, MIGRATIONS};
 pub use queries::{ElicitationPage, ElicitationQuery, MIN_INDEXED_SEARCH_CHARS};
-pub use writer::{HistoryWriter, HISTORY_BATCH, HISTORY_QUEUE};
+pub use writer::{HistoryWriter, HISTORY_BATCH, HISTORY_GATHER, HISTORY_QUEUE};
 
 /// Name of the database file inside the data dir.
 pub const DB_FILE: &str = "airlock.sqlite3";

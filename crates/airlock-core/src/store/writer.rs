@@ -2,7 +2,15 @@
 //! record to a bounded queue and returns; a writer thread writes what has
 //! piled up in one transaction. Nothing is lost on a clean exit
 //! ([`HistoryWriter::close`], also on drop), and a reader in this process
-//! sees every call that returned before it ([`HistoryWriter::flush`]).
+//! sees every call that returned before it ([`HistoryWriter::flush`]); a
+//! reader in another process asks the process that records to flush first
+//! (the gateway host answers `airlock history` so).
+//!
+//! Under load (a record arriving within [`HISTORY_GATHER`] of the last
+//! write) the writer gathers records for up to that long before writing
+//! them in one transaction, and is not woken per record meanwhile: each
+//! transaction rewrites the full-text index's pages, so one per call would
+//! cost the host more than the call itself. A lone call is written at once.
 //!
 //! Memory is bounded: when [`HISTORY_QUEUE`] records wait, the caller
 //! writes them itself (backpressure, never an unbounded queue).
@@ -10,6 +18,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use super::{NewToolCall, Store, StoreResult};
 
@@ -18,11 +27,17 @@ use super::{NewToolCall, Store, StoreResult};
 pub const HISTORY_QUEUE: usize = 1024;
 /// Most records written in one transaction.
 pub const HISTORY_BATCH: usize = 256;
+/// Longest a record waits for others under load before it is written.
+pub const HISTORY_GATHER: Duration = Duration::from_millis(10);
 
 #[derive(Default)]
 struct Queue {
     pending: VecDeque<NewToolCall>,
     closed: bool,
+    /// The writer sleeps until the first record: a record wakes it.
+    idle: bool,
+    /// Transactions written so far (for tests and the bench).
+    batches: u64,
 }
 
 struct Shared {
@@ -48,25 +63,46 @@ impl Shared {
             q.pending.drain(..n).collect()
         };
         if !batch.is_empty() {
-            self.store.record_tool_calls(&batch)?;
+            let written = self.store.record_tool_calls(&batch);
+            self.queue().batches += 1;
+            written?;
         }
         Ok(batch.len())
     }
 
     fn run(&self) {
+        let mut last_write: Option<Instant> = None;
         loop {
             {
                 let mut q = self.queue();
                 while q.pending.is_empty() && !q.closed {
+                    q.idle = true;
                     q = self.wake.wait(q).unwrap_or_else(|e| e.into_inner());
                 }
+                q.idle = false;
                 if q.pending.is_empty() && q.closed {
                     return;
+                }
+                // Busy: gather more records (up to a batch) before writing;
+                // `record` wakes the writer only for a full batch or close.
+                if last_write.is_some_and(|t| t.elapsed() < HISTORY_GATHER) {
+                    let until = Instant::now() + HISTORY_GATHER;
+                    while !q.closed && q.pending.len() < HISTORY_BATCH {
+                        let left = until.saturating_duration_since(Instant::now());
+                        if left.is_zero() {
+                            break;
+                        }
+                        q = self
+                            .wake
+                            .wait_timeout(q, left)
+                            .map_or_else(|e| e.into_inner().0, |r| r.0);
+                    }
                 }
             }
             // A write that fails (disk full, database locked for 5 s) drops
             // that batch: history is a record, not a reason to stop calls.
             let _ = self.write_some(HISTORY_BATCH);
+            last_write = Some(Instant::now());
         }
     }
 }
@@ -105,7 +141,8 @@ impl HistoryWriter {
         let full = {
             let mut q = self.shared.queue();
             q.pending.push_back(call);
-            if !q.closed {
+            if !q.closed && (q.idle || q.pending.len() == HISTORY_BATCH) {
+                q.idle = false;
                 self.shared.wake.notify_one();
             }
             q.closed || q.pending.len() >= HISTORY_QUEUE
@@ -137,6 +174,11 @@ impl HistoryWriter {
     /// Records waiting now (for tests and the bench).
     pub fn waiting(&self) -> usize {
         self.shared.queue().pending.len()
+    }
+
+    /// Transactions written so far (for tests and the bench).
+    pub fn batches(&self) -> u64 {
+        self.shared.queue().batches
     }
 }
 
