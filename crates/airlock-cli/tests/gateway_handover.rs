@@ -47,6 +47,20 @@ impl Successor {
         }
     }
 
+    /// Start one and wait until it owns the socket and accepts.
+    fn take_over(sb: &Sandbox) -> Successor {
+        let successor = Successor::start(sb);
+        wait_until(
+            "the successor owns the socket",
+            Duration::from_secs(60),
+            || {
+                (host_pid(sb) == Some(successor.pid()) && UnixStream::connect(socket(sb)).is_ok())
+                    .then_some(())
+            },
+        );
+        successor
+    }
+
     fn pid(&self) -> u32 {
         self.guard.pid()
     }
@@ -143,15 +157,7 @@ fn an_app_keeps_working_when_another_host_takes_over() {
         std::thread::spawn(move || cmd.run())
     };
     wait_file(&ready, "the app's first call");
-    let successor = Successor::start(&sb);
-    wait_until(
-        "the successor owns the socket",
-        Duration::from_secs(60),
-        || {
-            (host_pid(&sb) == Some(successor.pid()) && UnixStream::connect(socket(&sb)).is_ok())
-                .then_some(())
-        },
-    );
+    let successor = Successor::take_over(&sb);
     assert!(
         wait_for_exit(old, Duration::from_secs(10)),
         "the daemon did not exit after handing over; its log: {}",
@@ -329,12 +335,7 @@ fn only_a_host_going_through_the_claim_path_gets_the_socket() {
 
     // A host that takes over (the window) does not hand over in turn: a
     // second one is refused and exits with why.
-    let window = Successor::start(&sb);
-    wait_until(
-        "the successor owns the socket",
-        Duration::from_secs(60),
-        || (host_pid(&sb) == Some(window.pid())).then_some(()),
-    );
+    let window = Successor::take_over(&sb);
     assert!(wait_for_exit(daemon.pid(), Duration::from_secs(10)));
     let second = sb.cmd().args(["daemon", "--take-over"]).run();
     assert_eq!(second.code(), 1, "{second:?}");
@@ -365,15 +366,7 @@ fn a_python_app_on_2026_07_28_keeps_working_across_a_handover() {
         std::thread::spawn(move || cmd.run())
     };
     wait_file(&ready, "the app's first call");
-    let successor = Successor::start(&sb);
-    wait_until(
-        "the successor owns the socket",
-        Duration::from_secs(60),
-        || {
-            (host_pid(&sb) == Some(successor.pid()) && UnixStream::connect(socket(&sb)).is_ok())
-                .then_some(())
-        },
-    );
+    let _successor = Successor::take_over(&sb);
     assert!(wait_for_exit(daemon.pid(), Duration::from_secs(10)));
     touch(&go);
     let out = app.join().expect("the app's thread");

@@ -30,9 +30,8 @@
 //! still running then (a consent nobody answered, say) is cancelled and its
 //! app gets "Airlock restarted; retry" from its shim.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -302,29 +301,9 @@ pub fn claim_taking_over(data_dir: &Path) -> Result<Owned, ClaimError> {
 /// Hold the successor lock with this pid in it (one successor at a time).
 fn successor_lock(data_dir: &Path) -> Result<File, ClaimError> {
     let at = successor_lock_path(data_dir);
-    let mut lock = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .open(&at)
-        .map_err(|e| ClaimError::Handover(format!("{}: {e}", at.display())))?;
-    match lock.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            return Err(ClaimError::Handover(
-                "another Airlock host is taking over already".into(),
-            ))
-        }
-        Err(std::fs::TryLockError::Error(e)) => {
-            return Err(ClaimError::Handover(format!("{}: {e}", at.display())))
-        }
-    }
-    let _ = lock.set_len(0);
-    let _ = write!(lock, "{}", std::process::id());
-    let _ = lock.flush();
-    Ok(lock)
+    place::lock_with_pid(&at)
+        .map_err(|e| ClaimError::Handover(format!("{}: {e}", at.display())))?
+        .ok_or_else(|| ClaimError::Handover("another Airlock host is taking over already".into()))
 }
 
 fn read_welcome(reader: &mut BufReader<std::os::unix::net::UnixStream>) -> Result<Welcome, String> {

@@ -73,6 +73,28 @@ impl Drop for Owned {
     }
 }
 
+/// Open `path` (mode 0600, created if missing), take its exclusive lock and
+/// write this process's pid in it. `Ok(None)`: another process holds it.
+pub(crate) fn lock_with_pid(path: &Path) -> std::io::Result<Option<File>> {
+    let mut lock = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path)?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => return Err(e),
+    }
+    let _ = lock.set_len(0);
+    let _ = lock.seek(SeekFrom::Start(0));
+    let _ = write!(lock, "{}", std::process::id());
+    let _ = lock.flush();
+    Ok(Some(lock))
+}
+
 /// Take the socket of `data_dir` for this process, or say who has it.
 pub fn claim(data_dir: &Path) -> Result<Owned, ClaimError> {
     create_data_dir(data_dir).map_err(io("create", data_dir))?;
@@ -85,31 +107,15 @@ pub fn claim(data_dir: &Path) -> Result<Owned, ClaimError> {
         });
     }
     let lock_at = lock_path(data_dir);
-    let mut lock = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .open(&lock_at)
-        .map_err(io("open", &lock_at))?;
-    match lock.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            let pid = std::fs::read_to_string(&lock_at).unwrap_or_default();
-            let pid = pid.trim();
-            return Err(ClaimError::AlreadyRunning {
-                data_dir: data_dir.display().to_string(),
-                pid: if pid.is_empty() { "unknown" } else { pid }.to_owned(),
-            });
-        }
-        Err(std::fs::TryLockError::Error(e)) => return Err(io("lock", &lock_at)(e)),
-    }
+    let Some(lock) = lock_with_pid(&lock_at).map_err(io("lock", &lock_at))? else {
+        let pid = std::fs::read_to_string(&lock_at).unwrap_or_default();
+        let pid = pid.trim();
+        return Err(ClaimError::AlreadyRunning {
+            data_dir: data_dir.display().to_string(),
+            pid: if pid.is_empty() { "unknown" } else { pid }.to_owned(),
+        });
+    };
     let uid = lock.metadata().map_err(io("read", &lock_at))?.uid();
-    let _ = lock.set_len(0);
-    let _ = lock.seek(SeekFrom::Start(0));
-    let _ = write!(lock, "{}", std::process::id());
-    let _ = lock.flush();
     // We hold the lock, so whatever socket is there was left by a host
     // that is gone.
     if socket.exists() {
