@@ -34,29 +34,34 @@ print(c.execute('SELECT id FROM ${table} ORDER BY ${time} ASC, id ASC LIMIT 1').
   return { count, oldest };
 }
 
-/** Rows of the list in the DOM, and the main scroller's state. */
+/** Rows of the list in the DOM, and how many are loaded. */
 const domState = (prefix) => app.b.execute((p) => {
-  const s = document.querySelector('[data-scroll-root]');
   const body = document.querySelector('tbody[data-count]');
   return {
     rows: document.querySelectorAll(`[data-testid^="${p}"]`).length,
     count: Number(body?.dataset.count ?? 0),
-    atBottom: s.scrollTop + s.clientHeight >= s.scrollHeight - 2,
   };
 }, prefix);
 
-/** Scroll to the bottom again and again until `endTestid` ("That is all.") shows; the DOM row count at each step. */
+/**
+ * Scroll to the bottom again and again until `endTestid` ("That is all.")
+ * shows while the list is at its bottom; the DOM row count at each step.
+ * Both are read in the same script: read apart, the last page could land
+ * between the two reads and leave the bottom a page below the viewport.
+ */
 async function scrollToEnd(prefix, endTestid) {
   const seen = [];
   await waitFor(`the end of the list (${endTestid})`, async () => {
-    await app.b.executeAsync((done) => {
+    const st = await app.b.executeAsync((p, end, done) => {
       const s = document.querySelector('[data-scroll-root]');
       s.scrollTop = s.scrollHeight;
-      requestAnimationFrame(() => requestAnimationFrame(done));
-    });
-    const st = await domState(prefix);
+      requestAnimationFrame(() => requestAnimationFrame(() => done({
+        rows: document.querySelectorAll(`[data-testid^="${p}"]`).length,
+        done: s.scrollTop + s.clientHeight >= s.scrollHeight - 2 && !!document.querySelector(`[data-testid="${end}"]`),
+      })));
+    }, prefix, endTestid);
     seen.push(st.rows);
-    return st.atBottom && (await app.exists(endTestid));
+    return st.done;
   }, { timeout: 120_000, interval: 50 });
   return seen;
 }
