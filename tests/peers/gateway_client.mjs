@@ -24,6 +24,7 @@
 //      it asks for progress and the output adds {"progress":[{progress,total,message,at_ms}],"done_at_ms"})
 //   {"op":"prompts"} {"op":"resources"} {"op":"read","uri":U} {"op":"prompt","name":N,"arguments":{}}
 //   {"op":"wait_list_changed","timeout_ms":T}    -> {"changed":true|false}
+//   {"op":"list_changes"}                        -> {"count":N} (tools/list_changed received so far)
 //   {"op":"sleep","ms":M}
 //   {"op":"wait_file","path":P,"timeout_ms":T}   -> {"found":true|false} (waits until P exists)
 //   {"op":"touch","path":P}                      -> creates P (tells a test or another app: go on)
@@ -200,6 +201,9 @@ for (const op of ops) {
         break;
       case 'prompt':
         out({ op: op.op, result: await client.getPrompt({ name: op.name, arguments: op.arguments ?? {} }) });
+        break;
+      case 'list_changes':
+        out({ op: op.op, count: listChanged });
         break;
       case 'wait_list_changed': {
         const before = listChanged;

@@ -100,6 +100,34 @@ def echo(message: str) -> str:
     return message
 
 
+async def _tools_changed(ctx: Context) -> None:
+    """Say the tool list changed: on listen streams (2026-07-28) or as a plain notification."""
+    if _is_modern(ctx):
+        await ctx.notify_tools_changed()
+    else:
+        await ctx.session.send_tool_list_changed()
+
+
+@server.tool()
+async def grow(name: str, ctx: Context) -> str:
+    """Add a tool called `name` (it says its own name back) and say the tool list changed."""
+
+    def added() -> str:
+        return f"I am {name}"
+
+    server.add_tool(added, name=name, description="added by grow")
+    await _tools_changed(ctx)
+    return f"added {name}"
+
+
+@server.tool()
+async def churn(times: int, ctx: Context) -> str:
+    """Say the tool list changed `times` times in a row, nothing changed (a hostile flood)."""
+    for _ in range(max(0, min(times, 100_000))):
+        await _tools_changed(ctx)
+    return f"sent {times}"
+
+
 @server.tool()
 def leak_env(name: str, how: str) -> str:
     """A careless server: repeat an environment variable back, encoded

@@ -320,6 +320,71 @@ fn one_host_per_data_dir_with_a_private_socket() {
     assert!(!socket(&sb).exists(), "a clean stop removes the socket");
 }
 
+/// A server that adds a tool and says so (`notifications/tools/list_changed`
+/// on 2025-11-25, a `subscriptions/listen` stream on 2026-07-28): the app
+/// hears list_changed, sees `<server>__<new tool>` and can call it. A server
+/// that floods the notice costs the app a few list_changed, not thousands,
+/// and the host keeps answering.
+#[test]
+fn a_server_that_adds_a_tool_is_listed_again_on_both_revisions() {
+    let sb = Sandbox::new();
+    let (py, server) = (s(&py()), s(&py_server()));
+    for (name, protocol) in [("new", "2026-07-28"), ("old", "2025-11-25")] {
+        sb.run(&[
+            "servers",
+            "add",
+            name,
+            "--protocol",
+            protocol,
+            "--command",
+            &py,
+            "--",
+            &server,
+            "stdio",
+        ])
+        .ok();
+    }
+    let daemon = Daemon::start(&sb, "accept", None);
+    for server in ["new", "old"] {
+        let fresh = format!("{server}__fresh_tool");
+        let ops = json!([
+            {"op": "tools"},
+            call(&format!("{server}__grow"), json!({"name": "fresh_tool"})),
+            {"op": "wait_list_changed", "timeout_ms": 20000},
+            {"op": "tools"},
+            call(&fresh, json!({})),
+            // The flood: 2,000 notices in a row.
+            call(&format!("{server}__churn"), json!({"times": 2000})),
+            {"op": "sleep", "ms": 3000},
+            {"op": "list_changes"},
+            call(&format!("{server}__echo"), json!({"message": "still here"})),
+        ]);
+        let out = ts_app(&sb, "watcher", None, &ops).run();
+        let v = lines(&out);
+        assert!(!tool_names(&v[0]).contains(&fresh), "{server}: {out:?}");
+        assert_eq!(
+            text(&v[1]["result"]),
+            "added fresh_tool",
+            "{server}: {out:?}"
+        );
+        assert_eq!(v[2]["changed"], true, "{server}: {out:?}");
+        assert!(tool_names(&v[3]).contains(&fresh), "{server}: {out:?}");
+        assert_eq!(
+            text(&v[4]["result"]),
+            "I am fresh_tool",
+            "{server}: {out:?}"
+        );
+        assert_eq!(text(&v[5]["result"]), "sent 2000", "{server}: {out:?}");
+        let heard = v[7]["count"].as_u64().unwrap_or(u64::MAX);
+        assert!(
+            (1..=10).contains(&heard),
+            "{server}: 2,001 notices became {heard} list_changed at the app"
+        );
+        assert_eq!(text(&v[8]["result"]), "still here", "{server}: {out:?}");
+    }
+    drop(daemon);
+}
+
 #[test]
 fn list_changed_reaches_the_app_when_a_server_is_added() {
     let sb = Sandbox::new();

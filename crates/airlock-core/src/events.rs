@@ -28,6 +28,12 @@ pub enum CoreEvent {
     },
     /// An elicitation (or sign-in) record moved to a new state.
     Elicitation(Box<ElicitationEvent>),
+    /// A connected server said its tools, prompts or resources changed
+    /// (at most one event per server every half second, however many
+    /// notices it sends): list them again.
+    ListsChanged {
+        server: String,
+    },
 }
 
 /// One transition of an elicitation record.

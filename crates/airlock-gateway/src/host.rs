@@ -144,6 +144,13 @@ async fn follow_status(gateway: Arc<Gateway>, mut events: broadcast::Receiver<Co
                     gateway.catalog.server_changed(&server).await;
                 }
             }
+            // The server's own tools, prompts or resources changed (coalesced
+            // by the core): list it again and tell the apps.
+            Ok(CoreEvent::ListsChanged { server }) => {
+                if ready.get(&server).copied().unwrap_or(false) {
+                    gateway.catalog.server_changed(&server).await;
+                }
+            }
             Ok(_) => {}
             Err(broadcast::error::RecvError::Lagged(_)) => {
                 ready.clear();

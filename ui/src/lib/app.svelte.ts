@@ -39,6 +39,8 @@ class AppState {
   elicitationTick = $state(0);
   /** Per server: bumped on every log line. */
   logTicks = $state<Record<string, number>>({});
+  /** Bumped when a server says its tools, prompts or resources changed (its page lists them again). */
+  listTicks = $state<Record<string, number>>({});
   /** A short message shown at the bottom (saved, removed...). */
   toast = $state<{ text: string; tone: "ok" | "bad"; id: number } | null>(null);
 
@@ -143,6 +145,9 @@ class AppState {
         break;
       case "elicitation":
         this.#elicitationSoon();
+        break;
+      case "lists_changed":
+        this.listTicks[e.server] = (this.listTicks[e.server] ?? 0) + 1;
         break;
     }
   }

@@ -335,16 +335,7 @@ pub async fn connect(
     let connection = NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed);
     let attempting = Attempting {
         server,
-        client: AirlockClient {
-            server: server.to_owned(),
-            connection,
-            broker: ctx.broker.clone(),
-            store: ctx.store.clone(),
-            events: ctx.events.clone(),
-            redactor: ctx.redactor.clone(),
-            progress: crate::progress::ProgressRoutes::default(),
-            app_requests: ctx.app_requests.clone(),
-        },
+        client: AirlockClient::new(server, connection, ctx),
         ctx,
         stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
     };
@@ -384,7 +375,7 @@ pub async fn connect(
         running,
         ctx,
         attempting.stderr_tail,
-        attempting.client.progress.clone(),
+        &attempting.client,
     ))
 }
 
@@ -401,17 +392,8 @@ where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
 {
     let connection = NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed);
-    let client = AirlockClient {
-        server: server.to_owned(),
-        connection,
-        broker: ctx.broker.clone(),
-        store: ctx.store.clone(),
-        events: ctx.events.clone(),
-        redactor: ctx.redactor.clone(),
-        progress: crate::progress::ProgressRoutes::default(),
-        app_requests: ctx.app_requests.clone(),
-    };
-    let progress = client.progress.clone();
+    let client = AirlockClient::new(server, connection, ctx);
+    let handler = client.clone();
     let running = tokio::time::timeout(ctx.connect_timeout, client.serve_with_lifecycle(io, mode))
         .await
         .map_err(|_| ConnectError::Timeout {
@@ -428,7 +410,7 @@ where
         running,
         ctx,
         Arc::new(Mutex::new(VecDeque::new())),
-        progress,
+        &handler,
     ))
 }
 
@@ -472,10 +454,21 @@ fn into_session(
     running: Running,
     ctx: &ConnectContext,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
-    progress: crate::progress::ProgressRoutes,
+    client: &AirlockClient,
 ) -> Session {
     let info = session_info(&running);
     let peer = running.peer().clone();
+    {
+        let (peer, client) = (peer.clone(), client.clone());
+        let (version, caps) = (info.protocol_version.clone(), info.capabilities.clone());
+        tokio::spawn(async move {
+            let lists = client.lists.clone();
+            super::list_changes::listen(peer, &version, &caps, lists, |text| {
+                client.log("airlock", "warning", text);
+            })
+            .await;
+        });
+    }
     let cancel = Mutex::new(Some(running.cancellation_token()));
     let closed = Arc::new(tokio::sync::Notify::new());
     let closed_flag = Arc::new(AtomicBool::new(false));
@@ -498,7 +491,7 @@ fn into_session(
         closed,
         closed_flag,
         stderr_tail,
-        progress,
+        progress: client.progress.clone(),
     }
 }
 

@@ -49,6 +49,8 @@ pub struct AirlockClient {
     pub(super) progress: crate::progress::ProgressRoutes,
     /// The gateway's apps, for sampling and roots; `None`: neither declared.
     pub(super) app_requests: Option<Arc<dyn crate::forward::AppRequests>>,
+    /// The server's list_changed notices, coalesced into events.
+    pub(super) lists: super::list_changes::ListChanges,
 }
 
 pub fn client_info() -> ClientConfig {
@@ -90,7 +92,22 @@ pub(crate) fn log_line(
 }
 
 impl AirlockClient {
-    fn log(&self, source: &str, level: &str, text: &str) {
+    /// The client side of connection number `connection` to `server`.
+    pub(super) fn new(server: &str, connection: u64, ctx: &super::ConnectContext) -> Self {
+        Self {
+            server: server.to_owned(),
+            connection,
+            broker: ctx.broker.clone(),
+            store: ctx.store.clone(),
+            events: ctx.events.clone(),
+            redactor: ctx.redactor.clone(),
+            progress: crate::progress::ProgressRoutes::default(),
+            app_requests: ctx.app_requests.clone(),
+            lists: super::list_changes::ListChanges::new(server, ctx.events.clone()),
+        }
+    }
+
+    pub(super) fn log(&self, source: &str, level: &str, text: &str) {
         log_line(
             &self.store,
             &self.events,
@@ -345,6 +362,18 @@ impl ClientHandler for AirlockClient {
         _context: NotificationContext<RoleClient>,
     ) {
         self.progress.deliver(&params);
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.lists.changed();
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.lists.changed();
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.lists.changed();
     }
 
     async fn on_resource_updated(

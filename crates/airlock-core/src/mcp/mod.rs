@@ -4,6 +4,7 @@
 mod connect;
 mod errors;
 mod handler;
+mod list_changes;
 mod stderr;
 
 use std::collections::VecDeque;
