@@ -11,8 +11,8 @@ use std::marker::PhantomData;
 use airlock_core::events::CoreEvent;
 use airlock_core::servers::{ImportPlan, ServerDef, ServerInput};
 use airlock_core::store::{
-    AuditEvent, ElicitationPage, ElicitationQuery, ElicitationRecord, HistoryPage, HistoryQuery,
-    LogLine,
+    AuditPage, AuditQuery, ElicitationPage, ElicitationQuery, ElicitationRecord, HistoryPage,
+    HistoryQuery, LogLine,
 };
 use airlock_core::url_safety::Inspection;
 use airlock_core::{CallOutcome, ConnectionReport};

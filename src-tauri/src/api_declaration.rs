@@ -58,7 +58,10 @@ desktop_api! {
         async fn elicitations(server: Option<String>, limit: u32) -> Vec<ElicitationRecord>;
         /// One page of the elicitation history, filtered by the core, newest first (keyset).
         async fn elicitation_page(filter: ElicitationQuery) -> ElicitationPage;
-        async fn audit_events(server: Option<String>, limit: u32) -> Vec<AuditEvent>;
+        /// One page of the audit trail, filtered by the core, newest first (keyset).
+        async fn audit_page(filter: AuditQuery) -> AuditPage;
+        /// The kinds of audit event on record (the Event filter's menu).
+        async fn audit_kinds() -> Vec<String>;
         /// Elicitations waiting for the user.
         async fn pending() -> Vec<PendingView>;
         /// "accept" | "decline" | "cancel"; `false` when nobody waits for this answer any more.

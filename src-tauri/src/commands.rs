@@ -14,8 +14,8 @@ use airlock_core::elicitation::FormAnswer;
 use airlock_core::mcp::ConnStatus;
 use airlock_core::servers::{parse_config as parse, ImportPlan, ServerDef, ServerInput, Transport};
 use airlock_core::store::{
-    AuditEvent, ElicitationPage, ElicitationQuery, ElicitationRecord, HistoryPage, HistoryQuery,
-    LogLine,
+    AuditPage, AuditQuery, ElicitationPage, ElicitationQuery, ElicitationRecord, HistoryPage,
+    HistoryQuery, LogLine,
 };
 use airlock_core::url_safety::{inspect, neutralize_for_display, Inspection, Policy};
 use airlock_core::{Airlock, CallOutcome, ConnectionReport, CoreError, OAuthSummary};
@@ -291,12 +291,12 @@ pub async fn elicitation_page(cx: Ctx<'_>, filter: ElicitationQuery) -> ApiResul
     Ok(cx.state.core.elicitation_page(&filter)?)
 }
 
-pub async fn audit_events(
-    cx: Ctx<'_>,
-    server: Option<String>,
-    limit: u32,
-) -> ApiResult<Vec<AuditEvent>> {
-    Ok(cx.state.core.audit_events(server.as_deref(), limit)?)
+pub async fn audit_page(cx: Ctx<'_>, filter: AuditQuery) -> ApiResult<AuditPage> {
+    Ok(cx.state.core.audit_page(&filter)?)
+}
+
+pub async fn audit_kinds(cx: Ctx<'_>) -> ApiResult<Vec<String>> {
+    Ok(cx.state.core.audit_kinds()?)
 }
 
 pub async fn pending(cx: Ctx<'_>) -> ApiResult<Vec<PendingView>> {

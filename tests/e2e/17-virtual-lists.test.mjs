@@ -1,4 +1,4 @@
-// The History and Elicitations lists are virtualized (issue 15): with a few
+// The History, Elicitations and audit lists are virtualized (issue 15): with a few
 // thousand rows in the database (filled by `airlock-bench history --fill`
 // before the app starts), the DOM holds only the rows in view plus an
 // overscan, older pages load as the user scrolls, and scrolling to the
@@ -124,4 +124,16 @@ test('virtual lists: bounded DOM, older pages on scroll, the oldest row at the b
   assert.ok(last.testid === `elicitation-row-${oldEl}` || last.testid?.startsWith('burst-'), `the last row is the oldest request (${oldEl}): ${JSON.stringify(last)}`);
   assert.equal(last.index, String(Number(last.count) + 1));
   await app.shot('elicitations-scrolled-to-the-oldest');
+
+  // ---- Audit trail: 600 events, more than the 500 the window once stopped at.
+  await goTo(app, 'history');
+  await app.click('history-tab-audit');
+  await waitFor('the first page', async () => (await domState('audit-row-')).rows > 0);
+  const auSeen = await scrollToEnd('audit-row-', 'audit-all');
+  const audit = inDb('audit_events', 'at');
+  assert.ok(audit.count > 500, `the database holds the events (${audit.count})`);
+  assert.equal((await domState('audit-row-')).count, audit.count, 'every event was loaded, page after page');
+  assert.ok(Math.max(...auSeen) <= MAX_DOM_ROWS, `at most ${MAX_DOM_ROWS} rows in the DOM (saw ${Math.max(...auSeen)})`);
+  await app.waitExists(`audit-row-${audit.oldest}`);
+  await app.shot('audit-scrolled-to-the-oldest');
 });

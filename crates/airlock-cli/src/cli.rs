@@ -141,6 +141,15 @@ pub(crate) enum Command {
     Audit {
         #[arg(long)]
         server: Option<String>,
+        /// Only events of this kind (elicitation, server_added, ...)
+        #[arg(long)]
+        kind: Option<String>,
+        /// Only events about this app
+        #[arg(long)]
+        client: Option<String>,
+        /// Only events whose server, kind or detail contains this text
+        #[arg(long)]
+        search: Option<String>,
         #[arg(long, default_value_t = 50)]
         limit: u32,
     },

@@ -273,8 +273,22 @@ async fn dispatch(
         Command::Elicitations { server, limit } => {
             cmd::history::elicitations(&core, server.as_deref(), limit, json)
         }
-        Command::Audit { server, limit } => {
-            cmd::history::audit(&core, server.as_deref(), limit, json)
+        Command::Audit {
+            server,
+            kind,
+            client,
+            search,
+            limit,
+        } => {
+            let query = airlock_core::store::AuditQuery {
+                server,
+                kind,
+                client,
+                search,
+                limit,
+                before_id: None,
+            };
+            cmd::history::audit(&core, &query, json)
         }
     }
 }

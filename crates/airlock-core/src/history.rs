@@ -3,8 +3,8 @@
 //! store.
 
 use crate::store::{
-    AuditEvent, ElicitationPage, ElicitationQuery, ElicitationRecord, HistoryPage, HistoryQuery,
-    LogLine,
+    AuditEvent, AuditPage, AuditQuery, ElicitationPage, ElicitationQuery, ElicitationRecord,
+    HistoryPage, HistoryQuery, LogLine,
 };
 use crate::{Airlock, CoreResult};
 
@@ -46,6 +46,16 @@ impl Airlock {
     /// The newest audit events, optionally of one server.
     pub fn audit_events(&self, server: Option<&str>, limit: u32) -> CoreResult<Vec<AuditEvent>> {
         Ok(self.store.audit_events(server, limit)?)
+    }
+
+    /// One page of the audit trail, filtered, newest first (keyset).
+    pub fn audit_page(&self, query: &AuditQuery) -> CoreResult<AuditPage> {
+        Ok(self.store.audit_page(query)?)
+    }
+
+    /// The kinds of audit event on record, sorted (for a filter menu).
+    pub fn audit_kinds(&self) -> CoreResult<Vec<String>> {
+        Ok(self.store.audit_kinds()?)
     }
 
     /// The newest log lines of a server.

@@ -290,3 +290,108 @@ fn search_terms_with_fts_syntax_are_plain_text() {
         assert_eq!(search(&store, term).len(), hits, "search {term:?}");
     }
 }
+
+/// The audit trail pages through every event (the window used to show
+/// only the newest 500 and filter those), and filters in the database:
+/// server, kind, the app named in the detail, and text (plain text, not
+/// LIKE wildcards).
+#[test]
+fn the_audit_trail_pages_through_every_event_with_its_filters() {
+    use airlock_core::store::AuditQuery;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("airlock.sqlite3")).unwrap();
+    for i in 0..1_250 {
+        let (server, kind) = match i % 5 {
+            0 => (Some("git"), "server_added"),
+            1 => (Some("git"), "elicitation"),
+            2 => (None, "client_paused"),
+            _ => (Some("docs"), "elicitation"),
+        };
+        let client = if i % 5 == 2 { "cursor" } else { "claude-code" };
+        let detail = serde_json::json!({"n": i, "client": client, "note": if i == 7 { "100%_done" } else { "x" }});
+        store.audit(server, kind, &detail).unwrap();
+    }
+    let all = |q: AuditQuery| {
+        let mut ids = Vec::new();
+        let mut before = None;
+        loop {
+            let page = store
+                .audit_page(&AuditQuery {
+                    before_id: before,
+                    limit: 100,
+                    ..q.clone()
+                })
+                .unwrap();
+            assert!(page.events.len() <= 100);
+            ids.extend(page.events.iter().map(|e| e.id));
+            match page.next_before_id {
+                Some(b) => before = Some(b),
+                None => return ids,
+            }
+        }
+    };
+    // Every event once, newest first.
+    let every = all(AuditQuery::default());
+    assert_eq!(every.len(), 1_250);
+    assert!(
+        every.windows(2).all(|w| w[0] > w[1]),
+        "newest first, no repeats"
+    );
+    assert_eq!(
+        all(AuditQuery {
+            server: Some("git".into()),
+            ..Default::default()
+        })
+        .len(),
+        500
+    );
+    let kind = |k: &str| AuditQuery {
+        kind: Some(k.into()),
+        ..Default::default()
+    };
+    assert_eq!(all(kind("elicitation")).len(), 750);
+    assert_eq!(all(kind("nothing")).len(), 0);
+    assert_eq!(
+        all(AuditQuery {
+            client: Some("cursor".into()),
+            ..Default::default()
+        })
+        .len(),
+        250
+    );
+    assert_eq!(
+        all(AuditQuery {
+            server: Some("git".into()),
+            kind: Some("elicitation".into()),
+            client: Some("claude-code".into()),
+            ..Default::default()
+        })
+        .len(),
+        250
+    );
+    // Text is text: `%` and `_` are not wildcards.
+    let found = all(AuditQuery {
+        search: Some("100%_DONE".into()),
+        ..Default::default()
+    });
+    assert_eq!(found.len(), 1, "case-insensitive, wildcards literal");
+    assert_eq!(
+        all(AuditQuery {
+            search: Some("%".into()),
+            ..Default::default()
+        })
+        .len(),
+        1
+    );
+    // The kinds on record, for the filter menu.
+    assert_eq!(
+        store.audit_kinds().unwrap(),
+        ["client_paused", "elicitation", "server_added"]
+    );
+    // A kind filter walks the kind index.
+    let plan = store
+        .explain_audit(&kind("elicitation"))
+        .unwrap()
+        .join(" | ");
+    assert!(plan.contains("audit_events_kind"), "{plan}");
+}

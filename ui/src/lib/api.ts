@@ -14,6 +14,8 @@ import type { AppChangeDone } from "./bindings/AppChangeDone";
 import type { AppChangeView } from "./bindings/AppChangeView";
 import type { AppInfo } from "./bindings/AppInfo";
 import type { AuditEvent } from "./bindings/AuditEvent";
+import type { AuditFilter } from "./bindings/AuditFilter";
+import type { AuditPage } from "./bindings/AuditPage";
 import type { CallOutcome } from "./bindings/CallOutcome";
 import type { Capabilities } from "./bindings/Capabilities";
 import type { ActivityOverview } from "./bindings/ActivityOverview";
@@ -49,6 +51,8 @@ export type {
   AppChangeView,
   AppInfo,
   AuditEvent,
+  AuditFilter,
+  AuditPage,
   CallOutcome,
   Capabilities,
   ClientAppView,
@@ -249,8 +253,14 @@ export function elicitationPage(filter: ElicitationFilter): Promise<ElicitationP
   return call("elicitation_page", { filter });
 }
 
-export function auditEvents(server: string | null, limit: number): Promise<AuditEvent[]> {
-  return call("audit_events", { server, limit });
+/** One page of the audit trail, filtered by the core, newest first (keyset: `before_id`). */
+export function auditPage(filter: AuditFilter): Promise<AuditPage> {
+  return call("audit_page", { filter });
+}
+
+/** The kinds of audit event on record (the Event filter's menu). */
+export function auditKinds(): Promise<string[]> {
+  return call("audit_kinds");
 }
 
 // ----- elicitations waiting for the user -----

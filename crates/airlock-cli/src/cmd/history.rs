@@ -122,11 +122,10 @@ pub(crate) fn elicitations(
 
 pub(crate) fn audit(
     core: &Arc<Airlock>,
-    server: Option<&str>,
-    limit: u32,
+    query: &airlock_core::store::AuditQuery,
     json: bool,
 ) -> Result<u8, Failure> {
-    let rows = core.audit_events(server, limit)?;
+    let rows = core.audit_page(query)?.events;
     if json {
         print_json(&rows);
     } else {

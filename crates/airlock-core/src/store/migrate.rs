@@ -35,6 +35,10 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
         12,
         include_str!("../../migrations/0012_elicitation_client_index.sql"),
     ),
+    (
+        13,
+        include_str!("../../migrations/0013_audit_kind_index.sql"),
+    ),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -22,7 +22,10 @@ pub use history::{
     ToolCallOutcome, ToolCallRecord,
 };
 pub use migrate::{create_at_version, LATEST_VERSION, MIGRATIONS};
-pub use queries::{ElicitationPage, ElicitationQuery, MIN_INDEXED_SEARCH_CHARS};
+pub use queries::{
+    AuditPage, AuditQuery, ElicitationPage, ElicitationQuery, MAX_AUDIT_KINDS,
+    MIN_INDEXED_SEARCH_CHARS,
+};
 pub use writer::{HistoryWriter, HISTORY_BATCH, HISTORY_GATHER, HISTORY_QUEUE};
 
 /// Name of the database file inside the data dir.

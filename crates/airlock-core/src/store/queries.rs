@@ -41,6 +41,33 @@ pub struct ElicitationPage {
     pub next_before_id: Option<i64>,
 }
 
+/// A page of audit events to fetch, newest first (the window sends it as is).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "AuditFilter"))]
+pub struct AuditQuery {
+    pub server: Option<String>,
+    /// One kind of event (`elicitation`, `server_added`, ...).
+    pub kind: Option<String>,
+    /// Events about this app (their detail names it as `client`).
+    pub client: Option<String>,
+    /// Case-insensitive substring of the server, the kind or the detail.
+    pub search: Option<String>,
+    pub limit: u32,
+    /// Return events after this one in list order (keyset pagination).
+    pub before_id: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct AuditPage {
+    pub events: Vec<AuditEvent>,
+    /// Pass as `before_id` to get the next page; `None` on the last page.
+    pub next_before_id: Option<i64>,
+}
+
+/// Most kinds of audit event listed for the filter menu.
+pub const MAX_AUDIT_KINDS: usize = 100;
+
 /// Most trigrams of a term asked of the index (evenly spread): the
 /// substring check on the candidate rows keeps the answer exact.
 const MAX_QUERY_TRIGRAMS: usize = 8;
@@ -237,6 +264,31 @@ fn elicitation_list(q: &ElicitationQuery) -> ListQuery<'static> {
     }
 }
 
+fn audit_list(q: &AuditQuery) -> ListQuery<'static> {
+    let mut f = Filter::default();
+    f.text("t.server_name = ?", q.server.as_deref());
+    f.text("t.kind = ?", q.kind.as_deref());
+    f.text(
+        "json_extract(t.detail_json, '$.client') = ?",
+        q.client.as_deref(),
+    );
+    ListQuery {
+        table: "audit_events",
+        columns: "t.id, t.at, t.server_name, t.kind, t.detail_json",
+        time: "at",
+        fts: "",
+        like_columns: &["server_name", "kind", "detail_json"],
+        filter: f,
+        // No full-text index: a LIKE over the rows in list order.
+        search: search_of(q.search.as_deref()).map(|s| Search {
+            trigrams: None,
+            ..s
+        }),
+        before_id: q.before_id,
+        limit: q.limit,
+    }
+}
+
 /// The columns `elicitation_row` reads, of the table aliased `t`.
 const ELICITATION_COLUMNS_T: &str =
     "t.id, t.server_name, t.elicitation_id, t.mode, t.origin, t.message, t.url, t.registrable_domain,
@@ -319,21 +371,46 @@ impl Store {
 
     /// The newest audit events, optionally of one server.
     pub fn audit_events(&self, server: Option<&str>, limit: u32) -> StoreResult<Vec<AuditEvent>> {
+        Ok(self
+            .audit_page(&AuditQuery {
+                server: server.map(str::to_owned),
+                limit,
+                ..AuditQuery::default()
+            })?
+            .events)
+    }
+
+    /// One page of audit events, newest first.
+    pub fn audit_page(&self, q: &AuditQuery) -> StoreResult<AuditPage> {
         let conn = self.lock();
-        let clause = if server.is_some() {
-            "WHERE server_name = ?1"
-        } else {
-            "WHERE ?1 IS NULL"
-        };
-        let mut stmt = conn.prepare_cached(&format!(
-            "SELECT id, at, server_name, kind, detail_json FROM audit_events
-             {clause} ORDER BY at DESC, id DESC LIMIT ?2"
-        ))?;
-        let rows = stmt.query_map(
-            rusqlite::params![server, limit.clamp(1, MAX_PAGE)],
-            audit_row,
+        let (events, next_before_id) =
+            run_list(&conn, audit_list(q), audit_row, |e: &AuditEvent| e.id)?;
+        Ok(AuditPage {
+            events,
+            next_before_id,
+        })
+    }
+
+    /// The kinds of audit event on record (sorted, at most
+    /// [`MAX_AUDIT_KINDS`]): one index lookup per kind.
+    pub fn audit_kinds(&self) -> StoreResult<Vec<String>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare_cached(
+            "WITH RECURSIVE k(kind, n) AS (
+               SELECT (SELECT min(kind) FROM audit_events), 1
+               UNION ALL
+               SELECT (SELECT min(kind) FROM audit_events WHERE kind > k.kind), n + 1
+               FROM k WHERE k.kind IS NOT NULL AND n < ?1)
+             SELECT kind FROM k WHERE kind IS NOT NULL",
         )?;
+        let limit = i64::try_from(MAX_AUDIT_KINDS).unwrap_or(i64::MAX);
+        let rows = stmt.query_map([limit], |r| r.get::<_, String>(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// `EXPLAIN QUERY PLAN` of [`Store::audit_page`] for `q`.
+    pub fn explain_audit(&self, q: &AuditQuery) -> StoreResult<Vec<String>> {
+        explain(&self.lock(), audit_list(q))
     }
 
     /// `EXPLAIN QUERY PLAN` of [`Store::history`] for `q` (one line per step).

@@ -4,7 +4,8 @@ import type { ActivityQuery } from "./ActivityQuery";
 import type { AppChangeDone } from "./AppChangeDone";
 import type { AppChangeView } from "./AppChangeView";
 import type { AppInfo } from "./AppInfo";
-import type { AuditEvent } from "./AuditEvent";
+import type { AuditFilter } from "./AuditFilter";
+import type { AuditPage } from "./AuditPage";
 import type { CallOutcome } from "./CallOutcome";
 import type { Capabilities } from "./Capabilities";
 import type { ClientAppView } from "./ClientAppView";
@@ -91,7 +92,14 @@ export type Commands = {
    * One page of the elicitation history, filtered by the core, newest first (keyset).
    */
   elicitation_page: { args: { filter: ElicitationFilter }; result: ElicitationPage };
-  audit_events: { args: { server: string | null; limit: number }; result: Array<AuditEvent> };
+  /**
+   * One page of the audit trail, filtered by the core, newest first (keyset).
+   */
+  audit_page: { args: { filter: AuditFilter }; result: AuditPage };
+  /**
+   * The kinds of audit event on record (the Event filter's menu).
+   */
+  audit_kinds: { args: Record<string, never>; result: Array<string> };
   /**
    * Elicitations waiting for the user.
    */

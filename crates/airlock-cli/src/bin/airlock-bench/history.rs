@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use airlock_core::lifecycle::ElicitationState;
 use airlock_core::store::{
-    create_at_version, now_ms, ElicitationQuery, HistoryQuery, Store, ToolCallOutcome,
+    create_at_version, now_ms, AuditQuery, ElicitationQuery, HistoryQuery, Store, ToolCallOutcome,
 };
 use rusqlite::{params_from_iter, types::Value, Connection};
 
@@ -24,6 +24,7 @@ const DAY: i64 = 86_400_000;
 enum Case {
     Calls(HistoryQuery),
     Elicitations(ElicitationQuery),
+    Audit(AuditQuery),
 }
 
 fn calls(f: impl FnOnce(&mut HistoryQuery)) -> Case {
@@ -142,6 +143,38 @@ fn cases(now: i64) -> Vec<(String, Case)> {
     ]
 }
 
+fn audit(f: impl FnOnce(&mut AuditQuery)) -> Case {
+    let mut q = AuditQuery {
+        limit: 100,
+        ..Default::default()
+    };
+    f(&mut q);
+    Case::Audit(q)
+}
+
+/// The audit trail: before, the window read the newest 500 events (of one
+/// server at most) and filtered those in memory; now one page of 100 with
+/// every filter in SQL.
+fn audit_cases() -> Vec<(String, Case)> {
+    let s = |t: &str| Some(t.to_owned());
+    vec![
+        ("audit first page".into(), audit(|_| ())),
+        ("audit server git".into(), audit(|q| q.server = s("git"))),
+        (
+            "audit kind connect".into(),
+            audit(|q| q.kind = s("connect")),
+        ),
+        (
+            format!("audit search '{}'", word(0)),
+            audit(|q| q.search = s(&word(0))),
+        ),
+        (
+            format!("audit search no match '{NO_MATCH}'"),
+            audit(|q| q.search = s(NO_MATCH)),
+        ),
+    ]
+}
+
 fn elicitation_cases(now: i64) -> Vec<(String, Case)> {
     let s = |t: &str| Some(t.to_owned());
     vec![
@@ -209,6 +242,7 @@ fn run_new(store: &Store, case: &Case) -> Result<usize, String> {
     match case {
         Case::Calls(q) => store.history(q).map(|p| p.calls.len()),
         Case::Elicitations(q) => store.elicitation_page(q).map(|p| p.records.len()),
+        Case::Audit(q) => store.audit_page(q).map(|p| p.events.len()),
     }
     .map_err(|e| e.to_string())
 }
@@ -226,6 +260,7 @@ fn plan_new(store: &Store, case: &Case) -> Vec<String> {
     match case {
         Case::Calls(q) => store.explain_history(q),
         Case::Elicitations(q) => store.explain_elicitations(q),
+        Case::Audit(q) => store.explain_audit(q),
     }
     .unwrap_or_else(|e| vec![e.to_string()])
 }
@@ -303,6 +338,7 @@ fn bench(dir: &Path, rows: usize, reps: usize) -> Result<(), String> {
     migrate_copy(dir, &old_path)?;
     let mut list = cases(now);
     list.extend(elicitation_cases(now));
+    list.extend(audit_cases());
     pages(&store, &old_conn, rows, reps)?;
     println!(
         "\n{:<52}{:>9}{:>9}{:>9}{:>9}{:>8}{:>7}",
@@ -313,6 +349,7 @@ fn bench(dir: &Path, rows: usize, reps: usize) -> Result<(), String> {
         let sql = match case {
             Case::Calls(q) => old::history_sql(q),
             Case::Elicitations(q) => old::elicitations_sql(q),
+            Case::Audit(q) => old::audit_sql(q),
         };
         let (mut a, mut b) = (Vec::new(), Vec::new());
         let (mut n_old, mut n_new) = (0, 0);

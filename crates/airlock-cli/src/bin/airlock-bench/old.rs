@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use airlock_core::store::{ElicitationQuery, HistoryQuery};
+use airlock_core::store::{AuditQuery, ElicitationQuery, HistoryQuery};
 use rusqlite::{types::Value, Connection};
 
 fn like_pattern(text: &str) -> String {
@@ -96,6 +96,18 @@ pub fn elicitations_sql(q: &ElicitationQuery) -> (String, Vec<Value>) {
     sql.push_str(" ORDER BY id DESC LIMIT ?");
     args.push(Value::Integer(i64::from(q.limit) + 1));
     (sql, args)
+}
+
+/// Main read the audit trail as the newest 500 events (of one server at
+/// most) and the window filtered them in memory: that read, whatever the
+/// other filters.
+pub fn audit_sql(q: &AuditQuery) -> (String, Vec<Value>) {
+    (
+        "SELECT id, at, server_name, kind, detail_json FROM audit_events
+         WHERE (?1 IS NULL OR server_name = ?1) ORDER BY at DESC, id DESC LIMIT 500"
+            .into(),
+        vec![q.server.clone().map_or(Value::Null, Value::Text)],
+    )
 }
 
 /// Copy every generated row into `old` (a database at schema 7).
