@@ -25,6 +25,9 @@
 //   {"op":"prompts"} {"op":"resources"} {"op":"read","uri":U} {"op":"prompt","name":N,"arguments":{}}
 //   {"op":"wait_list_changed","timeout_ms":T}    -> {"changed":true|false}
 //   {"op":"list_changes"}                        -> {"count":N} (tools/list_changed received so far)
+//   {"op":"wait_tool","name":N,"present":true|false,"timeout_ms":T} -> {"found":true|false,"changed":true|false}
+//     (lists the tools after each list_changed until N is there, or gone with present:false;
+//     changed: a list_changed came while waiting)
 //   {"op":"sleep","ms":M}
 //   {"op":"wait_file","path":P,"timeout_ms":T}   -> {"found":true|false} (waits until P exists)
 //   {"op":"touch","path":P}                      -> creates P (tells a test or another app: go on)
@@ -202,6 +205,27 @@ for (const op of ops) {
       case 'prompt':
         out({ op: op.op, result: await client.getPrompt({ name: op.name, arguments: op.arguments ?? {} }) });
         break;
+      case 'wait_tool': {
+        const want = op.present ?? true;
+        const deadline = Date.now() + (op.timeout_ms ?? 10000);
+        const before = listChanged;
+        let found = false;
+        for (;;) {
+          const seen = listChanged;
+          const names = (await client.listTools()).tools.map((t) => t.name);
+          if (names.includes(op.name) === want) {
+            found = true;
+            break;
+          }
+          const left = deadline - Date.now();
+          if (left <= 0) break;
+          if (listChanged === seen) {
+            await Promise.race([new Promise((r) => waiters.push(r)), new Promise((r) => setTimeout(r, left))]);
+          }
+        }
+        out({ op: op.op, found, changed: listChanged > before });
+        break;
+      }
       case 'list_changes':
         out({ op: op.op, count: listChanged });
         break;

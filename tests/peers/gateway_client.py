@@ -6,8 +6,10 @@ Usage:
     .venv/bin/python gateway_client.py --ops JSON [--mode auto|legacy] [--name NAME] -- CMD [ARGS...]
     (or `-- http://127.0.0.1:PORT/mcp`: Streamable HTTP, bearer token from AIRLOCK_GATEWAY_TOKEN)
 
-It declares no elicitation capability (unless --elicitation form), so a
-server behind the gateway that wants a URL or a form cannot reach it.
+It declares no elicitation capability (unless --elicitation form, which
+answers every form with --form-answer JSON, or declines), so a server behind
+the gateway that wants a URL or a form cannot reach it. On 2026-07-28 the
+SDK gets forms as InputRequiredResult rounds and retries the call itself.
 Ops (a JSON list), each printed as one JSON line when done:
     {"op": "info"}                                 -> protocol, server name, instructions
     {"op": "tools"}                                -> {"tools": [names]}
@@ -15,6 +17,7 @@ Ops (a JSON list), each printed as one JSON line when done:
     {"op": "prompts"} / {"op": "resources"}
     {"op": "read", "uri": U} / {"op": "prompt", "name": N, "arguments": {...}}
     {"op": "sleep", "seconds": S}
+    {"op": "elicitations"}                         -> {"elicitations": [params of each form shown]}
     {"op": "touch", "path": P} / {"op": "wait_file", "path": P, "timeout_ms": T}  (a test says go on)
 """
 
@@ -47,11 +50,15 @@ async def run(args) -> int:
     else:
         params = StdioServerParameters(command=args.cmd[0], args=args.cmd[1:])
     kwargs = {}
+    asked = []
     if args.elicitation == "form":
         async def on_elicit(ctx, params):  # pragma: no cover - only with --elicitation form
             from mcp.types import ElicitResult
 
-            return ElicitResult(action="decline")
+            asked.append(params.model_dump(mode="json", by_alias=True, exclude_none=True))
+            if args.form_answer is None:
+                return ElicitResult(action="decline")
+            return ElicitResult(action="accept", content=json.loads(args.form_answer))
 
         kwargs["elicitation_callback"] = on_elicit
     async with Client(
@@ -87,6 +94,8 @@ async def run(args) -> int:
                 elif kind == "prompt":
                     r = await client.get_prompt(op["name"], op.get("arguments") or {})
                     out({"op": kind, "result": r.model_dump(mode="json", by_alias=True, exclude_none=True)})
+                elif kind == "elicitations":
+                    out({"op": kind, "elicitations": asked})
                 elif kind == "sleep":
                     await asyncio.sleep(float(op["seconds"]))
                     out({"op": kind})
@@ -112,6 +121,7 @@ def main() -> None:
     p.add_argument("--mode", default="auto")
     p.add_argument("--name", default="py-gateway-client")
     p.add_argument("--elicitation", default="none", choices=["none", "form"])
+    p.add_argument("--form-answer", default=None, help="with --elicitation form: accept every form with this JSON content (else decline)")
     p.add_argument("cmd", nargs="+")
     args = p.parse_args()
     sys.exit(asyncio.run(run(args)))

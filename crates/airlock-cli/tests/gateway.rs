@@ -392,10 +392,12 @@ fn list_changed_reaches_the_app_when_a_server_is_added() {
     let daemon = Daemon::start(&sb, "accept", None);
     // The app says when it listens (a file), so the change cannot come first.
     let ready = sb.dir().join("watcher-ready");
+    // server-everything says its tools changed once right after it
+    // connects (it adds some after the handshake): wait for py's.
     let ops = json!([
         {"op": "tools"},
         {"op": "touch", "path": ready},
-        {"op": "wait_list_changed", "timeout_ms": 20000},
+        {"op": "wait_tool", "name": "py__echo", "timeout_ms": 20000},
         {"op": "tools"},
         call("py__echo", json!({"message": "new server"})),
     ]);
@@ -410,7 +412,8 @@ fn list_changed_reaches_the_app_when_a_server_is_added() {
     let out = app.join().expect("app");
     let v = lines(&out);
     assert!(!tool_names(&v[0]).iter().any(|t| t.starts_with("py__")));
-    assert_eq!(v[2]["changed"], true, "{out:?}");
+    assert_eq!(v[2]["found"], true, "{out:?}");
+    assert_eq!(v[2]["changed"], true, "announced by list_changed: {out:?}");
     assert!(
         tool_names(&v[3]).contains(&"py__echo".to_owned()),
         "{out:?}"
@@ -421,7 +424,7 @@ fn list_changed_reaches_the_app_when_a_server_is_added() {
     std::fs::remove_file(&ready).ok();
     let ops = json!([
         {"op": "touch", "path": ready},
-        {"op": "wait_list_changed", "timeout_ms": 20000},
+        {"op": "wait_tool", "name": "py__echo", "present": false, "timeout_ms": 20000},
         {"op": "tools"},
         call("py__echo", json!({"message": "x"})),
     ]);
@@ -435,7 +438,8 @@ fn list_changed_reaches_the_app_when_a_server_is_added() {
     sb.run(&["servers", "pause", "py"]).ok();
     let out = app.join().expect("app");
     let v = lines(&out);
-    assert_eq!(v[1]["changed"], true, "{out:?}");
+    assert_eq!(v[1]["found"], true, "{out:?}");
+    assert_eq!(v[1]["changed"], true, "announced by list_changed: {out:?}");
     assert!(
         !tool_names(&v[2]).iter().any(|t| t.starts_with("py__")),
         "{out:?}"
@@ -464,6 +468,57 @@ fn ts_form_app(sb: &Sandbox, answer: &Value, ops: &Value) -> Cmd {
         .args(["--ops", &ops.to_string(), "--"])
         .args(shim_argv(sb, Some("form-app"), &[]))
         .timeout(Duration::from_secs(90))
+}
+
+/// The Python SDK app (2026-07-28) declaring form elicitation, answering
+/// every form with `answer`.
+fn py_form_app(sb: &Sandbox, answer: &Value, ops: &Value) -> Cmd {
+    Cmd::new(py())
+        .arg(peers_dir().join("gateway_client.py"))
+        .args(["--name", "py-form-app", "--elicitation", "form"])
+        .args(["--form-answer", &answer.to_string()])
+        .args(["--ops", &ops.to_string(), "--"])
+        .args(shim_argv(sb, Some("py-form-app"), &[]))
+        .timeout(Duration::from_secs(90))
+}
+
+/// A 2026-07-28 app has no server-to-client requests: a form reaches it as
+/// its call's answer (an InputRequiredResult round, which the Python SDK
+/// answers and retries by itself), and its answer is checked the same way.
+#[test]
+fn a_form_reaches_a_2026_app_in_rounds_and_its_answer_is_checked() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let daemon = Daemon::start(&sb, "accept", None);
+    let ops = json!([
+        {"op": "info"},
+        call("everything__trigger-elicitation-request", json!({})),
+        {"op": "elicitations"},
+    ]);
+    let good = json!({"name": "Ada", "check": true, "email": "ada@example.com", "integer": 7});
+    let out = py_form_app(&sb, &good, &ops).run();
+    let v = lines(&out);
+    assert_eq!(v[0]["protocol"], "2026-07-28", "{out:?}");
+    let t = text(&v[1]["result"]);
+    assert!(
+        t.contains("Name: Ada") && t.contains("Favorite Integer: 7"),
+        "{out:?}"
+    );
+    let asked = &v[2]["elicitations"];
+    assert_eq!(asked.as_array().map(Vec::len), Some(1), "{out:?}");
+    assert_eq!(asked[0]["mode"], "form", "{asked}");
+    assert_eq!(asked[0]["requestedSchema"]["required"], json!(["name"]));
+    let record = &sb.elicitations()[0];
+    assert_eq!(record["state"], "accepted", "{record}");
+    assert_eq!(record["client"], "py-form-app", "{record}");
+
+    // An answer that does not fit the form never reaches the server.
+    let bad = json!({"name": "Ada", "integer": 500});
+    let v = lines(&py_form_app(&sb, &bad, &ops).run());
+    let t = text(&v[1]["result"]);
+    assert!(t.contains("declined") && !t.contains("500"), "{t}");
+    assert_eq!(sb.elicitations()[0]["state"], "declined");
+    drop(daemon);
 }
 
 #[test]

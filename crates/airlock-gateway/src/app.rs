@@ -8,17 +8,19 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
-    ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation,
-    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    CallToolRequestParams, CallToolResponse, DiscoverResult, ErrorCode, ErrorData,
+    GetPromptRequestParams, GetPromptResponse, Implementation, InitializeRequestParams,
+    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{RequestContext, RoleServer, SubscriptionContext, SubscriptionSink};
 use rmcp::ServerHandler;
 use tokio::sync::Semaphore;
 
 pub(crate) use crate::changes::{announce_change, follow_changes, CHANGE_COALESCE};
+use crate::forms::{takes_form_rounds, APP_FORM_TIMEOUT};
+use crate::forward::{forward_call, tool_error};
 use crate::host::Gateway;
 use crate::limits;
 use crate::paging::page;
@@ -150,29 +152,6 @@ impl Drop for AppSession {
     }
 }
 
-/// A server's result as the app gets it: complete (whatever revision the
-/// server spoke; rmcp drops the marker again for a 2025-11-25 app), and
-/// without the server's own identity in `_meta` (the app talks to Airlock).
-fn for_the_app(mut result: CallToolResult) -> CallToolResult {
-    result.result_type = Some(ResultType::COMPLETE);
-    if let Some(meta) = result.meta.as_mut() {
-        meta.remove(SERVER_INFO_META);
-        if meta.is_empty() {
-            result.meta = None;
-        }
-    }
-    result
-}
-
-/// Where a 2026-07-28 server names itself in a result's `_meta`.
-const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
-
-/// A call that did not produce a result, as a tool error the app (and its
-/// model) can read: which server, and why.
-fn tool_error(text: String) -> CallToolResponse {
-    CallToolResponse::Complete(CallToolResult::error(vec![ContentBlock::text(text)]))
-}
-
 #[allow(deprecated)] // logging: 2025-11-25 apps use it
 fn capabilities() -> ServerCapabilities {
     ServerCapabilities::builder()
@@ -260,7 +239,23 @@ impl ServerHandler for AppSession {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Ok(_permit) = self.in_flight.clone().try_acquire_owned() else {
+        // A 2026-07-28 app's retry with its answer to a form: the call that
+        // asked it goes on (crate::rounds).
+        if let Some(state) = request.request_state.as_deref() {
+            let client = self.who(&context)?;
+            let answer = crate::rounds::answer_of(request.input_responses.as_ref());
+            let running = self
+                .gateway
+                .rounds
+                .resume(&client, state, answer)
+                .ok_or_else(crate::rounds::unknown_state)?;
+            return self
+                .gateway
+                .rounds
+                .drive(&client, running, APP_FORM_TIMEOUT, context.ct.cancelled())
+                .await;
+        }
+        let Ok(permit) = self.in_flight.clone().try_acquire_owned() else {
             return Err(ErrorData::new(
                 ErrorCode::INVALID_REQUEST,
                 format!(
@@ -298,48 +293,46 @@ impl ServerHandler for AppSession {
             );
             return Ok(tool_error(format!("Airlock: {why}")));
         }
-        // A form this call's server asks goes to this app, if it can show it.
-        // So are its sampling and roots requests (crate::sampling).
-        let _ticket = self
-            .gateway
-            .forms
-            .as_ref()
-            .map(|routes| routes.call_started(&route.server, self.id, context.peer.clone()));
-        // The app asked for progress: the server's reaches it with its token.
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| (token, tokio::sync::watch::channel(None)));
-        let call = self.gateway.core.call_tool_with_progress(
-            Some(&client),
-            &route.server,
-            &route.name,
-            request.arguments,
-            progress.as_ref().map(|(_, (tx, _))| tx),
-        );
-        let call = crate::progress::forwarding(
-            call,
-            progress
-                .as_ref()
-                .map(|(token, (_, rx))| (token.clone(), rx.clone())),
-            &context.peer,
-        );
-        // The app cancelled: dropping the call cancels it at the server too.
-        let outcome = tokio::select! {
-            outcome = call => outcome,
-            () = context.ct.cancelled() => {
-                return Err(ErrorData::new(ErrorCode::INVALID_REQUEST, "cancelled by the app", None));
+        // A form this call's server asks goes to this app, if it can show it:
+        // a request to a 2025-11-25 app, the call's answer to a 2026-07-28
+        // one (then the call runs on its own task, to be parked). So are its
+        // sampling and roots requests (crate::sampling).
+        let (round_tx, round_rx) = match (&self.gateway.forms, takes_form_rounds(&context)) {
+            (Some(_), true) => {
+                let (tx, rx) = tokio::sync::mpsc::channel(1);
+                (Some(tx), Some(rx))
             }
+            _ => (None, None),
         };
-        match outcome {
-            Ok(outcome) => match serde_json::from_value::<CallToolResult>(outcome.result) {
-                Ok(result) => Ok(CallToolResponse::Complete(for_the_app(result))),
-                Err(e) => Ok(tool_error(format!(
-                    "Airlock: {} returned a result Airlock could not pass on: {e}",
-                    route.server
-                ))),
-            },
-            Err(e) => Ok(tool_error(format!("Airlock: {e}"))),
+        let ticket = self.gateway.forms.as_ref().map(|routes| {
+            routes.call_started(&route.server, self.id, context.peer.clone(), round_tx)
+        });
+        let call = forward_call(
+            self.gateway.core.clone(),
+            client.clone(),
+            route,
+            request.arguments,
+            context.meta.get_progress_token(),
+            context.peer.clone(),
+        );
+        if let Some(forms) = round_rx {
+            let running = crate::rounds::Running {
+                task: tokio::spawn(call),
+                forms,
+                hold: Box::new((permit, ticket)),
+            };
+            return self
+                .gateway
+                .rounds
+                .drive(&client, running, APP_FORM_TIMEOUT, context.ct.cancelled())
+                .await;
+        }
+        // The app cancelled: dropping the call cancels it at the server too.
+        tokio::select! {
+            end = call => end,
+            () = context.ct.cancelled() => {
+                Err(ErrorData::new(ErrorCode::INVALID_REQUEST, "cancelled by the app", None))
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 //! Forms a server asks during an app's tool call go to that app when it can
-//! show them (it declared form elicitation, on a 2025-11-25 session), and
-//! to Airlock's own consent otherwise. Either way the answer is Airlock's to
+//! show them (it declared form elicitation: as a request on a 2025-11-25
+//! session, as the call's answer in rounds on 2026-07-28, see
+//! [`crate::rounds`]), and to Airlock's own consent otherwise. Either way the answer is Airlock's to
 //! check: the broker validates it against the schema before the server
 //! sees it, and records the form in history.
 //!
@@ -27,6 +28,7 @@ use rmcp::service::{Peer, RoleServer};
 use serde_json::{json, Map, Value};
 
 use crate::catalog::log;
+use crate::rounds::RoundForm;
 
 /// How long an app may take to answer a form it was shown.
 pub const APP_FORM_TIMEOUT: Duration = Duration::from_secs(600);
@@ -48,6 +50,17 @@ struct InFlight {
     peer: Option<Peer<RoleServer>>,
     /// The app, for its sampling and roots ([`crate::sampling`]).
     caller: Peer<RoleServer>,
+    /// A 2026-07-28 app that shows forms: they go back as the call's
+    /// answer, in rounds ([`crate::rounds`]).
+    round: Option<tokio::sync::mpsc::Sender<RoundForm>>,
+}
+
+/// Where a form goes.
+enum Target {
+    /// A 2025-11-25 app: an `elicitation/create` request to it.
+    Ask(Peer<RoleServer>),
+    /// A 2026-07-28 app: the form is its call's answer.
+    Round(tokio::sync::mpsc::Sender<RoundForm>),
 }
 
 /// One call in flight; it unregisters itself when dropped.
@@ -71,26 +84,42 @@ impl Drop for CallTicket {
 
 /// Can this app be shown a form: it declared form elicitation (an empty
 /// `elicitation` object means form) on a session that has server-to-client
-/// requests (2025-11-25; a 2026-07-28 app would need an InputRequiredResult
-/// round trip, not done yet).
+/// requests (2025-11-25; a 2026-07-28 app gets its forms in rounds, see
+/// [`takes_form_rounds`]).
 pub fn takes_forms(peer: &Peer<RoleServer>) -> bool {
     peer.peer_info().is_some_and(|info| {
-        info.protocol_version < ProtocolVersion::V_2026_07_28
-            && info
-                .capabilities
-                .elicitation
-                .as_ref()
-                .is_some_and(|e| e.form.is_some() || e.url.is_none())
+        info.protocol_version < ProtocolVersion::V_2026_07_28 && shows_forms(&info.capabilities)
     })
 }
 
+/// A 2026-07-28 request from an app that declared form elicitation (its
+/// capabilities come with each request on that revision).
+pub fn takes_form_rounds(context: &rmcp::service::RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
+        && context
+            .client_capabilities()
+            .is_some_and(|c| shows_forms(&c))
+}
+
+/// Form elicitation declared (an empty `elicitation` object means form).
+fn shows_forms(capabilities: &rmcp::model::ClientCapabilities) -> bool {
+    capabilities
+        .elicitation
+        .as_ref()
+        .is_some_and(|e| e.form.is_some() || e.url.is_none())
+}
+
 impl FormRoutes {
-    /// `app` (its session: `peer`) has a call in flight on `server`.
+    /// `app` (its session: `peer`) has a call in flight on `server`; `round`:
+    /// where its forms go when the app takes them in rounds.
     pub fn call_started(
         self: &Arc<Self>,
         server: &str,
         app: u64,
         caller: Peer<RoleServer>,
+        round: Option<tokio::sync::mpsc::Sender<RoundForm>>,
     ) -> CallTicket {
         let peer = takes_forms(&caller).then(|| caller.clone());
         let call = self.next_call.fetch_add(1, Ordering::Relaxed);
@@ -104,6 +133,7 @@ impl FormRoutes {
                 app,
                 peer,
                 caller,
+                round,
             });
         CallTicket {
             routes: self.clone(),
@@ -126,14 +156,17 @@ impl FormRoutes {
 
     /// The app a form of `server` belongs to, when exactly one app has calls
     /// in flight there and it can show forms.
-    fn sole_app(&self, server: &str) -> Option<Peer<RoleServer>> {
+    fn sole_app(&self, server: &str) -> Option<Target> {
         let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
         let list = calls.get(server)?;
         let first = list.first()?;
         if list.iter().any(|c| c.app != first.app) {
             return None;
         }
-        first.peer.clone()
+        if let Some(round) = list.iter().find_map(|c| c.round.clone()) {
+            return Some(Target::Round(round));
+        }
+        first.peer.clone().map(Target::Ask)
     }
 }
 
@@ -172,19 +205,40 @@ impl Consent for HostConsent {
 
     fn ask_form<'a>(&'a self, request: &'a FormConsentRequest) -> BoxFuture<'a, FormAnswer> {
         Box::pin(async move {
-            if let Some(peer) = self.routes.sole_app(&request.server) {
-                if let Some(answer) = ask_app(&peer, request).await {
-                    return answer;
-                }
+            let answer = match self.routes.sole_app(&request.server) {
+                Some(Target::Ask(peer)) => ask_app(&peer, request).await,
+                Some(Target::Round(round)) => ask_round(&round, request).await,
+                None => None,
+            };
+            match answer {
+                Some(answer) => answer,
+                None => self.inner.ask_form(request).await,
             }
-            self.inner.ask_form(request).await
         })
     }
 }
 
-/// Show the form to the app; `None` when the form cannot be put in the
-/// SDK's typed schema (then Airlock's own consent asks).
-async fn ask_app(peer: &Peer<RoleServer>, request: &FormConsentRequest) -> Option<FormAnswer> {
+/// Give the form to a 2026-07-28 app as its call's answer and wait for the
+/// retry that answers it; `None` when it cannot go (Airlock asks instead).
+/// An app that never comes back cancels the form.
+async fn ask_round(
+    round: &tokio::sync::mpsc::Sender<RoundForm>,
+    request: &FormConsentRequest,
+) -> Option<FormAnswer> {
+    let params = form_params(request)?;
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    round.try_send(RoundForm { params, answer }).ok()?;
+    Some(
+        match tokio::time::timeout(APP_FORM_TIMEOUT, answered).await {
+            Ok(Ok(answer)) => answer,
+            _ => FormAnswer::Cancel,
+        },
+    )
+}
+
+/// The form as the SDK's typed parameters; `None` when it cannot be put in
+/// the SDK's typed schema (then Airlock's own consent asks).
+fn form_params(request: &FormConsentRequest) -> Option<ElicitRequestParams> {
     let mut schema: ElicitationSchema =
         match serde_json::from_value(requested_schema(&request.schema)) {
             Ok(s) => s,
@@ -204,11 +258,17 @@ async fn ask_app(peer: &Peer<RoleServer>, request: &FormConsentRequest) -> Optio
             .map(|f| f.name.clone())
             .collect(),
     );
-    let params = ElicitRequestParams::FormElicitationParams {
+    Some(ElicitRequestParams::FormElicitationParams {
         meta: None,
         message: request.message.clone(),
         requested_schema: schema,
-    };
+    })
+}
+
+/// Show the form to the app; `None` when the form cannot be put in the
+/// SDK's typed schema (then Airlock's own consent asks).
+async fn ask_app(peer: &Peer<RoleServer>, request: &FormConsentRequest) -> Option<FormAnswer> {
+    let params = form_params(request)?;
     let form = ServerRequest::ElicitRequest(ElicitRequest::new(params));
     // Dropped when the server withdraws its form: the app's form goes too.
     let answer = match crate::ask::ask(peer, form, APP_FORM_TIMEOUT).await {

@@ -38,6 +38,8 @@ pub struct Gateway {
     pub started: watch::Receiver<bool>,
     /// Which apps have calls in flight, for their servers' forms.
     pub forms: Option<Arc<FormRoutes>>,
+    /// Calls of 2026-07-28 apps waiting for the app's answer to a form.
+    pub rounds: crate::rounds::Rounds,
     attached: AtomicUsize,
     /// The count of attached apps, for the idle timer.
     attached_tx: watch::Sender<usize>,
@@ -93,6 +95,7 @@ impl Gateway {
             core,
             started,
             forms: options.forms.clone(),
+            rounds: crate::rounds::Rounds::default(),
             attached: AtomicUsize::new(0),
             attached_tx,
             attachments: options.attachments.clone().unwrap_or_default(),

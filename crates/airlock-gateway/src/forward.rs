@@ -1,0 +1,69 @@
+//! One tool call of an app, forwarded to its server through the core, and
+//! what the app gets back.
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ResultType};
+use rmcp::service::RoleServer;
+
+/// A server's result as the app gets it: complete (whatever revision the
+/// server spoke; rmcp drops the marker again for a 2025-11-25 app), and
+/// without the server's own identity in `_meta` (the app talks to Airlock).
+fn for_the_app(mut result: CallToolResult) -> CallToolResult {
+    result.result_type = Some(ResultType::COMPLETE);
+    if let Some(meta) = result.meta.as_mut() {
+        meta.remove(SERVER_INFO_META);
+        if meta.is_empty() {
+            result.meta = None;
+        }
+    }
+    result
+}
+
+/// Where a 2026-07-28 server names itself in a result's `_meta`.
+const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
+
+/// One call to a server for an app, owned (it may run on its own task):
+/// progress the app asked for reaches it with its token; the outcome as the
+/// app gets it.
+pub(crate) async fn forward_call(
+    core: Arc<airlock_core::Airlock>,
+    client: String,
+    route: crate::catalog::Route,
+    arguments: Option<rmcp::model::JsonObject>,
+    progress_token: Option<rmcp::model::ProgressToken>,
+    peer: rmcp::service::Peer<RoleServer>,
+) -> crate::rounds::Finish {
+    let progress = progress_token.map(|token| (token, tokio::sync::watch::channel(None)));
+    let call = core.call_tool_with_progress(
+        Some(&client),
+        &route.server,
+        &route.name,
+        arguments,
+        progress.as_ref().map(|(_, (tx, _))| tx),
+    );
+    let outcome = crate::progress::forwarding(
+        call,
+        progress
+            .as_ref()
+            .map(|(token, (_, rx))| (token.clone(), rx.clone())),
+        &peer,
+    )
+    .await;
+    match outcome {
+        Ok(outcome) => match serde_json::from_value::<CallToolResult>(outcome.result) {
+            Ok(result) => Ok(CallToolResponse::Complete(for_the_app(result))),
+            Err(e) => Ok(tool_error(format!(
+                "Airlock: {} returned a result Airlock could not pass on: {e}",
+                route.server
+            ))),
+        },
+        Err(e) => Ok(tool_error(format!("Airlock: {e}"))),
+    }
+}
+
+/// A call that did not produce a result, as a tool error the app (and its
+/// model) can read: which server, and why.
+pub(crate) fn tool_error(text: String) -> CallToolResponse {
+    CallToolResponse::Complete(CallToolResult::error(vec![ContentBlock::text(text)]))
+}
