@@ -81,6 +81,25 @@ test('virtual lists: bounded DOM, older pages on scroll, the oldest row at the b
   assert.ok(first.rows <= MAX_DOM_ROWS, `first page: ${first.rows} rows in the DOM`);
   await app.shot('history-first-page');
 
+  // Keyboard focus on a row's button survives scrolling that row far out
+  // of view and back (the row stays in the DOM while it holds focus).
+  const focusedRow = await app.b.execute(() => {
+    const btn = document.querySelector('[data-testid^="history-expand-"]');
+    btn.focus();
+    return btn.closest('tr').getAttribute('data-testid');
+  });
+  const focusAfter = async (top) => {
+    await app.b.executeAsync((y, done) => {
+      document.querySelector('[data-scroll-root]').scrollTop = y;
+      requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(done)));
+    }, top);
+    return app.b.execute(() => document.activeElement?.closest('tr')?.getAttribute('data-testid') ?? document.activeElement?.tagName);
+  };
+  assert.equal(await focusAfter(1500), focusedRow, 'focus stays on its row a page below');
+  assert.equal(await focusAfter(0), focusedRow, 'and when scrolled back');
+  assert.ok((await domState('history-row-')).rows <= MAX_DOM_ROWS);
+  await app.b.execute(() => document.activeElement?.blur());
+
   const seen = await scrollToEnd('history-row-', 'history-all');
   const end = await domState('history-row-');
   const calls = inDb('tool_calls', 'started_at');
