@@ -465,3 +465,43 @@ fn a_resource_update_reaches_an_app_over_http() {
     assert!(v[0].get("error").is_none(), "{v:?}");
     assert_eq!(v[2]["updated"], true, "{v:?}");
 }
+
+/// Over Streamable HTTP on 2026-07-28 (each request stands alone), a form
+/// still reaches the app in rounds: the retry that answers it is matched by
+/// its requestState and the client its token names.
+#[test]
+fn a_form_reaches_a_2026_app_over_http_in_rounds() {
+    require_keychain();
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let token = add_client_with_token(&sb, "py-form-http");
+    let daemon = Daemon::start(&sb);
+    daemon.wait_served(&["everything"]);
+    let ops = json!([
+        {"op": "info"},
+        call("everything__trigger-elicitation-request", json!({})),
+        {"op": "elicitations"},
+    ]);
+    let answer = json!({"name": "Grace", "integer": 3});
+    let out = Cmd::new(py())
+        .arg(peers_dir().join("gateway_client.py"))
+        .args(["--name", "py-form-http", "--elicitation", "form"])
+        .args(["--form-answer", &answer.to_string()])
+        .args(["--ops", &ops.to_string(), "--", &daemon.url()])
+        .env("AIRLOCK_GATEWAY_TOKEN", &token)
+        .timeout(Duration::from_secs(90))
+        .run();
+    out.ok();
+    let v = out.json_lines();
+    assert_eq!(v[0]["protocol"], "2026-07-28", "{v:?}");
+    let t = text(&v[1]["result"]);
+    assert!(t.contains("Name: Grace"), "{v:?} {}", daemon.log());
+    assert_eq!(
+        v[2]["elicitations"].as_array().map(Vec::len),
+        Some(1),
+        "{v:?}"
+    );
+    let record = &sb.elicitations()[0];
+    assert_eq!(record["state"], "accepted", "{record}");
+    assert_eq!(record["client"], "py-form-http", "{record}");
+}
