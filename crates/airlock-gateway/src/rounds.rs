@@ -16,8 +16,8 @@
 //!   an answer is checked against the form by the broker like any other.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use airlock_core::elicitation::FormAnswer;
 use rmcp::model::{
@@ -62,13 +62,14 @@ struct Parked {
     owner: String,
     running: Running,
     answer: oneshot::Sender<FormAnswer>,
-    until: Instant,
 }
 
-/// The calls waiting for their app's answer to a form.
+/// The calls waiting for their app's answer to a form. Each is dropped
+/// when its time is up, by a timer of its own (not when the next call
+/// comes, which may be never): dropping it cancels its form and ends it.
 #[derive(Default)]
 pub struct Rounds {
-    parked: Mutex<HashMap<String, Parked>>,
+    parked: Arc<Mutex<HashMap<String, Parked>>>,
 }
 
 /// Why a retry cannot go on.
@@ -131,11 +132,8 @@ impl Rounds {
     fn park(&self, owner: &str, running: Running, form: RoundForm, timeout: Duration) -> Finish {
         let state = new_state()?;
         let mut parked = self.parked.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
-        // Calls whose app never came back end here (their form is cancelled).
-        parked.retain(|_, p| p.until > now);
         if parked.len() >= MAX_PARKED {
-            // Dropping the form's answer cancels it; the call goes on without it.
+            // The form (its answer dropped) and the call (`running` dropped) end.
             return Err(ErrorData::invalid_request(
                 format!("too many calls wait for a form answer (at most {MAX_PARKED}); answer those first"),
                 None,
@@ -148,9 +146,16 @@ impl Rounds {
                 owner: owner.to_owned(),
                 running,
                 answer: form.answer,
-                until: now + timeout,
             },
         );
+        drop(parked);
+        // The app never came back: the call ends (outside the lock).
+        let (all, key) = (self.parked.clone(), state.clone());
+        tokio::spawn(async move {
+            tokio::time::sleep(timeout).await;
+            let gone = all.lock().unwrap_or_else(|e| e.into_inner()).remove(&key);
+            drop(gone);
+        });
         let requests: InputRequests = [(FORM_KEY.to_owned(), request)].into_iter().collect();
         Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
             Some(requests),
@@ -162,8 +167,6 @@ impl Rounds {
     /// with the app's answer passed on. `None`: no such call for this app.
     pub fn resume(&self, owner: &str, state: &str, answer: FormAnswer) -> Option<Running> {
         let mut parked = self.parked.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
-        parked.retain(|_, p| p.until > now);
         if parked.get(state)?.owner != owner {
             return None;
         }
@@ -290,17 +293,23 @@ mod tests {
         let never = tokio_util::sync::CancellationToken::new();
         let (running, ended) = call_with_a_form();
         let first = rounds
-            .drive("app-a", running, Duration::ZERO, never.cancelled())
+            .drive(
+                "app-a",
+                running,
+                Duration::from_millis(50),
+                never.cancelled(),
+            )
             .await;
         let state = state_of(&first);
-        // Past its time: the next look at the parked calls drops it, and
-        // the call ends (its form is cancelled with it).
-        assert!(rounds.resume("app-a", &state, FormAnswer::Cancel).is_none());
-        assert!(rounds.is_empty());
+        assert_eq!(rounds.len(), 1);
+        // Nothing else happens: its own timer drops it, and the call ends
+        // (its form is cancelled with it).
         let got = tokio::time::timeout(Duration::from_secs(5), ended)
             .await
             .expect("the call ended");
         assert!(got.is_err(), "the call was stopped, not answered");
+        assert!(rounds.is_empty());
+        assert!(rounds.resume("app-a", &state, FormAnswer::Cancel).is_none());
     }
 
     #[test]

@@ -458,12 +458,13 @@ fn into_session(
 ) -> Session {
     let info = session_info(&running);
     let peer = running.peer().clone();
+    // A 2026-07-28 server sends its list changes only on a listen stream.
+    if let Some(filter) = super::list_changes::to_listen(&info.protocol_version, &info.capabilities)
     {
         let (peer, client) = (peer.clone(), client.clone());
-        let (version, caps) = (info.protocol_version.clone(), info.capabilities.clone());
         tokio::spawn(async move {
             let lists = client.lists.clone();
-            super::list_changes::listen(peer, &version, &caps, lists, |text| {
+            super::list_changes::listen(peer, filter, lists, |text| {
                 client.log("airlock", "warning", text);
             })
             .await;

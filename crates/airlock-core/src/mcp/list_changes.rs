@@ -60,8 +60,21 @@ impl ListChanges {
     }
 }
 
-/// The lists whose changes a 2026-07-28 server offers (`listChanged: true`
-/// in its capabilities); `None` when it offers none.
+/// What to listen for on a session: the lists whose changes a 2026-07-28
+/// server offers (`listChanged: true` in its capabilities); `None` on an
+/// earlier revision (its notices come unasked) or when it offers none.
+pub fn to_listen(
+    protocol_version: &str,
+    capabilities: &serde_json::Value,
+) -> Option<SubscriptionFilter> {
+    // Versions are dates: the listen stream came with 2026-07-28.
+    if protocol_version < "2026-07-28" || !protocol_version.starts_with("20") {
+        return None;
+    }
+    offered(capabilities)
+}
+
+/// The lists whose changes a server offers; `None` when it offers none.
 fn offered(capabilities: &serde_json::Value) -> Option<SubscriptionFilter> {
     let declares = |list: &str| {
         capabilities
@@ -87,23 +100,14 @@ fn offered(capabilities: &serde_json::Value) -> Option<SubscriptionFilter> {
     any.then(|| filter.build())
 }
 
-/// On a 2026-07-28 session whose server offers list changes: listen for
-/// them until the stream or the session ends. Returns at once otherwise.
-/// `log` gets one line when the server refuses the stream.
+/// Listen for list changes ([`to_listen`]) until the stream or the session
+/// ends. `log` gets one line when the server refuses the stream.
 pub async fn listen(
     peer: Peer<RoleClient>,
-    protocol_version: &str,
-    capabilities: &serde_json::Value,
+    filter: SubscriptionFilter,
     changes: ListChanges,
     log: impl Fn(&str),
 ) {
-    // Versions are dates: the listen stream came with 2026-07-28.
-    if protocol_version < "2026-07-28" || !protocol_version.starts_with("20") {
-        return;
-    }
-    let Some(filter) = offered(capabilities) else {
-        return;
-    };
     let mut stream = match peer.listen(filter).await {
         Ok(s) => s,
         Err(e) => {
@@ -134,6 +138,10 @@ mod tests {
         assert_eq!(f.prompts_list_changed, None);
         // Not a bool: not offered.
         assert!(offered(&serde_json::json!({"tools": {"listChanged": "yes"}})).is_none());
+        // Earlier revisions send their notices unasked: nothing to listen for.
+        assert!(to_listen("2025-11-25", &some).is_none());
+        assert!(to_listen("unknown", &some).is_none());
+        assert!(to_listen("2026-07-28", &some).is_some());
     }
 
     #[tokio::test]
