@@ -7,6 +7,10 @@
 # p50 <= 0.2 ms. Then where the host's time goes per call: CPU of its
 # async thread and of its history writer (from /proc) and its context
 # switches.
+# Beside them, the floor any proxy process pays: the same client through one
+# and through two `airlock-bench relay` processes that copy bytes unread
+# (relay1, relay2; the gateway has two processes on the path: the shim and
+# the host), so the gateway's own cost reads as gateway vs relay2.
 # `--before PATH` adds another `airlock` build (say, main's) as
 # "before" in the same rounds (its own daemon and data dir).
 #
@@ -26,9 +30,10 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 bash scripts/setup.sh >/dev/null
-cargo build --release --locked -q -p airlock-cli --bin airlock
+cargo build --release --locked -q -p airlock-cli --bin airlock --bin airlock-bench
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 airlock="$target_dir/release/airlock"
+relay=$(printf '"%s","relay","--"' "$target_dir/release/airlock-bench")
 js="$root/tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 
 data=$(mktemp -d "${TMPDIR:-/tmp}/airlock-bench-gateway.XXXXXX")
@@ -85,6 +90,10 @@ ops=$(printf '[{"op":"bench","name":"everything__echo","arguments":{"message":"h
 for r in $(seq "$rounds"); do
   node tests/peers/bench_ts_client.mjs --transport stdio --calls "$calls" \
     | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); r["path"]="direct"; print(json.dumps(r))' >>"$out"
+  node tests/peers/bench_ts_client.mjs --transport stdio --calls "$calls" --prefix "[$relay]" \
+    | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); r["path"]="relay1"; print(json.dumps(r))' >>"$out"
+  node tests/peers/bench_ts_client.mjs --transport stdio --calls "$calls" --prefix "[$relay,$relay]" \
+    | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); r["path"]="relay2"; print(json.dumps(r))' >>"$out"
   gateway gateway "$airlock"
   [[ -n $before ]] && gateway before "$before"
   echo "round $r/$rounds done" >&2
@@ -94,16 +103,24 @@ import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 print(f"{'path':<10}{'calls/s (median)':>18}{'p50 ms':>10}{'p99 ms':>10}   (TypeScript SDK client, server-everything echo, stdio)")
 med = {}
-for path in ("direct", "gateway", "before"):
+for path in ("direct", "relay1", "relay2", "gateway", "before"):
     rs = [r for r in rows if r["path"] == path]
     if not rs:
         continue
     med[path] = {k: statistics.median(r[k] for r in rs) for k in rs[0] if isinstance(rs[0][k], (int, float))}
     m = med[path]
     print(f"{path:<10}{m['calls_per_sec']:>18.0f}{m['p50_ms']:>10.3f}{m['p99_ms']:>10.3f}")
+for path in ("relay1", "relay2"):
+    if path in med:
+        ratio = med[path]["calls_per_sec"] / med["direct"]["calls_per_sec"]
+        added = med[path]["p50_ms"] - med["direct"]["p50_ms"]
+        print(f"ratio {path}/direct: {ratio:.2f}x calls/s; p50 added: {added:.3f} ms (do-nothing hops: the floor of any proxy)")
 for path in ("gateway", "before"):
     if path not in med:
         continue
+    if "relay2" in med:
+        over = med[path]["p50_ms"] - med["relay2"]["p50_ms"]
+        print(f"{path} vs relay2 (same two hops, doing the work): {med[path]['calls_per_sec'] / med['relay2']['calls_per_sec']:.2f}x calls/s; p50 +{over:.3f} ms")
     ratio = med[path]["calls_per_sec"] / med["direct"]["calls_per_sec"]
     added = med[path]["p50_ms"] - med["direct"]["p50_ms"]
     print(f"ratio {path}/direct: {ratio:.2f}x calls/s (goal >= 0.80); p50 added: {added:.3f} ms (goal <= 0.200)")

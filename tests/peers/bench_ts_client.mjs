@@ -2,8 +2,11 @@
 // Baseline: the official TypeScript SDK client making sequential tools/call of
 // server-everything's `echo` tool.
 //
-//   node bench_ts_client.mjs [--transport stdio|http] [--url URL] [--calls N] [--warmup N]
+//   node bench_ts_client.mjs [--transport stdio|http] [--url URL] [--calls N] [--warmup N] [--prefix JSON]
 //
+// --prefix: a JSON array of words run in front of the server's command line
+// (scripts/bench-gateway.sh puts one or two do-nothing relays there:
+// `["airlock-bench","relay","--"]`).
 // stdio (default) spawns `node <peers>/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio`;
 // http needs --url (e.g. http://127.0.0.1:3001/mcp of `PORT=3001 node .../dist/index.js streamableHttp`).
 // Prints ONE JSON line:
@@ -22,6 +25,7 @@ const { values } = parseArgs({
     url: { type: 'string' },
     calls: { type: 'string', default: '3000' },
     warmup: { type: 'string', default: '200' },
+    prefix: { type: 'string', default: '[]' },
   },
 });
 const calls = Number.parseInt(values.calls, 10);
@@ -30,9 +34,19 @@ if (!(calls > 0) || !(warmup >= 0)) throw new Error('--calls must be > 0 and --w
 
 let transport;
 if (values.transport === 'stdio') {
+  const prefix = JSON.parse(values.prefix);
+  if (!Array.isArray(prefix) || !prefix.every((w) => typeof w === 'string')) {
+    throw new Error('--prefix must be a JSON array of strings');
+  }
+  const line = [
+    ...prefix,
+    process.execPath,
+    join(here, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'),
+    'stdio',
+  ];
   transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [join(here, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+    command: line[0],
+    args: line.slice(1),
     stderr: 'ignore',
   });
 } else if (values.transport === 'http') {

@@ -14,12 +14,16 @@
 //!     the app on; tests/e2e/bench/pages.mjs).
 //!   airlock-bench activity [--rows N] [--reps N]
 //!     The activity overview at scale (see activity.rs).
+//!   airlock-bench relay -- CMD [ARGS...]
+//!     A do-nothing stdio relay in front of CMD: the floor of one proxy hop
+//!     (see relay.rs; scripts/bench-gateway.sh).
 
 mod activity;
 mod calls;
 mod gen;
 mod history;
 mod old;
+mod relay;
 mod stages;
 
 pub(crate) fn arg(args: &[String], name: &str) -> Option<String> {
@@ -44,6 +48,9 @@ fn main() -> Result<(), String> {
     }
     if args.get(1).map(String::as_str) == Some("activity") {
         return activity::run(&args);
+    }
+    if args.get(1).map(String::as_str) == Some("relay") {
+        return relay::run(&args);
     }
     calls::run(&args)
 }
