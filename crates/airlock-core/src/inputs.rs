@@ -126,7 +126,7 @@ impl Airlock {
         F: FnMut(Arc<Session>, Retry) -> Fut,
         Fut: Future<Output = Result<Step<T>, ServiceError>>,
     {
-        let session = self.session(server).await?;
+        let session = self.session_for(server, client).await?;
         let mut retry: Retry = (None, None);
         let mut rounds = 0usize;
         loop {

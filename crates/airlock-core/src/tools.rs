@@ -306,7 +306,7 @@ impl Airlock {
         progress: Option<&crate::progress::ProgressSender>,
     ) -> CoreResult<(rmcp::model::CallToolResult, Arc<crate::secrets::Redactor>)> {
         let mut session = self
-            .session(server)
+            .session_for(server, client)
             .instrument(tracing::trace_span!("call.session"))
             .await?;
         let mut params = CallToolRequestParams::new(tool.to_owned());
@@ -368,7 +368,7 @@ impl Airlock {
                             ),
                         ));
                     }
-                    session = self.session(server).await?;
+                    session = self.session_for(server, client).await?;
                 }
                 Err(e) => {
                     // Step-up: a 403 `insufficient_scope` from an OAuth server;
@@ -378,8 +378,9 @@ impl Airlock {
                         if let Some(challenge) = crate::mcp::insufficient_scope_challenge(&e) {
                             step_ups += 1;
                             session.close();
-                            self.step_up_authorization(server, &challenge).await?;
-                            session = self.session(server).await?;
+                            self.step_up_authorization(server, &challenge, client)
+                                .await?;
+                            session = self.session_for(server, client).await?;
                             continue;
                         }
                     }

@@ -346,6 +346,7 @@ async fn consent_carries_familiarity_look_alikes_and_where_a_sign_in_code_goes()
             "bank",
             "https://login.bank.example/authorize?state=s",
             Some("https://api.bank.example/token"),
+            None,
         )
         .await;
     drop(same);
@@ -354,6 +355,7 @@ async fn consent_carries_familiarity_look_alikes_and_where_a_sign_in_code_goes()
             "bank",
             "https://login.bank.example/authorize?state=t",
             Some("https://collect.evil.example/token"),
+            None,
         )
         .await;
     drop(elsewhere);

@@ -74,12 +74,16 @@ impl Broker {
     /// Ask to open an MCP authorization (OAuth) page of `server`: the same
     /// record, inspection, rate limit and consent as a URL elicitation, but
     /// nothing is opened here (the sign-in flow opens it and waits for the
-    /// redirect). `Ok` carries the record to finish once the flow ends.
+    /// redirect). `client`: the app whose request needed the sign-in
+    /// (`None`: Airlock itself), named in the record and the audit like
+    /// the app of a URL request. `Ok` carries the record to finish once the
+    /// flow ends.
     pub async fn approve_sign_in(
         self: &Arc<Self>,
         server: &str,
         authorization_url: &str,
         token_endpoint: Option<&str>,
+        client: Option<&str>,
     ) -> Result<SignInRecord, Refusal> {
         let message = format!(
             "Sign in to {server}: the server requires you to sign in (MCP authorization, OAuth) at its authorization server. Check that you expect to sign in at this domain. Airlock never sees your password; the tokens it gets back are kept in the OS keychain."
@@ -93,7 +97,7 @@ impl Broker {
                 origin: Origin::SignIn,
                 dropped: S::Cancelled,
                 token_endpoint,
-                client: None,
+                client,
             })
             .await;
         let request = result?;
