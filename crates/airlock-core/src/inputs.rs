@@ -226,6 +226,8 @@ impl Airlock {
                                 &schema_json,
                                 order.as_deref(),
                                 Origin::InputRequired,
+                                // No request of the server's to withdraw: it waits for the retry.
+                                &crate::elicitation::Withdrawal::default(),
                             )
                             .await
                         {

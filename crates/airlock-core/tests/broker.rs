@@ -393,7 +393,14 @@ async fn a_request_sent_on_a_connection_names_the_apps_whose_calls_are_in_flight
 
     // The request path records it; history keeps it.
     let outcome = b
-        .request_url("srv", 1, "m", "https://example.com/x", Some("e1"))
+        .request_url(
+            "srv",
+            1,
+            "m",
+            "https://example.com/x",
+            Some("e1"),
+            &Default::default(),
+        )
         .await;
     let id = outcome.record_id.expect("recorded");
     let record = store.elicitation(id).unwrap().expect("record");

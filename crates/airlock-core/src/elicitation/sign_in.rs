@@ -8,7 +8,7 @@ use airlock_url_safety::neutralize_for_display;
 
 use super::broker::{Broker, MAX_MESSAGE_CHARS};
 use super::outcome::Refusal;
-use super::url::UrlQuestion;
+use super::url::{Dropped, UrlQuestion};
 use crate::lifecycle::{ElicitationState as S, Origin};
 
 /// A consented sign-in in progress: its record ends `completed`, `failed`
@@ -95,7 +95,7 @@ impl Broker {
                 url: authorization_url,
                 elicitation_id: None,
                 origin: Origin::SignIn,
-                dropped: S::Cancelled,
+                dropped: Dropped::As(S::Cancelled),
                 token_endpoint,
                 client,
             })
