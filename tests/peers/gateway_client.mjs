@@ -23,6 +23,10 @@
 //     (with "abort_after_ms": M, the app cancels the call after M ms; with "progress": true
 //      it asks for progress and the output adds {"progress":[{progress,total,message,at_ms}],"done_at_ms"})
 //   {"op":"prompts"} {"op":"resources"} {"op":"read","uri":U} {"op":"prompt","name":N,"arguments":{}}
+//     (call, read and prompt with "state_file": P and "input_responses": {..} send them as a
+//      2026-07-28 retry, with the requestState read from P: an app trying another's state)
+//   {"op":"start","key":K,"prompt":N} or {"op":"start","key":K,"uri":U} starts a prompts/get or
+//     resources/read without waiting (like a call, below); {"op":"await","key":K} -> {"result":..}
 //   {"op":"wait_list_changed","timeout_ms":T}    -> {"changed":true|false}
 //   {"op":"list_changes"}                        -> {"count":N} (tools/list_changed received so far)
 //   {"op":"wait_tool","name":N,"present":true|false,"timeout_ms":T} -> {"found":true|false,"changed":true|false}
@@ -156,6 +160,15 @@ Object.defineProperty(transport, 'onmessage', {
 client.onerror = (e) => wire.errors.push(String(e?.message ?? e));
 await client.connect(transport);
 const started = new Map();
+/**
+ * A retry's fields (2026-07-28 style) when an op has "state_file": the
+ * requestState read from that file (another app wrote it) and
+ * "input_responses" as given; none otherwise.
+ */
+function retryOf(op) {
+  if (op.state_file === undefined) return {};
+  return { requestState: fs.readFileSync(op.state_file, 'utf8').trim(), inputResponses: op.input_responses ?? {} };
+}
 
 for (const op of ops) {
   try {
@@ -174,15 +187,22 @@ for (const op of ops) {
         // progress: true: the call carries a progressToken; the reports it got are listed.
         const progress = [];
         const onprogress = op.progress ? (p) => progress.push({ ...p, at_ms: Date.now() }) : undefined;
-        const r = await client.callTool({ name: op.name, arguments: op.arguments ?? {} }, undefined, { timeout: op.timeout_ms ?? 60000, signal, onprogress });
+        const r = await client.callTool({ name: op.name, arguments: op.arguments ?? {}, ...retryOf(op) }, undefined, { timeout: op.timeout_ms ?? 60000, signal, onprogress });
         out({ op: op.op, name: op.name, result: r, ...(op.progress ? { progress, done_at_ms: Date.now() } : {}) });
         break;
       }
-      case 'start':
-        started.set(op.key, client.callTool({ name: op.name, arguments: op.arguments ?? {} }, undefined, { timeout: op.timeout_ms ?? 60000 })
+      case 'start': {
+        const options = { timeout: op.timeout_ms ?? 60000 };
+        const request = op.prompt !== undefined
+          ? client.getPrompt({ name: op.prompt, arguments: op.arguments ?? {} }, options)
+          : op.uri !== undefined
+            ? client.readResource({ uri: op.uri }, options)
+            : client.callTool({ name: op.name, arguments: op.arguments ?? {} }, undefined, options);
+        started.set(op.key, request
           .then((r) => ({ result: r }), (e) => ({ error: { code: e.code ?? null, message: String(e.message ?? e) } })));
         out({ op: op.op, key: op.key });
         break;
+      }
       case 'await':
         out({ op: op.op, key: op.key, ...(await started.get(op.key)) });
         break;
@@ -200,10 +220,10 @@ for (const op of ops) {
         break;
       }
       case 'read':
-        out({ op: op.op, result: await client.readResource({ uri: op.uri }) });
+        out({ op: op.op, result: await client.readResource({ uri: op.uri, ...retryOf(op) }) });
         break;
       case 'prompt':
-        out({ op: op.op, result: await client.getPrompt({ name: op.name, arguments: op.arguments ?? {} }) });
+        out({ op: op.op, result: await client.getPrompt({ name: op.name, arguments: op.arguments ?? {}, ...retryOf(op) }) });
         break;
       case 'wait_tool': {
         const want = op.present ?? true;

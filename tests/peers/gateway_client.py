@@ -18,6 +18,11 @@ Ops (a JSON list), each printed as one JSON line when done:
     {"op": "read", "uri": U} / {"op": "prompt", "name": N, "arguments": {...}}
     {"op": "sleep", "seconds": S}
     {"op": "elicitations"}                         -> {"elicitations": [params of each form shown]}
+    {"op": "prompt_round", "name": N, "arguments": {..}, "state_file": P}
+        -> the first round only (the SDK does not answer it): {"input_required": InputRequiredResult},
+           its requestState written to P; or {"result": ..} when the server needs no input
+    {"op": "prompt_retry", "name": N, "arguments": {..}, "state_file": P, "answer": {..}}
+        -> the retry with the requestState in P and the form accepted with `answer`
     {"op": "touch", "path": P} / {"op": "wait_file", "path": P, "timeout_ms": T}  (a test says go on)
 """
 
@@ -30,7 +35,7 @@ import os
 import sys
 
 from mcp import Client, StdioServerParameters
-from mcp.types import Implementation
+from mcp.types import ElicitResult, Implementation, InputRequiredResult
 
 
 def out(obj) -> None:
@@ -53,8 +58,6 @@ async def run(args) -> int:
     asked = []
     if args.elicitation == "form":
         async def on_elicit(ctx, params):  # pragma: no cover - only with --elicitation form
-            from mcp.types import ElicitResult
-
             asked.append(params.model_dump(mode="json", by_alias=True, exclude_none=True))
             if args.form_answer is None:
                 return ElicitResult(action="decline")
@@ -93,6 +96,24 @@ async def run(args) -> int:
                     out({"op": kind, "result": r.model_dump(mode="json", by_alias=True, exclude_none=True)})
                 elif kind == "prompt":
                     r = await client.get_prompt(op["name"], op.get("arguments") or {})
+                    out({"op": kind, "result": r.model_dump(mode="json", by_alias=True, exclude_none=True)})
+                elif kind == "prompt_round":
+                    r = await client.session.get_prompt(op["name"], op.get("arguments") or {}, allow_input_required=True)
+                    dump = r.model_dump(mode="json", by_alias=True, exclude_none=True)
+                    if isinstance(r, InputRequiredResult):
+                        with open(op["state_file"], "w") as f:
+                            f.write(r.request_state or "")
+                        out({"op": kind, "input_required": dump})
+                    else:
+                        out({"op": kind, "result": dump})
+                elif kind == "prompt_retry":
+                    with open(op["state_file"]) as f:
+                        state = f.read().strip()
+                    answer = ElicitResult(action="accept", content=op["answer"])
+                    r = await client.session.get_prompt(
+                        op["name"], op.get("arguments") or {}, input_responses={"form": answer},
+                        request_state=state, allow_input_required=True,
+                    )
                     out({"op": kind, "result": r.model_dump(mode="json", by_alias=True, exclude_none=True)})
                 elif kind == "elicitations":
                     out({"op": kind, "elicitations": asked})

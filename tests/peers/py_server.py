@@ -31,8 +31,10 @@ import warnings
 
 from mcp import types
 from mcp import UrlElicitationRequiredError
+from mcp.server.elicitation import render_elicitation_schema
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types.version import is_version_at_least
+from pydantic import BaseModel, Field
 
 # ctx.info() and friends are flagged deprecated for 2026-07-28 (SEP-2577); on the
 # 2025-11-25 handshake they are the way to send notifications/message.
@@ -229,6 +231,64 @@ def greeting() -> str:
 def greet(name: str) -> str:
     """Ask to greet someone."""
     return f"Please greet {name} warmly."
+
+
+class Profile(BaseModel):
+    name: str = Field(description="Your name", min_length=1)
+    age: int = Field(description="Your age", ge=0, le=150)
+
+
+async def _ask_profile(ctx: Context, message: str):
+    """Ask the Profile form the way the connection's revision has it: a
+    request during the call (2025-11-25), or an InputRequiredResult whose
+    answer comes with the retry (2026-07-28). Returns (action, content), or
+    the InputRequiredResult to answer with first."""
+    if _is_modern(ctx):
+        response = (ctx.input_responses or {}).get("profile")
+        if response is None or ctx.request_state != "profile":
+            request = types.ElicitRequest(
+                params=types.ElicitRequestFormParams(
+                    message=message, requested_schema=render_elicitation_schema(Profile)
+                )
+            )
+            return types.InputRequiredResult(input_requests={"profile": request}, request_state="profile")
+        return response.action, getattr(response, "content", None)
+    result = await ctx.elicit(message=message, schema=Profile)
+    return result.action, (result.data.model_dump() if result.action == "accept" else None)
+
+
+async def _with_profile(ctx: Context, message: str, answer, refused: str):
+    """`answer(content)` once the Profile form is accepted, else `refused`
+    with the action; or first the InputRequiredResult asking it."""
+    got = await _ask_profile(ctx, message)
+    if isinstance(got, types.InputRequiredResult):
+        return got
+    action, content = got
+    if action != "accept" or not content:
+        return refused.format(action=action)
+    return answer(content)
+
+
+@server.prompt()
+async def introduce(ctx: Context) -> str | types.InputRequiredResult:
+    """Ask who you are (a form), then ask to introduce you."""
+    return await _with_profile(
+        ctx,
+        "Who should be introduced?",
+        lambda c: f"Please introduce {c['name']}, aged {c['age']}.",
+        "No introduction: the form was {action}.",
+    )
+
+
+@server.resource("peer://profile/{who}", name="profile", mime_type="text/plain")
+async def profile(who: str, ctx: Context) -> str | types.InputRequiredResult:
+    """A profile card for `who`, filled in through a form."""
+    return await _with_profile(
+        ctx,
+        f"Fill in the profile of {who}",
+        lambda c: f"{who}: {c['name']} ({c['age']})",
+        "no profile: the form was {action}",
+    )
 
 
 async def _set_level(ctx, params) -> types.EmptyResult:

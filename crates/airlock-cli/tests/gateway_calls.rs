@@ -243,9 +243,11 @@ fn a_form_the_server_withdraws_is_cancelled_at_the_app_and_recorded() {
     assert_eq!(cancelled.len(), 1, "the app was told: {v:?}");
     let record = &sb.elicitations()[0];
     assert_eq!(record["mode"], "form");
-    // Ended unanswered. Airlock does not yet tell a request the server
-    // withdrew from one whose connection went away: both read connection_lost.
-    assert_eq!(record["state"], "connection_lost", "{record}");
+    // Ended unanswered because the server withdrew it (not a lost
+    // connection): history says so, in plain words on the command line.
+    assert_eq!(record["state"], "withdrawn", "{record}");
+    let plain = sb.run(&["elicitations"]).ok().stdout.clone();
+    assert!(plain.contains("withdrawn"), "{plain}");
     drop(daemon);
 }
 

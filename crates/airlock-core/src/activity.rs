@@ -49,7 +49,8 @@ pub struct ElicitationDay {
     pub declined: u32,
     /// Blocked, rate limited or not showable: the user was not asked.
     pub blocked: u32,
-    /// Still waiting, or ended without an answer (expired, lost, failed).
+    /// Still waiting, or ended without an answer (expired, lost, withdrawn
+    /// by the server, failed).
     pub other: u32,
 }
 
@@ -139,7 +140,7 @@ fn bucket(state: &str) -> usize {
 // (client, server) or server found by seeking the next distinct key. At a
 // million rows this is about ten times faster than GROUP BY over the
 // window (see `airlock-bench activity`).
-const STATES: [&str; 16] = [
+const STATES: [&str; 17] = [
     "requested",
     "blocked",
     "rate_limited",
@@ -154,6 +155,7 @@ const STATES: [&str; 16] = [
     "continued",
     "expired",
     "connection_lost",
+    "withdrawn",
     "failed",
     "interrupted",
 ];

@@ -171,6 +171,7 @@ impl Airlock {
         self: &Arc<Self>,
         def: &ServerDef,
         interactive: bool,
+        client: Option<&str>,
     ) -> CoreResult<(Arc<Session>, i64)> {
         let (transport, redactor) = self.resolve(def)?;
         let redactor = Arc::new(redactor);
@@ -189,7 +190,7 @@ impl Airlock {
             connect_timeout: self.connect_timeout,
             // OAuth is for Streamable HTTP: stdio connects read no keychain for it.
             oauth: match def.transport {
-                Transport::Http { .. } => self.oauth_context(&def.name, interactive),
+                Transport::Http { .. } => self.oauth_context(&def.name, interactive, client),
                 Transport::Stdio { .. } => None,
             },
             protocol: effective_protocol(def),
@@ -249,7 +250,7 @@ impl Airlock {
     /// exponential back-off. Returns once the first attempt succeeded or failed.
     /// A server that asks for authorization gets a sign-in (consent first).
     pub async fn connect(self: &Arc<Self>, name: &str) -> CoreResult<ConnectionReport> {
-        self.connect_with(name, true).await
+        self.connect_with(name, true, None).await
     }
 
     /// [`Airlock::connect`] for connects nobody asked for just now (at
@@ -259,13 +260,16 @@ impl Airlock {
         self: &Arc<Self>,
         name: &str,
     ) -> CoreResult<ConnectionReport> {
-        self.connect_with(name, false).await
+        self.connect_with(name, false, None).await
     }
 
+    /// `client`: the app whose request connects (`None`: Airlock itself),
+    /// named in the record of a sign-in it starts.
     async fn connect_with(
         self: &Arc<Self>,
         name: &str,
         interactive: bool,
+        client: Option<&str>,
     ) -> CoreResult<ConnectionReport> {
         let def = self.get_server(name)?;
         if def.paused {
@@ -292,7 +296,7 @@ impl Airlock {
             m.generation
         };
         self.set_status(name, ConnStatus::Connecting);
-        match self.open_session(&def, interactive).await {
+        match self.open_session(&def, interactive, client).await {
             Ok((session, conn_row)) => {
                 let status = ConnStatus::Ready {
                     protocol_version: session.info.protocol_version.clone(),
@@ -426,7 +430,7 @@ impl Airlock {
                 return None;
             }
             let def = self.get_server(name).ok()?;
-            match self.open_session(&def, false).await {
+            match self.open_session(&def, false, None).await {
                 Ok((s, row)) => {
                     let status = ConnStatus::Ready {
                         protocol_version: s.info.protocol_version.clone(),
@@ -464,6 +468,16 @@ impl Airlock {
 
     /// The live session of a server, connecting first if needed.
     pub async fn session(self: &Arc<Self>, name: &str) -> CoreResult<Arc<Session>> {
+        self.session_for(name, None).await
+    }
+
+    /// [`Airlock::session`] for a request of the app `client` (`None`:
+    /// Airlock itself): a sign-in the connect needs names that app.
+    pub(crate) async fn session_for(
+        self: &Arc<Self>,
+        name: &str,
+        client: Option<&str>,
+    ) -> CoreResult<Arc<Session>> {
         let existing = self
             .managed
             .lock()
@@ -474,7 +488,7 @@ impl Airlock {
         if let Some(s) = existing {
             return Ok(s);
         }
-        self.connect(name).await?;
+        self.connect_with(name, true, client).await?;
         self.managed
             .lock()
             .unwrap_or_else(|e| e.into_inner())

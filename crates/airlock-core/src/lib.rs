@@ -12,6 +12,7 @@ mod error;
 pub mod events;
 pub mod forward;
 mod history;
+mod inputs;
 pub mod lifecycle;
 pub mod limits;
 mod lists;

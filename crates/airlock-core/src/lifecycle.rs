@@ -36,6 +36,9 @@ pub enum ElicitationState {
     Expired,
     /// The connection that asked went away.
     ConnectionLost,
+    /// The server withdrew its request (`notifications/cancelled`) before
+    /// it was answered.
+    Withdrawn,
     /// A sign-in failed at one of its steps.
     Failed,
     /// Airlock stopped (crash, kill) while the record was open.
@@ -45,7 +48,7 @@ pub enum ElicitationState {
 use ElicitationState as S;
 
 /// Every state, in lifecycle order.
-pub const ALL_STATES: [ElicitationState; 16] = [
+pub const ALL_STATES: [ElicitationState; 17] = [
     S::Requested,
     S::Blocked,
     S::RateLimited,
@@ -60,6 +63,7 @@ pub const ALL_STATES: [ElicitationState; 16] = [
     S::Continued,
     S::Expired,
     S::ConnectionLost,
+    S::Withdrawn,
     S::Failed,
     S::Interrupted,
 ];
@@ -78,6 +82,7 @@ pub const TRANSITIONS: &[(ElicitationState, &[ElicitationState])] = &[
             S::Cancelled,
             S::Accepted,
             S::ConnectionLost,
+            S::Withdrawn,
             S::Interrupted,
         ],
     ),
@@ -148,6 +153,7 @@ impl ElicitationState {
             S::Continued => "continued",
             S::Expired => "expired",
             S::ConnectionLost => "connection_lost",
+            S::Withdrawn => "withdrawn",
             S::Failed => "failed",
             S::Interrupted => "interrupted",
         }
@@ -293,6 +299,7 @@ mod tests {
             &[S::Requested, S::Declined],
             &[S::Requested, S::Cancelled],
             &[S::Requested, S::ConnectionLost],
+            &[S::Requested, S::Withdrawn],
             &[S::Requested, S::Accepted, S::Opened, S::ConnectionLost],
             // A sign-in.
             &[S::Requested, S::Accepted, S::Opened, S::Failed],

@@ -269,6 +269,7 @@ impl Airlock {
         self: &Arc<Self>,
         server: &str,
         challenge: &str,
+        client: Option<&str>,
     ) -> CoreResult<()> {
         let def = self.get_server(server)?;
         let Transport::Http { url, .. } = &def.transport else {
@@ -281,7 +282,7 @@ impl Airlock {
             server: server.to_owned(),
             source,
         };
-        let oauth = self.oauth_context(server, true).ok_or_else(|| {
+        let oauth = self.oauth_context(server, true, client).ok_or_else(|| {
             connect_err(ConnectError::AuthorizationRequired {
                 server: server.to_owned(),
             })
@@ -311,11 +312,13 @@ impl Airlock {
 
     /// The OAuth context of a connect (no instance id: no OAuth).
     /// `interactive`: a sign-in may be started (consent, browser); else a
-    /// server that needs one fails with `sign_in_required`.
+    /// server that needs one fails with `sign_in_required`. `client`: the
+    /// app whose request connects (`None`: Airlock itself).
     pub(crate) fn oauth_context(
         self: &Arc<Self>,
         server: &str,
         interactive: bool,
+        client: Option<&str>,
     ) -> Option<mcp::OAuthContext> {
         let instance = self.store.instance_id().ok()?;
         let browser = if interactive {
@@ -327,17 +330,40 @@ impl Airlock {
         let identity = self
             .identity_for(&instance, server)
             .unwrap_or_else(|_| self.oauth_identity.clone());
+        // Registered (cancellable) only when a sign-in may happen.
+        let mut gate = if browser.is_some() {
+            self.sign_in_gate(server)
+        } else {
+            auth::SignInGate::new(self.broker.clone(), server)
+        };
+        gate.client = client.map(str::to_owned);
         Some(mcp::OAuthContext {
             keychain: self.keychain.clone(),
             instance,
             identity,
-            // Registered (cancellable) only when a sign-in may happen.
-            gate: if browser.is_some() {
-                self.sign_in_gate(server)
-            } else {
-                auth::SignInGate::new(self.broker.clone(), server)
-            },
+            gate,
             browser,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::{open_core, RecordingOpener, ScriptedConsent};
+
+    #[test]
+    fn a_connect_for_an_app_names_it_in_the_sign_in_gate() {
+        let (core, _dir) = open_core(
+            ScriptedConsent::accepting(),
+            RecordingOpener::new(),
+            crate::elicitation::BrokerSettings::default(),
+        );
+        let gate = |client| {
+            core.oauth_context("srv", true, client)
+                .expect("an OAuth context")
+                .gate
+        };
+        assert_eq!(gate(Some("cursor")).client.as_deref(), Some("cursor"));
+        assert_eq!(gate(None).client, None, "Airlock itself");
     }
 }

@@ -23,8 +23,8 @@ use crate::secrets::{SecretError, SecretStore, SecretValue};
 
 /// A consent port that answers from a script and remembers what it was
 /// asked. Each answer list is used in order; when it runs out, the default
-/// answer is given. With [`ScriptedConsent::hold`], URL questions wait until
-/// [`ScriptedConsent::release`] (a person who has not answered yet).
+/// answer is given. With [`ScriptedConsent::hold`], URL questions and forms
+/// wait until [`ScriptedConsent::release`] (a person who has not answered yet).
 pub struct ScriptedConsent {
     urls: Mutex<VecDeque<ConsentDecision>>,
     default_url: ConsentDecision,
@@ -81,13 +81,13 @@ impl ScriptedConsent {
         self.clone()
     }
 
-    /// URL questions wait until [`ScriptedConsent::release`].
+    /// URL questions and forms wait until [`ScriptedConsent::release`].
     pub fn hold(self: &Arc<Self>) -> Arc<Self> {
         self.held.store(true, std::sync::atomic::Ordering::SeqCst);
         self.clone()
     }
 
-    /// Let every waiting URL question be answered.
+    /// Let every waiting URL question and form be answered.
     pub fn release(&self) {
         self.held.store(false, std::sync::atomic::Ordering::SeqCst);
         self.release.notify_waiters();
@@ -127,8 +127,13 @@ impl Consent for ScriptedConsent {
 
     fn ask_form<'a>(&'a self, request: &'a FormConsentRequest) -> BoxFuture<'a, FormAnswer> {
         lock(&self.asked_forms).push(request.clone());
-        let answer = lock(&self.forms).pop_front().unwrap_or(FormAnswer::Decline);
-        Box::pin(async move { answer })
+        Box::pin(async move {
+            let released = self.release.notified();
+            if self.held.load(std::sync::atomic::Ordering::SeqCst) {
+                released.await;
+            }
+            lock(&self.forms).pop_front().unwrap_or(FormAnswer::Decline)
+        })
     }
 }
 

@@ -1,20 +1,18 @@
-//! Tools, prompts and resources of a connected server; tool calls land in
-//! history. A tool call that needs a URL elicitation (2025-11-25 -32042, or a
-//! 2026-07-28 `InputRequiredResult`) goes through the broker and is retried.
+//! Tools, prompts and resources lists of a connected server, and tool
+//! calls, which land in history. A tool call that needs a URL elicitation
+//! (2025-11-25 -32042, or a 2026-07-28 `InputRequiredResult`, see
+//! [`crate::inputs`]) goes through the broker and is retried.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ElicitRequestParams, GetPromptRequestParams,
-    InputRequest, InputRequests, InputResponses, ProtocolVersion, ReadResourceRequestParams,
-};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, ProtocolVersion};
 use rmcp::service::ServiceError;
 use serde::Serialize;
 use tracing::Instrument;
 
-use crate::elicitation::{Origin, Refusal, RequiredElicitation};
+use crate::elicitation::{Refusal, RequiredElicitation};
 use crate::lists::{list_bounded, paginated};
 use crate::mcp::Session;
 use crate::servers::ProtocolChoice;
@@ -191,33 +189,6 @@ impl Airlock {
         .await
     }
 
-    pub async fn get_prompt(
-        self: &Arc<Self>,
-        server: &str,
-        name: &str,
-        arguments: Option<serde_json::Map<String, serde_json::Value>>,
-    ) -> CoreResult<rmcp::model::GetPromptResult> {
-        let s = self.session(server).await?;
-        let mut params = GetPromptRequestParams::new(name);
-        params.arguments = arguments;
-        s.peer
-            .get_prompt(params)
-            .await
-            .map_err(|e| session_error(&s, e))
-    }
-
-    pub async fn read_resource(
-        self: &Arc<Self>,
-        server: &str,
-        uri: &str,
-    ) -> CoreResult<rmcp::model::ReadResourceResult> {
-        let s = self.session(server).await?;
-        s.peer
-            .read_resource(ReadResourceRequestParams::new(uri))
-            .await
-            .map_err(|e| session_error(&s, e))
-    }
-
     /// Call a tool; the call, its result, duration and outcome land in history.
     pub async fn call_tool(
         self: &Arc<Self>,
@@ -335,7 +306,7 @@ impl Airlock {
         progress: Option<&crate::progress::ProgressSender>,
     ) -> CoreResult<(rmcp::model::CallToolResult, Arc<crate::secrets::Redactor>)> {
         let mut session = self
-            .session(server)
+            .session_for(server, client)
             .instrument(tracing::trace_span!("call.session"))
             .await?;
         let mut params = CallToolRequestParams::new(tool.to_owned());
@@ -360,23 +331,11 @@ impl Airlock {
             match response {
                 Ok(CallToolResponse::Complete(r)) => return Ok((r, session.redactor.clone())),
                 Ok(CallToolResponse::InputRequired(ir)) => {
-                    input_rounds += 1;
-                    if input_rounds > MAX_INPUT_ROUNDS {
-                        return Err(protocol(
-                            server,
-                            format!("the server still asked for input after {MAX_INPUT_ROUNDS} rounds; stopped"),
-                        ));
-                    }
-                    let responses = self
-                        .fulfil_inputs(
-                            client,
-                            server,
-                            &session,
-                            ir.input_requests.unwrap_or_default(),
-                        )
+                    let (responses, state) = self
+                        .answer_round(client, &session, &mut input_rounds, ir)
                         .await?;
-                    params.input_responses = (!responses.is_empty()).then_some(responses);
-                    params.request_state = ir.request_state;
+                    params.input_responses = responses;
+                    params.request_state = state;
                 }
                 Ok(_) => {
                     return Err(protocol(
@@ -409,7 +368,7 @@ impl Airlock {
                             ),
                         ));
                     }
-                    session = self.session(server).await?;
+                    session = self.session_for(server, client).await?;
                 }
                 Err(e) => {
                     // Step-up: a 403 `insufficient_scope` from an OAuth server;
@@ -419,8 +378,9 @@ impl Airlock {
                         if let Some(challenge) = crate::mcp::insufficient_scope_challenge(&e) {
                             step_ups += 1;
                             session.close();
-                            self.step_up_authorization(server, &challenge).await?;
-                            session = self.session(server).await?;
+                            self.step_up_authorization(server, &challenge, client)
+                                .await?;
+                            session = self.session_for(server, client).await?;
                             continue;
                         }
                     }
@@ -479,89 +439,5 @@ impl Airlock {
             .fulfil_required(server, session.connection, client, list, offered)
             .await
             .map_err(|r| protocol(server, not_retried(&r)))
-    }
-
-    /// 2026-07-28: answer each input request of an `InputRequiredResult`.
-    async fn fulfil_inputs(
-        &self,
-        client: Option<&str>,
-        server: &str,
-        session: &Arc<Session>,
-        requests: InputRequests,
-    ) -> CoreResult<InputResponses> {
-        let mut responses = InputResponses::new();
-        for (key, request) in requests.into_iter().take(MAX_ELICITATIONS_PER_ROUND) {
-            let value = match request {
-                InputRequest::Elicitation(e) => match e.params {
-                    ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
-                        let action = self
-                            .broker
-                            .fulfil_input_url(server, session.connection, client, &message, &url)
-                            .await
-                            .map_err(|r| match r {
-                                Refusal::Cancelled => {
-                                    protocol(server, "cancelled while waiting for the browser step")
-                                }
-                                other => protocol(
-                                    server,
-                                    format!("{other}; the request was not retried"),
-                                ),
-                            })?;
-                        serde_json::json!({ "action": action.as_str() })
-                    }
-                    ElicitRequestParams::FormElicitationParams {
-                        message,
-                        requested_schema,
-                        ..
-                    } => {
-                        let order = requested_schema.property_order.clone();
-                        let schema_json = serde_json::to_value(&requested_schema)
-                            .unwrap_or(serde_json::Value::Null);
-                        match self
-                            .broker
-                            .handle_form_for(
-                                client,
-                                server,
-                                &message,
-                                &schema_json,
-                                order.as_deref(),
-                                Origin::InputRequired,
-                            )
-                            .await
-                        {
-                            Ok(outcome) => outcome.result_json(),
-                            Err(e) => {
-                                // No error channel exists for one input request:
-                                // stop here and say why, rather than answer for the user.
-                                self.log(
-                                    server,
-                                    "warning",
-                                    &format!("form input request refused: {e}"),
-                                );
-                                return Err(protocol(
-                                    server,
-                                    format!("the server asked for a form Airlock cannot show: {e}"),
-                                ));
-                            }
-                        }
-                    }
-                    _ => {
-                        return Err(protocol(
-                            server,
-                            "the server asked for an elicitation in an unknown mode",
-                        ))
-                    }
-                },
-                InputRequest::ListRoots(_) => serde_json::json!({ "roots": [] }),
-                _ => {
-                    return Err(protocol(
-                        server,
-                        "the server asked for sampling, which Airlock does not offer",
-                    ))
-                }
-            };
-            responses.insert(key, value);
-        }
-        Ok(responses)
     }
 }

@@ -346,6 +346,7 @@ async fn consent_carries_familiarity_look_alikes_and_where_a_sign_in_code_goes()
             "bank",
             "https://login.bank.example/authorize?state=s",
             Some("https://api.bank.example/token"),
+            None,
         )
         .await;
     drop(same);
@@ -354,6 +355,7 @@ async fn consent_carries_familiarity_look_alikes_and_where_a_sign_in_code_goes()
             "bank",
             "https://login.bank.example/authorize?state=t",
             Some("https://collect.evil.example/token"),
+            None,
         )
         .await;
     drop(elsewhere);
@@ -391,7 +393,14 @@ async fn a_request_sent_on_a_connection_names_the_apps_whose_calls_are_in_flight
 
     // The request path records it; history keeps it.
     let outcome = b
-        .request_url("srv", 1, "m", "https://example.com/x", Some("e1"))
+        .request_url(
+            "srv",
+            1,
+            "m",
+            "https://example.com/x",
+            Some("e1"),
+            &Default::default(),
+        )
         .await;
     let id = outcome.record_id.expect("recorded");
     let record = store.elicitation(id).unwrap().expect("record");

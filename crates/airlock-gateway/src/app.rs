@@ -19,8 +19,7 @@ use rmcp::ServerHandler;
 use tokio::sync::Semaphore;
 
 pub(crate) use crate::changes::{announce_change, follow_changes, CHANGE_COALESCE};
-use crate::forms::{takes_form_rounds, APP_FORM_TIMEOUT};
-use crate::forward::{forward_call, tool_error};
+use crate::forward::{forward_call, prompt_for_the_app, resource_for_the_app, tool_error};
 use crate::host::Gateway;
 use crate::limits;
 use crate::paging::page;
@@ -30,11 +29,12 @@ static NEXT_APP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::ne
 
 /// One app's session.
 pub struct AppSession {
-    gateway: Arc<Gateway>,
+    pub(crate) gateway: Arc<Gateway>,
     pub(crate) id: u64,
     /// `--client NAME` from the hello; else the app's own name is used.
     client: Option<String>,
-    in_flight: Arc<Semaphore>,
+    /// The app's slots for requests in flight ([`crate::requests`]).
+    pub(crate) in_flight: Arc<Semaphore>,
     /// The app's open `subscriptions/listen` streams (2026-07-28).
     pub(crate) subscriptions: Arc<Mutex<Vec<SubscriptionSink>>>,
     /// Over HTTP: the client (token) this session belongs to, from its
@@ -67,7 +67,7 @@ impl AppSession {
     /// Who is asking: over HTTP the token's client (the session is bound to
     /// the first one; another client's token is refused), else
     /// [`Self::client_name`].
-    fn who(&self, context: &RequestContext<RoleServer>) -> Result<String, ErrorData> {
+    pub(crate) fn who(&self, context: &RequestContext<RoleServer>) -> Result<String, ErrorData> {
         let Some(bound) = &self.bound else {
             return Ok(self.client_name(context));
         };
@@ -242,29 +242,11 @@ impl ServerHandler for AppSession {
         // A 2026-07-28 app's retry with its answer to a form: the call that
         // asked it goes on (crate::rounds).
         if let Some(state) = request.request_state.as_deref() {
-            let client = self.who(&context)?;
-            let answer = crate::rounds::answer_of(request.input_responses.as_ref());
-            let running = self
-                .gateway
-                .rounds
-                .resume(&client, state, answer)
-                .ok_or_else(crate::rounds::unknown_state)?;
             return self
-                .gateway
-                .rounds
-                .drive(&client, running, APP_FORM_TIMEOUT, context.ct.cancelled())
+                .resume(state, request.input_responses.as_ref(), &context)
                 .await;
         }
-        let Ok(permit) = self.in_flight.clone().try_acquire_owned() else {
-            return Err(ErrorData::new(
-                ErrorCode::INVALID_REQUEST,
-                format!(
-                    "too many calls in flight from this app (at most {}); wait for some to finish",
-                    limits::MAX_CALLS_IN_FLIGHT_PER_APP
-                ),
-                None,
-            ));
-        };
+        let slot = self.slot()?;
         let (client, profile, paused) = self.standing(&context)?;
         let view = self.gateway.catalog.view().await;
         let route = view
@@ -293,20 +275,9 @@ impl ServerHandler for AppSession {
             );
             return Ok(tool_error(format!("Airlock: {why}")));
         }
-        // A form this call's server asks goes to this app, if it can show it:
-        // a request to a 2025-11-25 app, the call's answer to a 2026-07-28
-        // one (then the call runs on its own task, to be parked). So are its
-        // sampling and roots requests (crate::sampling).
-        let (round_tx, round_rx) = match (&self.gateway.forms, takes_form_rounds(&context)) {
-            (Some(_), true) => {
-                let (tx, rx) = tokio::sync::mpsc::channel(1);
-                (Some(tx), Some(rx))
-            }
-            _ => (None, None),
-        };
-        let ticket = self.gateway.forms.as_ref().map(|routes| {
-            routes.call_started(&route.server, self.id, context.peer.clone(), round_tx)
-        });
+        // A form this call's server asks goes to this app, if it can show
+        // it (crate::requests).
+        let server = route.server.clone();
         let call = forward_call(
             self.gateway.core.clone(),
             client.clone(),
@@ -315,25 +286,8 @@ impl ServerHandler for AppSession {
             context.meta.get_progress_token(),
             context.peer.clone(),
         );
-        if let Some(forms) = round_rx {
-            let running = crate::rounds::Running {
-                task: tokio::spawn(call),
-                forms,
-                hold: Box::new((permit, ticket)),
-            };
-            return self
-                .gateway
-                .rounds
-                .drive(&client, running, APP_FORM_TIMEOUT, context.ct.cancelled())
-                .await;
-        }
-        // The app cancelled: dropping the call cancels it at the server too.
-        tokio::select! {
-            end = call => end,
-            () = context.ct.cancelled() => {
-                Err(ErrorData::new(ErrorCode::INVALID_REQUEST, "cancelled by the app", None))
-            }
-        }
+        self.with_forms(&server, &client, slot, &context, call)
+            .await
     }
 
     #[allow(deprecated)] // logging: 2025-11-25 apps use it
@@ -366,8 +320,14 @@ impl ServerHandler for AppSession {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        if let Some(state) = request.request_state.as_deref() {
+            return self
+                .resume(state, request.input_responses.as_ref(), &context)
+                .await;
+        }
         self.refuse_if_paused(&context)?;
-        let (_, profile) = self.profile(&context)?;
+        let slot = self.slot()?;
+        let (client, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view().await;
         let route = view
             .prompt(&request.name)
@@ -383,14 +343,15 @@ impl ServerHandler for AppSession {
             ));
         };
         drop(view);
-        let get = self
-            .gateway
-            .core
-            .get_prompt(&route.server, &route.name, request.arguments);
-        tokio::select! {
-            r = get => r.map(GetPromptResponse::Complete).map_err(|e| core_error(&e)),
-            () = context.ct.cancelled() => Err(ErrorData::new(ErrorCode::INVALID_REQUEST, "cancelled by the app", None)),
-        }
+        let (core, who) = (self.gateway.core.clone(), client.clone());
+        let server = route.server.clone();
+        let get = async move {
+            core.get_prompt_for(Some(&who), &route.server, &route.name, request.arguments)
+                .await
+                .map(|r| GetPromptResponse::Complete(prompt_for_the_app(r)))
+                .map_err(|e| core_error(&e))
+        };
+        self.with_forms(&server, &client, slot, &context, get).await
     }
 
     async fn list_resources(
@@ -455,8 +416,14 @@ impl ServerHandler for AppSession {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        if let Some(state) = request.request_state.as_deref() {
+            return self
+                .resume(state, request.input_responses.as_ref(), &context)
+                .await;
+        }
         self.refuse_if_paused(&context)?;
-        let (_, profile) = self.profile(&context)?;
+        let slot = self.slot()?;
+        let (client, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view().await;
         let route = view
             .resource_route(&request.uri)
@@ -471,11 +438,16 @@ impl ServerHandler for AppSession {
             ));
         };
         drop(view);
-        let read = self.gateway.core.read_resource(&route.server, &route.name);
-        tokio::select! {
-            r = read => r.map(ReadResourceResponse::Complete).map_err(|e| core_error(&e)),
-            () = context.ct.cancelled() => Err(ErrorData::new(ErrorCode::INVALID_REQUEST, "cancelled by the app", None)),
-        }
+        let (core, who) = (self.gateway.core.clone(), client.clone());
+        let server = route.server.clone();
+        let read = async move {
+            core.read_resource_for(Some(&who), &route.server, &route.name)
+                .await
+                .map(|r| ReadResourceResponse::Complete(resource_for_the_app(r)))
+                .map_err(|e| core_error(&e))
+        };
+        self.with_forms(&server, &client, slot, &context, read)
+            .await
     }
 
     #[allow(deprecated)] // resources/subscribe: 2025-11-25 apps use it

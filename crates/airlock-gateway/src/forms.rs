@@ -1,5 +1,5 @@
-//! Forms a server asks during an app's tool call go to that app when it can
-//! show them (it declared form elicitation: as a request on a 2025-11-25
+//! Forms a server asks during an app's tool call, prompt or resource read
+//! ([`crate::requests`]) go to that app when it can show them (it declared form elicitation: as a request on a 2025-11-25
 //! session, as the call's answer in rounds on 2026-07-28, see
 //! [`crate::rounds`]), and to Airlock's own consent otherwise. Either way the answer is Airlock's to
 //! check: the broker validates it against the schema before the server
@@ -33,7 +33,8 @@ use crate::rounds::RoundForm;
 /// How long an app may take to answer a form it was shown.
 pub const APP_FORM_TIMEOUT: Duration = Duration::from_secs(600);
 
-/// The apps with tool calls in flight, per server.
+/// The apps with requests in flight (tool calls, prompts, resource reads),
+/// per server.
 #[derive(Default)]
 pub struct FormRoutes {
     calls: Mutex<HashMap<String, Vec<InFlight>>>,
@@ -260,9 +261,17 @@ fn form_params(request: &FormConsentRequest) -> Option<ElicitRequestParams> {
     );
     Some(ElicitRequestParams::FormElicitationParams {
         meta: None,
-        message: request.message.clone(),
+        message: attributed(request),
         requested_schema: schema,
     })
+}
+
+/// The form's message as the app shows it: which of Airlock's servers asks
+/// comes first, in Airlock's words (the app cannot tell otherwise: every
+/// form reaches it from Airlock), then the server's own text, which cannot
+/// move it (it is one line: control characters are escaped).
+fn attributed(request: &FormConsentRequest) -> String {
+    format!("{} asks: {}", request.server, request.message)
 }
 
 /// Show the form to the app; `None` when the form cannot be put in the

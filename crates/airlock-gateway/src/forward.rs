@@ -1,22 +1,42 @@
 //! One tool call of an app, forwarded to its server through the core, and
-//! what the app gets back.
+//! what the app gets back (of a prompt or a resource too).
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ResultType};
+use rmcp::model::{
+    CallToolResponse, CallToolResult, ContentBlock, GetPromptResult, MetaObject,
+    ReadResourceResult, ResultType,
+};
 use rmcp::service::RoleServer;
 
 /// A server's result as the app gets it: complete (whatever revision the
-/// server spoke; rmcp drops the marker again for a 2025-11-25 app), and
-/// without the server's own identity in `_meta` (the app talks to Airlock).
-fn for_the_app(mut result: CallToolResult) -> CallToolResult {
-    result.result_type = Some(ResultType::COMPLETE);
-    if let Some(meta) = result.meta.as_mut() {
-        meta.remove(SERVER_INFO_META);
-        if meta.is_empty() {
-            result.meta = None;
+/// server spoke: a 2026-07-28 app needs the marker, and rmcp drops it again
+/// for a 2025-11-25 app), and without the server's own identity in `_meta`
+/// (the app talks to Airlock).
+fn as_airlocks(result_type: &mut Option<ResultType>, meta: &mut Option<MetaObject>) {
+    *result_type = Some(ResultType::COMPLETE);
+    if let Some(m) = meta.as_mut() {
+        m.remove(SERVER_INFO_META);
+        if m.is_empty() {
+            *meta = None;
         }
     }
+}
+
+fn for_the_app(mut result: CallToolResult) -> CallToolResult {
+    as_airlocks(&mut result.result_type, &mut result.meta);
+    result
+}
+
+/// A prompt as the app gets it (see [`for_the_app`]).
+pub(crate) fn prompt_for_the_app(mut result: GetPromptResult) -> GetPromptResult {
+    as_airlocks(&mut result.result_type, &mut result.meta);
+    result
+}
+
+/// A resource's contents as the app gets it (see [`for_the_app`]).
+pub(crate) fn resource_for_the_app(mut result: ReadResourceResult) -> ReadResourceResult {
+    as_airlocks(&mut result.result_type, &mut result.meta);
     result
 }
 
@@ -33,7 +53,7 @@ pub(crate) async fn forward_call(
     arguments: Option<rmcp::model::JsonObject>,
     progress_token: Option<rmcp::model::ProgressToken>,
     peer: rmcp::service::Peer<RoleServer>,
-) -> crate::rounds::Finish {
+) -> crate::rounds::Finish<CallToolResponse> {
     let progress = progress_token.map(|token| (token, tokio::sync::watch::channel(None)));
     let call = core.call_tool_with_progress(
         Some(&client),

@@ -20,7 +20,8 @@
 //!   their names.
 //! - [`notify`]: the daemon's consent through desktop notifications;
 //!   [`consent`]: the refusal when none can be shown; [`forms`]: forms to the
-//!   app that asked, when it can show them.
+//!   app that asked, when it can show them, during its tool calls, prompts
+//!   and resource reads (`requests`), in rounds on 2026-07-28 ([`rounds`]).
 //! - [`progress`]: a call's progress, server to app; [`sampling`]: its
 //!   sampling and roots requests, to the app.
 //! - [`logs`]: servers' log lines to the apps that set a level;
@@ -49,6 +50,7 @@ pub mod place;
 pub mod profile;
 mod progress;
 mod relay;
+mod requests;
 pub mod rounds;
 pub mod sampling;
 pub mod shim;

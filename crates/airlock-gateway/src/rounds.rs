@@ -1,13 +1,16 @@
-//! Forms for 2026-07-28 apps: a tool call in rounds (SEP-2322). There is no
+//! Forms for 2026-07-28 apps: a request in rounds (SEP-2322). There is no
 //! server-to-client request on that revision, so a form a server asks
-//! during an app's call goes back to the app as the call's answer, an
-//! `InputRequiredResult` with the form and an opaque `requestState`; the
-//! app shows the form and calls the tool again with its answer and that
-//! state. Meanwhile the call to the server stays in flight, parked here.
+//! during an app's `tools/call`, `prompts/get` or `resources/read` goes back
+//! to the app as that request's answer, an `InputRequiredResult` with the
+//! form and an opaque `requestState`; the app shows the form and sends the
+//! request again with its answer and that state. Meanwhile the request to
+//! the server stays in flight, parked here.
 //!
 //! What a hostile app could try, and what stops it:
 //! - Guess or reuse another app's state: the state is 128 random bits,
-//!   used once, and only by the app (client name) it was given to.
+//!   used once, and only by the app (client name) it was given to, and
+//!   only with the method it was given for (a prompt's state does not
+//!   resume a tool call).
 //! - Never come back: a parked call is dropped after
 //!   [`crate::forms::APP_FORM_TIMEOUT`] (the server's form is cancelled and
 //!   the call ends); at most [`MAX_PARKED`] calls are parked at once, and
@@ -15,14 +18,15 @@
 //! - Answer with something else: a missing or malformed answer is a cancel;
 //!   an answer is checked against the form by the broker like any other.
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use airlock_core::elicitation::FormAnswer;
 use rmcp::model::{
-    CallToolResponse, ElicitRequest, ElicitRequestParams, ErrorData, InputRequest, InputRequests,
-    InputRequiredResult, InputResponses,
+    CallToolResponse, ElicitRequest, ElicitRequestParams, ErrorData, GetPromptResponse,
+    InputRequest, InputRequests, InputRequiredResult, InputResponses, ReadResourceResponse,
 };
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
@@ -39,18 +43,43 @@ pub struct RoundForm {
     pub answer: oneshot::Sender<FormAnswer>,
 }
 
-/// The end of a call: what the app gets.
-pub type Finish = Result<CallToolResponse, ErrorData>;
+/// The answer to an app's request that may come in rounds: `tools/call`,
+/// `prompts/get`, `resources/read`.
+pub trait Reply: Send + 'static {
+    /// The answer that hands the app a form.
+    fn input_required(form: InputRequiredResult) -> Self;
+}
 
-/// A call in flight on its own task, and the forms it raises.
-pub struct Running {
-    pub task: JoinHandle<Finish>,
+impl Reply for CallToolResponse {
+    fn input_required(form: InputRequiredResult) -> Self {
+        Self::InputRequired(form)
+    }
+}
+
+impl Reply for GetPromptResponse {
+    fn input_required(form: InputRequiredResult) -> Self {
+        Self::InputRequired(form)
+    }
+}
+
+impl Reply for ReadResourceResponse {
+    fn input_required(form: InputRequiredResult) -> Self {
+        Self::InputRequired(form)
+    }
+}
+
+/// The end of a request: what the app gets.
+pub type Finish<T> = Result<T, ErrorData>;
+
+/// A request in flight on its own task, and the forms it raises.
+pub struct Running<T> {
+    pub task: JoinHandle<Finish<T>>,
     pub forms: mpsc::Receiver<RoundForm>,
     /// Held while the call lives (the app's in-flight slot, its form route).
     pub hold: Box<dyn Send + Sync>,
 }
 
-impl Drop for Running {
+impl<T> Drop for Running<T> {
     fn drop(&mut self) {
         // Nobody waits for this call any more: end it (the server's request
         // is cancelled when its future is dropped).
@@ -60,7 +89,8 @@ impl Drop for Running {
 
 struct Parked {
     owner: String,
-    running: Running,
+    /// A [`Running`] of the method the state was given for.
+    running: Box<dyn Any + Send>,
     answer: oneshot::Sender<FormAnswer>,
 }
 
@@ -107,13 +137,13 @@ pub fn answer_of(responses: Option<&InputResponses>) -> FormAnswer {
 impl Rounds {
     /// Drive a call until it ends (its result), or until it raises a form
     /// (then it is parked and the app gets the form), or the app cancels.
-    pub async fn drive(
+    pub async fn drive<T: Reply>(
         &self,
         owner: &str,
-        mut running: Running,
+        mut running: Running<T>,
         timeout: Duration,
         cancelled: tokio_util::sync::WaitForCancellationFuture<'_>,
-    ) -> Finish {
+    ) -> Finish<T> {
         tokio::select! {
             end = &mut running.task => end.unwrap_or_else(|e| {
                 Err(ErrorData::internal_error(format!("the call stopped: {e}"), None))
@@ -129,7 +159,13 @@ impl Rounds {
         }
     }
 
-    fn park(&self, owner: &str, running: Running, form: RoundForm, timeout: Duration) -> Finish {
+    fn park<T: Reply>(
+        &self,
+        owner: &str,
+        running: Running<T>,
+        form: RoundForm,
+        timeout: Duration,
+    ) -> Finish<T> {
         let state = new_state()?;
         let mut parked = self.parked.lock().unwrap_or_else(|e| e.into_inner());
         if parked.len() >= MAX_PARKED {
@@ -144,7 +180,7 @@ impl Rounds {
             state.clone(),
             Parked {
                 owner: owner.to_owned(),
-                running,
+                running: Box::new(running),
                 answer: form.answer,
             },
         );
@@ -157,22 +193,30 @@ impl Rounds {
             drop(gone);
         });
         let requests: InputRequests = [(FORM_KEY.to_owned(), request)].into_iter().collect();
-        Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
+        Ok(T::input_required(InputRequiredResult::new(
             Some(requests),
             Some(state),
         )))
     }
 
-    /// A retry: the parked call whose state this is (given to `owner`),
-    /// with the app's answer passed on. `None`: no such call for this app.
-    pub fn resume(&self, owner: &str, state: &str, answer: FormAnswer) -> Option<Running> {
+    /// A retry: the parked request whose state this is (given to `owner`
+    /// for this method), with the app's answer passed on. `None`: no such
+    /// request for this app (a wrong try changes nothing).
+    pub fn resume<T: Reply>(
+        &self,
+        owner: &str,
+        state: &str,
+        answer: FormAnswer,
+    ) -> Option<Running<T>> {
         let mut parked = self.parked.lock().unwrap_or_else(|e| e.into_inner());
-        if parked.get(state)?.owner != owner {
+        let p = parked.get(state)?;
+        if p.owner != owner || !p.running.is::<Running<T>>() {
             return None;
         }
         let p = parked.remove(state)?;
+        let running = p.running.downcast::<Running<T>>().ok()?;
         let _ = p.answer.send(answer);
-        Some(p.running)
+        Some(*running)
     }
 
     /// Calls parked now (for tests and the log).
@@ -213,7 +257,7 @@ mod tests {
     }
 
     /// A call on its own task that raises one form and returns the answer it got.
-    fn call_with_a_form() -> (Running, oneshot::Receiver<()>) {
+    fn call_with_a_form() -> (Running<CallToolResponse>, oneshot::Receiver<()>) {
         let (forms_tx, forms) = mpsc::channel(1);
         let (ended_tx, ended) = oneshot::channel();
         let task = tokio::spawn(async move {
@@ -243,7 +287,7 @@ mod tests {
         (running, ended)
     }
 
-    fn state_of(r: &Finish) -> String {
+    fn state_of(r: &Finish<CallToolResponse>) -> String {
         match r {
             Ok(CallToolResponse::InputRequired(i)) => i.request_state.clone().unwrap(),
             other => panic!("expected a form round: {other:?}"),
@@ -269,12 +313,22 @@ mod tests {
             .collect();
             answer_of(Some(&r))
         };
-        // Another app, or a made-up state: nothing.
-        assert!(rounds.resume("app-b", &state, accept()).is_none());
-        assert!(rounds.resume("app-a", "00", accept()).is_none());
+        // Another app, a made-up state, or another method: nothing.
+        assert!(rounds
+            .resume::<CallToolResponse>("app-b", &state, accept())
+            .is_none());
+        assert!(rounds
+            .resume::<CallToolResponse>("app-a", "00", accept())
+            .is_none());
+        assert!(rounds
+            .resume::<GetPromptResponse>("app-a", &state, accept())
+            .is_none());
+        assert!(rounds
+            .resume::<ReadResourceResponse>("app-a", &state, accept())
+            .is_none());
         assert_eq!(rounds.len(), 1, "a wrong try does not end the call");
         let running = rounds
-            .resume("app-a", &state, accept())
+            .resume::<CallToolResponse>("app-a", &state, accept())
             .expect("its own state");
         let end = rounds
             .drive("app-a", running, Duration::from_secs(60), never.cancelled())
@@ -284,7 +338,9 @@ mod tests {
         };
         assert!(format!("{result:?}").contains("hello Ada"), "{result:?}");
         // Used once.
-        assert!(rounds.resume("app-a", &state, accept()).is_none());
+        assert!(rounds
+            .resume::<CallToolResponse>("app-a", &state, accept())
+            .is_none());
     }
 
     #[tokio::test]
@@ -309,7 +365,9 @@ mod tests {
             .expect("the call ended");
         assert!(got.is_err(), "the call was stopped, not answered");
         assert!(rounds.is_empty());
-        assert!(rounds.resume("app-a", &state, FormAnswer::Cancel).is_none());
+        assert!(rounds
+            .resume::<CallToolResponse>("app-a", &state, FormAnswer::Cancel)
+            .is_none());
     }
 
     #[test]

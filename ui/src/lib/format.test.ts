@@ -123,6 +123,7 @@ describe("elicitation states", () => {
       rate_limited: ["Rate limited", "bad"],
       invalid_schema: ["Invalid form", "bad"],
       connection_lost: ["Connection lost", "bad"],
+      withdrawn: ["Withdrawn by the server", "idle"],
       failed: ["Failed", "bad"],
       interrupted: ["Interrupted (Airlock stopped)", "bad"],
     };

@@ -196,6 +196,7 @@ export const STATE_LABELS: Record<ElicitationState, string> = {
   continued: "Continued",
   expired: "Expired",
   connection_lost: "Connection lost",
+  withdrawn: "Withdrawn by the server",
   failed: "Failed",
   interrupted: "Interrupted (Airlock stopped)",
 };
@@ -222,6 +223,7 @@ const STATE_TONES: Record<ElicitationState, StatusTone> = {
   interrupted: "bad",
   declined: "idle",
   cancelled: "idle",
+  withdrawn: "idle",
 };
 
 export function stateTone(state: ElicitationState): StatusTone {

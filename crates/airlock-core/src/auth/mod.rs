@@ -138,6 +138,9 @@ pub struct SignInGate {
     pub on_waiting: Option<OnWaiting>,
     /// Which registration of the owner this is (0: not registered).
     pub ticket: u64,
+    /// The app whose request started the connect (`None`: Airlock itself),
+    /// named in the sign-in's record.
+    pub client: Option<String>,
 }
 
 impl SignInGate {
@@ -148,6 +151,7 @@ impl SignInGate {
             cancel: CancellationToken::new(),
             on_waiting: None,
             ticket: 0,
+            client: None,
         }
     }
 
@@ -162,7 +166,12 @@ impl SignInGate {
         let run = async {
             let record = self
                 .broker
-                .approve_sign_in(&self.server, authorization_url, token_endpoint)
+                .approve_sign_in(
+                    &self.server,
+                    authorization_url,
+                    token_endpoint,
+                    self.client.as_deref(),
+                )
                 .await
                 .map_err(refused)?;
             if let Some(f) = &self.on_waiting {
@@ -377,6 +386,55 @@ pub async fn step_up(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A browser round trip that comes back at once.
+    struct AtOnce;
+
+    #[async_trait::async_trait]
+    impl browser::Redirect for AtOnce {
+        fn uri(&self) -> String {
+            "http://127.0.0.1:1/callback".into()
+        }
+        async fn complete(
+            self: Box<Self>,
+            authorization_url: &str,
+        ) -> Result<String, AuthFlowError> {
+            Ok(format!("{authorization_url}&code=c"))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_sign_in_names_the_app_whose_request_needed_it() {
+        use crate::test_support::{open_broker, RecordingOpener, ScriptedConsent};
+        let (broker, store, _dir) = open_broker(
+            ScriptedConsent::accepting(),
+            RecordingOpener::new(),
+            crate::elicitation::BrokerSettings::default(),
+        );
+        for client in [Some("cursor"), None] {
+            let mut gate = SignInGate::new(broker.clone(), "srv");
+            gate.client = client.map(str::to_owned);
+            let (_, record) = gate
+                .round_trip(
+                    Box::new(AtOnce),
+                    "https://auth.example/authorize?state=s1",
+                    None,
+                )
+                .await
+                .expect("consented");
+            let id = record.record_id();
+            record.succeeded();
+            let stored = store.elicitation(id).unwrap().expect("recorded");
+            assert_eq!(stored.origin, crate::lifecycle::Origin::SignIn);
+            assert_eq!(stored.client.as_deref(), client);
+            let audit = store.audit_events(Some("srv"), 100).unwrap();
+            let created = audit
+                .iter()
+                .find(|e| e.detail["record_id"] == id && e.detail["state"] == "requested")
+                .expect("audited");
+            assert_eq!(created.detail["client"].as_str(), client, "{created:?}");
+        }
+    }
 
     #[test]
     fn protected_resource_metadata_urls_insert_the_path() {

@@ -151,6 +151,50 @@ impl Drop for CallGuard {
     }
 }
 
+/// Whether the server withdrew a request (`notifications/cancelled`) before
+/// it was answered, as opposed to its connection going away: told by the
+/// one who drops the question, read by its record when it is dropped
+/// unanswered ([`Withdrawal::dropped_state`]).
+#[derive(Debug, Clone, Default)]
+pub struct Withdrawal(Arc<(std::sync::atomic::AtomicBool, tokio::sync::Notify)>);
+
+impl Withdrawal {
+    /// The server withdrew the request.
+    pub fn happened(&self) {
+        self.0 .0.store(true, Ordering::SeqCst);
+        self.0 .1.notify_one();
+    }
+
+    /// Did the server withdraw it?
+    pub fn is_withdrawn(&self) -> bool {
+        self.0 .0.load(Ordering::SeqCst)
+    }
+
+    /// Wait at most `within` to hear that the server withdrew the request
+    /// (its notice may come just after the request was stopped): whether it did.
+    pub async fn heard_within(&self, within: Duration) -> bool {
+        if self.is_withdrawn() {
+            return true;
+        }
+        let _ = tokio::time::timeout(within, self.0 .1.notified()).await;
+        self.is_withdrawn()
+    }
+
+    /// The same withdrawal (not merely an equal one).
+    pub fn same_as(&self, other: &Withdrawal) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// The state of a record whose question was dropped unanswered.
+    pub(super) fn dropped_state(&self) -> ElicitationState {
+        if self.is_withdrawn() {
+            ElicitationState::Withdrawn
+        } else {
+            ElicitationState::ConnectionLost
+        }
+    }
+}
+
 pub(super) fn bounded_id(id: &str) -> String {
     neutralize_for_display(id, MAX_ELICITATION_ID_BYTES)
 }

@@ -2,32 +2,43 @@
 //! accepted | declined | cancelled. What the person typed is sent to the
 //! server but never stored or audited; only the names of the fields sent are.
 
-use super::broker::{bounded_message, Broker};
+use super::broker::{bounded_message, Broker, Withdrawal};
 use super::form::{parse_schema, SchemaError};
 use super::ports::{FormAnswer, FormConsentRequest, FormOutcome};
 use crate::lifecycle::{ElicitationState as S, Mode, Origin};
 use crate::store::NewElicitation;
 
 /// A form question in flight: when it is dropped unanswered (the server
-/// cancelled its request, the connection went away) the record says so.
+/// withdrew its request, the connection went away) the record says which.
 struct Unanswered<'a> {
     broker: &'a Broker,
     server: &'a str,
     record_id: i64,
     answered: bool,
+    withdrawal: &'a Withdrawal,
 }
 
 impl Drop for Unanswered<'_> {
     fn drop(&mut self) {
         self.broker.release(self.server);
         if !self.answered {
-            self.broker.advance(
-                self.record_id,
-                S::ConnectionLost,
-                None,
-                serde_json::json!({"while": "asking for consent"}),
-            );
+            self.broker.unanswered(self.record_id, self.withdrawal);
         }
+    }
+}
+
+impl Broker {
+    /// Record a question dropped unanswered: withdrawn by the server, or
+    /// its connection lost.
+    pub(super) fn unanswered(&self, record_id: i64, withdrawal: &Withdrawal) {
+        let state = withdrawal.dropped_state();
+        let reason = (state == S::Withdrawn).then(|| "the server withdrew the request".to_owned());
+        self.advance(
+            record_id,
+            state,
+            reason,
+            serde_json::json!({"while": "asking for consent"}),
+        );
     }
 }
 
@@ -45,11 +56,23 @@ impl Broker {
         field_order: Option<&[String]>,
         origin: Origin,
     ) -> Result<FormOutcome, SchemaError> {
-        self.handle_form_for(None, server, message, schema_json, field_order, origin)
-            .await
+        let never = Withdrawal::default();
+        self.handle_form_for(
+            None,
+            server,
+            message,
+            schema_json,
+            field_order,
+            origin,
+            &never,
+        )
+        .await
     }
 
-    /// [`Broker::handle_form`] for the app `client` (`None`: Airlock itself).
+    /// [`Broker::handle_form`] for the app `client` (`None`: Airlock
+    /// itself); `withdrawal` tells, if the question is dropped unanswered,
+    /// whether the server withdrew it.
+    #[allow(clippy::too_many_arguments)]
     pub async fn handle_form_for(
         &self,
         client: Option<&str>,
@@ -58,6 +81,7 @@ impl Broker {
         schema_json: &serde_json::Value,
         field_order: Option<&[String]>,
         origin: Origin,
+        withdrawal: &Withdrawal,
     ) -> Result<FormOutcome, SchemaError> {
         let message = bounded_message(message);
         let parsed = parse_schema(schema_json).map(|s| match field_order {
@@ -132,6 +156,7 @@ impl Broker {
             server,
             record_id,
             answered: false,
+            withdrawal,
         };
         let given = self.consent.ask_form(&request).await;
         asking.answered = true;

@@ -8,7 +8,7 @@ use airlock_url_safety::neutralize_for_display;
 
 use super::broker::{Broker, MAX_MESSAGE_CHARS};
 use super::outcome::Refusal;
-use super::url::UrlQuestion;
+use super::url::{Dropped, UrlQuestion};
 use crate::lifecycle::{ElicitationState as S, Origin};
 
 /// A consented sign-in in progress: its record ends `completed`, `failed`
@@ -74,12 +74,16 @@ impl Broker {
     /// Ask to open an MCP authorization (OAuth) page of `server`: the same
     /// record, inspection, rate limit and consent as a URL elicitation, but
     /// nothing is opened here (the sign-in flow opens it and waits for the
-    /// redirect). `Ok` carries the record to finish once the flow ends.
+    /// redirect). `client`: the app whose request needed the sign-in
+    /// (`None`: Airlock itself), named in the record and the audit like
+    /// the app of a URL request. `Ok` carries the record to finish once the
+    /// flow ends.
     pub async fn approve_sign_in(
         self: &Arc<Self>,
         server: &str,
         authorization_url: &str,
         token_endpoint: Option<&str>,
+        client: Option<&str>,
     ) -> Result<SignInRecord, Refusal> {
         let message = format!(
             "Sign in to {server}: the server requires you to sign in (MCP authorization, OAuth) at its authorization server. Check that you expect to sign in at this domain. Airlock never sees your password; the tokens it gets back are kept in the OS keychain."
@@ -91,9 +95,9 @@ impl Broker {
                 url: authorization_url,
                 elicitation_id: None,
                 origin: Origin::SignIn,
-                dropped: S::Cancelled,
+                dropped: Dropped::As(S::Cancelled),
                 token_endpoint,
-                client: None,
+                client,
             })
             .await;
         let request = result?;

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use airlock_url_safety::{inspect, neutralize_for_display};
 use tokio::sync::oneshot;
 
-use super::broker::{bounded_id, bounded_message, Broker, Ending};
+use super::broker::{bounded_id, bounded_message, Broker, Ending, Withdrawal};
 use super::outcome::{Refusal, UrlOutcome};
 use super::ports::{ConsentDecision, ContinueDecision, Familiarity, LookAlike, UrlConsentRequest};
 use crate::lifecycle::{ElicitationState as S, Mode, Origin};
@@ -54,26 +54,41 @@ impl InputAction {
 }
 
 /// A consent question in flight: frees its rate-limit slot however it ends,
-/// and records `dropped` when it is dropped unanswered (the server cancelled
+/// and records `dropped` when it is dropped unanswered (the server withdrew
 /// its request, the connection went away).
 struct Asking<'a> {
     broker: &'a Broker,
     server: &'a str,
     record_id: i64,
     answered: bool,
-    dropped: S,
+    dropped: Dropped<'a>,
+}
+
+/// What a URL question dropped unanswered records.
+#[derive(Clone, Copy)]
+pub(super) enum Dropped<'a> {
+    /// Always this state (a sign-in: cancelled).
+    As(S),
+    /// Withdrawn if the server withdrew it, else connection lost.
+    Unless(&'a Withdrawal),
 }
 
 impl Drop for Asking<'_> {
     fn drop(&mut self) {
         self.broker.release(self.server);
-        if !self.answered {
-            self.broker.advance(
-                self.record_id,
-                self.dropped,
-                None,
-                serde_json::json!({"while": "asking for consent"}),
-            );
+        if self.answered {
+            return;
+        }
+        match self.dropped {
+            Dropped::As(state) => {
+                self.broker.advance(
+                    self.record_id,
+                    state,
+                    None,
+                    serde_json::json!({"while": "asking for consent"}),
+                );
+            }
+            Dropped::Unless(withdrawal) => self.broker.unanswered(self.record_id, withdrawal),
         }
     }
 }
@@ -92,8 +107,8 @@ pub(super) struct UrlQuestion<'a> {
     pub url: &'a str,
     pub elicitation_id: Option<&'a str>,
     pub origin: Origin,
-    /// The record's state if the question is dropped unanswered.
-    pub dropped: S,
+    /// What the record says if the question is dropped unanswered.
+    pub dropped: Dropped<'a>,
     /// For a sign-in: where the authorization code will be exchanged.
     pub token_endpoint: Option<&'a str>,
     /// The app the question is for (`None`: Airlock itself).
@@ -275,6 +290,7 @@ impl Broker {
     }
 
     /// Ask, open on accept, and track the completion of a 2025-11-25 id.
+    /// `dropped`: what the record says if the question is dropped unanswered.
     #[allow(clippy::too_many_arguments)]
     async fn consent_and_open(
         &self,
@@ -285,6 +301,7 @@ impl Broker {
         url: &str,
         elicitation_id: Option<&str>,
         origin: Origin,
+        dropped: Dropped<'_>,
     ) -> (Option<i64>, Result<Accepted, Refusal>) {
         let (record_id, result) = self
             .ask(UrlQuestion {
@@ -293,7 +310,7 @@ impl Broker {
                 url,
                 elicitation_id,
                 origin,
-                dropped: S::ConnectionLost,
+                dropped,
                 token_endpoint: None,
                 client,
             })
@@ -329,6 +346,7 @@ impl Broker {
                 url,
                 elicitation_id,
                 origin,
+                Dropped::As(S::ConnectionLost),
             )
             .await;
         UrlOutcome {
@@ -340,6 +358,8 @@ impl Broker {
     /// 2025-11-25 request path (`elicitation/create`): the answer goes back
     /// at once; the wait for completion runs in the background, and a Cancel
     /// on the late prompt stops the tool calls of this connection.
+    /// `withdrawal`: whether the server withdrew its request, if the
+    /// question is dropped unanswered.
     pub async fn request_url(
         self: &Arc<Self>,
         server: &str,
@@ -347,6 +367,7 @@ impl Broker {
         message: &str,
         url: &str,
         elicitation_id: Option<&str>,
+        withdrawal: &Withdrawal,
     ) -> UrlOutcome {
         // Not tied to one call: the apps whose calls are in flight here.
         let client = self.clients_in_flight(connection);
@@ -359,6 +380,7 @@ impl Broker {
                 url,
                 elicitation_id,
                 Origin::Request,
+                Dropped::Unless(withdrawal),
             )
             .await;
         let result = result.map(|accepted| {
@@ -406,6 +428,7 @@ impl Broker {
                     &item.url,
                     Some(&item.elicitation_id),
                     Origin::RequiredError,
+                    Dropped::As(S::ConnectionLost),
                 )
                 .await;
             waiting.push(result?);
@@ -444,6 +467,7 @@ impl Broker {
                 url,
                 None,
                 Origin::InputRequired,
+                Dropped::As(S::ConnectionLost),
             )
             .await;
         match result {

@@ -14,15 +14,17 @@ use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::ClientHandler;
 use tokio::sync::broadcast;
 
+use super::withdrawals::{until_withdrawn, Withdrawals};
 use super::ELICITATION_COMPLETE;
 use crate::elicitation::{Broker, ConsentDecision, FormAnswer, Origin};
 use crate::events::CoreEvent;
 use crate::secrets::Redactor;
 use crate::store::Store;
 
-/// Run a question to the user until the server's request is cancelled (the
-/// server cancelled it, or the connection ended): then the question is
-/// dropped, which closes its dialog and records it as connection_lost.
+/// Run a request to an app (sampling, roots) until the server's request is
+/// cancelled (the server withdrew it, or the connection ended): then it is
+/// dropped, which cancels it at the app. Questions to the user:
+/// [`until_withdrawn`].
 async fn until_cancelled<T>(
     ct: &tokio_util::sync::CancellationToken,
     question: impl std::future::Future<Output = T>,
@@ -51,6 +53,9 @@ pub struct AirlockClient {
     pub(super) app_requests: Option<Arc<dyn crate::forward::AppRequests>>,
     /// The server's list_changed notices, coalesced into events.
     pub(super) lists: super::list_changes::ListChanges,
+    /// The server's requests the user is asked about, to tell a withdrawn
+    /// one from a lost connection.
+    pub(super) asked: Withdrawals,
 }
 
 pub fn client_info() -> ClientConfig {
@@ -104,6 +109,7 @@ impl AirlockClient {
             progress: crate::progress::ProgressRoutes::default(),
             app_requests: ctx.app_requests.clone(),
             lists: super::list_changes::ListChanges::new(server, ctx.events.clone()),
+            asked: Withdrawals::default(),
         }
     }
 
@@ -203,10 +209,13 @@ impl ClientHandler for AirlockClient {
                     ));
                 }
                 let id = (!elicitation_id.is_empty()).then_some(elicitation_id.as_str());
-                let outcome = until_cancelled(
+                let followed = self.asked.follow(context.id.clone());
+                let w = &followed.withdrawal;
+                let outcome = until_withdrawn(
                     &context.ct,
+                    w,
                     self.broker
-                        .request_url(&self.server, self.connection, &message, &url, id),
+                        .request_url(&self.server, self.connection, &message, &url, id, w),
                 )
                 .await?;
                 Ok(ElicitResult::new(match outcome.decision() {
@@ -223,8 +232,11 @@ impl ClientHandler for AirlockClient {
                 let order = requested_schema.property_order.clone();
                 let schema_json =
                     serde_json::to_value(&requested_schema).unwrap_or(serde_json::Value::Null);
-                match until_cancelled(
+                let followed = self.asked.follow(context.id.clone());
+                let w = &followed.withdrawal;
+                match until_withdrawn(
                     &context.ct,
+                    w,
                     self.broker.handle_form_for(
                         self.broker.clients_in_flight(self.connection).as_deref(),
                         &self.server,
@@ -232,6 +244,7 @@ impl ClientHandler for AirlockClient {
                         &schema_json,
                         order.as_deref(),
                         Origin::Request,
+                        w,
                     ),
                 )
                 .await?
@@ -314,8 +327,11 @@ impl ClientHandler for AirlockClient {
             .get("requestedSchema")
             .cloned()
             .unwrap_or(serde_json::Value::Null);
-        match until_cancelled(
+        let followed = self.asked.follow(context.id.clone());
+        let w = &followed.withdrawal;
+        match until_withdrawn(
             &context.ct,
+            w,
             self.broker.handle_form_for(
                 self.broker.clients_in_flight(self.connection).as_deref(),
                 &self.server,
@@ -323,6 +339,7 @@ impl ClientHandler for AirlockClient {
                 &schema,
                 None,
                 Origin::Request,
+                w,
             ),
         )
         .await?
@@ -354,6 +371,18 @@ impl ClientHandler for AirlockClient {
             None => text,
         };
         self.log("notification", &level, &text);
+    }
+
+    /// The server withdrew one of its requests: if the user is being asked
+    /// about it, its record says so (rmcp has stopped the request already).
+    async fn on_cancelled(
+        &self,
+        params: rmcp::model::CancelledNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if let Some(id) = &params.request_id {
+            self.asked.withdrawn(id);
+        }
     }
 
     async fn on_progress(

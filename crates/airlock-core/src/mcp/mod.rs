@@ -6,6 +6,7 @@ mod errors;
 mod handler;
 mod list_changes;
 mod stderr;
+mod withdrawals;
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,6 +30,7 @@ pub use errors::{error_chain, insufficient_scope_challenge};
 pub(crate) use handler::log_line;
 pub use handler::{client_info, AirlockClient};
 pub use stderr::STDERR_TAIL_LINES;
+pub use withdrawals::NOTICE_GRACE;
 
 /// How long the handshake (initialize or discovery) may take.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration =

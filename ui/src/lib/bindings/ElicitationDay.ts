@@ -21,6 +21,7 @@ declined: number,
  */
 blocked: number, 
 /**
- * Still waiting, or ended without an answer (expired, lost, failed).
+ * Still waiting, or ended without an answer (expired, lost, withdrawn
+ * by the server, failed).
  */
 other: number, };

@@ -3,4 +3,4 @@
 /**
  * Where an elicitation record is in its life.
  */
-export type ElicitationState = "requested" | "blocked" | "rate_limited" | "invalid_schema" | "declined" | "cancelled" | "accepted" | "opened" | "open_failed" | "completed" | "late" | "continued" | "expired" | "connection_lost" | "failed" | "interrupted";
+export type ElicitationState = "requested" | "blocked" | "rate_limited" | "invalid_schema" | "declined" | "cancelled" | "accepted" | "opened" | "open_failed" | "completed" | "late" | "continued" | "expired" | "connection_lost" | "withdrawn" | "failed" | "interrupted";
