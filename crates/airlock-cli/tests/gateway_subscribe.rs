@@ -3,7 +3,8 @@
 //! with `airlock gateway --stdio` to `airlock daemon`, in front of
 //! server-everything (it supports resources/subscribe and, once its
 //! toggle-subscriber-updates tool is called, sends an update for each
-//! subscribed URI every 5 s) and py-server (no subscribe support).
+//! subscribed URI every 5 s) and py-peer (on 2025-11-25 no subscribe
+//! support).
 
 mod common;
 
@@ -62,10 +63,24 @@ fn updates_reach_only_the_subscribed_app_until_it_unsubscribes() {
     drop(daemon);
 }
 
+/// py-peer on 2025-11-25 has no resources/subscribe (on 2026-07-28 it
+/// serves subscriptions on listen streams).
 #[test]
 fn subscribing_where_it_cannot_work_is_a_clear_error() {
     let sb = Sandbox::new();
-    sb.add_py("py", &[]);
+    sb.run(&[
+        "servers",
+        "add",
+        "py",
+        "--protocol",
+        "2025-11-25",
+        "--command",
+        &s(&py()),
+        "--",
+        &s(&py_server()),
+        "stdio",
+    ])
+    .ok();
     let daemon = Daemon::start(&sb, "accept", None);
     let long = format!("peer://{}", "x".repeat(3000));
     let ops = json!([
