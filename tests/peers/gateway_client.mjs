@@ -39,8 +39,9 @@
 //   {"op":"set_level","level":L}                 -> logging/setLevel
 //   {"op":"logs"}                                -> {"logs":[notifications/message params received]}
 //   {"op":"subscribe","uri":U} {"op":"unsubscribe","uri":U} -> {} or {"error":{code,message}}
-//   {"op":"wait_updated","uri":U,"timeout_ms":T} -> {"updated":true|false} (a notifications/resources/updated
-//     for U arriving after this op starts); {"op":"updates"} -> {"updates":[uris received]}
+//   {"op":"wait_updated","uri":U,"timeout_ms":T,"from":N} -> {"updated":true|false} (a notifications/resources/updated
+//     for U arriving after this op starts, or with "from" after the first N received);
+//     {"op":"updates"} -> {"updates":[uris received]}
 //   {"op":"start","key":K,"name":N,"arguments":{}} starts a call without waiting; {"op":"await","key":K} -> as "call"
 //   {"op":"wire"} -> {"initialize_results":n,"errors":[..]}: initialize answers that reached the app
 //     (a second one would be a duplicate) and the SDK's protocol errors (e.g. an answer to an unknown id)
@@ -269,7 +270,7 @@ for (const op of ops) {
         out({ op: op.op, uri: op.uri });
         break;
       case 'wait_updated': {
-        const from = updates.length;
+        const from = op.from ?? updates.length;
         const seen = () => updates.slice(from).some((u) => op.uri === undefined || u === op.uri);
         const deadline = Date.now() + (op.timeout_ms ?? 10000);
         while (!seen() && Date.now() < deadline) {

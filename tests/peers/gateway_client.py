@@ -24,6 +24,15 @@ Ops (a JSON list), each printed as one JSON line when done:
     {"op": "prompt_retry", "name": N, "arguments": {..}, "state_file": P, "answer": {..}}
         -> the retry with the requestState in P and the form accepted with `answer`
     {"op": "touch", "path": P} / {"op": "wait_file", "path": P, "timeout_ms": T}  (a test says go on)
+    {"op": "listen", "key": K, "uris": [U...], "tools": bool, "many": N, "prefix": P}
+                                                   -> {"honored": [URIs acknowledged]} (2026-07-28
+                                                      subscriptions/listen, kept open in the background)
+    {"op": "unlisten", "key": K}                   (closes that stream)
+    {"op": "listen_end", "key": K, "timeout_ms": T} -> {"ended": bool, "error": message or null}
+    {"op": "wait_updated", "uri": U, "timeout_ms": T, "from": N} -> {"updated": bool} (a
+                                                      resources/updated on any stream, from now on, or
+                                                      after the first N received)
+    {"op": "updates"}                              -> {"updates": [URI of each update, in order]}
 """
 
 from __future__ import annotations
@@ -64,6 +73,39 @@ async def run(args) -> int:
             return ElicitResult(action="accept", content=json.loads(args.form_answer))
 
         kwargs["elicitation_callback"] = on_elicit
+    streams = {}  # key -> {"stop": Event, "ended": Event, "error": str|None, "task": Task}
+    updates = []
+    updated = asyncio.Event()
+
+    async def listen_in_background(key, kwargs, opened):
+        state = streams[key]
+        try:
+            async with client.listen(**kwargs) as sub:
+                opened.set_result(sub.honored)
+
+                async def consume():
+                    async for event in sub:
+                        uri = getattr(event, "uri", None)
+                        if uri is not None:
+                            updates.append(uri)
+                            updated.set()
+
+                consumer = asyncio.ensure_future(consume())
+                stopper = asyncio.ensure_future(state["stop"].wait())
+                await asyncio.wait({consumer, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                stopper.cancel()
+                if consumer.done():
+                    consumer.result()
+                else:
+                    consumer.cancel()
+        except Exception as e:  # the stream's end is a result of the script
+            cause = e.__cause__ or e
+            state["error"] = str(cause)
+            if not opened.done():
+                opened.set_exception(e)
+        finally:
+            state["ended"].set()
+
     async with Client(
         params,
         mode=args.mode,
@@ -115,6 +157,49 @@ async def run(args) -> int:
                         request_state=state, allow_input_required=True,
                     )
                     out({"op": kind, "result": r.model_dump(mode="json", by_alias=True, exclude_none=True)})
+                elif kind == "listen":
+                    key = op.get("key", "main")
+                    streams[key] = {"stop": asyncio.Event(), "ended": asyncio.Event(), "error": None}
+                    opened = asyncio.get_running_loop().create_future()
+                    uris = list(op.get("uris") or ())
+                    # "many": N more URIs, prefix + number (too long for a command line).
+                    uris += [f"{op.get('prefix', 'peer://note/')}{i}" for i in range(int(op.get("many", 0)))]
+                    kwargs = {"resource_subscriptions": uris, "tools_list_changed": bool(op.get("tools"))}
+                    streams[key]["task"] = asyncio.ensure_future(listen_in_background(key, kwargs, opened))
+                    honored = await opened
+                    out({"op": kind, "key": key, "honored": honored.resource_subscriptions or [],
+                         "tools": bool(honored.tools_list_changed)})
+                elif kind == "unlisten":
+                    state = streams[op.get("key", "main")]
+                    state["stop"].set()
+                    await state["ended"].wait()
+                    out({"op": kind, "error": state["error"]})
+                elif kind == "listen_end":
+                    state = streams[op.get("key", "main")]
+                    try:
+                        await asyncio.wait_for(state["ended"].wait(), float(op.get("timeout_ms", 10000)) / 1000)
+                    except asyncio.TimeoutError:
+                        pass
+                    out({"op": kind, "ended": state["ended"].is_set(), "error": state["error"]})
+                elif kind == "wait_updated":
+                    start = int(op.get("from", len(updates)))
+                    deadline = asyncio.get_running_loop().time() + float(op.get("timeout_ms", 10000)) / 1000
+
+                    def seen():
+                        return any(op.get("uri") in (None, u) for u in updates[start:])
+
+                    while True:
+                        updated.clear()  # no await before the check: no wake-up is lost
+                        left = deadline - asyncio.get_running_loop().time()
+                        if seen() or left <= 0:
+                            break
+                        try:
+                            await asyncio.wait_for(updated.wait(), left)
+                        except asyncio.TimeoutError:
+                            break
+                    out({"op": kind, "updated": seen()})
+                elif kind == "updates":
+                    out({"op": kind, "updates": updates})
                 elif kind == "elicitations":
                     out({"op": kind, "elicitations": asked})
                 elif kind == "sleep":
@@ -131,8 +216,13 @@ async def run(args) -> int:
                 else:
                     out({"op": kind, "error": {"message": "unknown op"}})
             except Exception as e:  # an error answer is a result of the script
+                e = e.__cause__ if e.__cause__ is not None and kind == "listen" else e
                 code = getattr(getattr(e, "error", None), "code", None)
                 out({"op": kind, "name": op.get("name"), "error": {"code": code, "message": str(e)}})
+        for state in streams.values():
+            state["stop"].set()
+        for state in streams.values():
+            await state["ended"].wait()
     return 0
 
 

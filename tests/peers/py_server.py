@@ -227,6 +227,38 @@ def greeting() -> str:
     return "Hello from py-peer"
 
 
+@server.resource("peer://note/{name}", name="note", mime_type="text/plain")
+def note(name: str) -> str:
+    """A note per name (a template: any peer://note/NAME)."""
+    return f"note {name}"
+
+
+@server.tool()
+async def touch_resource(uri: str, ctx: Context, times: int = 1) -> str:
+    """Say resource `uri` was updated, `times` times in a row (at most 100,000):
+    on listen streams (2026-07-28; only those naming `uri` get it) or as a plain
+    notifications/resources/updated (2025-11-25)."""
+    times = max(0, min(times, 100_000))
+    for _ in range(times):
+        if _is_modern(ctx):
+            await ctx.notify_resource_updated(uri)
+        else:
+            await ctx.session.send_resource_updated(uri)
+    return f"touched {uri} {times}"
+
+
+@server.tool()
+def end_listen_streams() -> str:
+    """End every open subscriptions/listen stream the graceful way (as at
+    shutdown: each gets its final result); clients listen again if they want."""
+    # The SDK keeps its ListenHandler only in the low-level handler table.
+    entry = server._lowlevel_server._request_handlers.get("subscriptions/listen")
+    if entry is None:
+        return "no listen streams here"
+    entry.handler.close()
+    return "ended"
+
+
 @server.prompt()
 def greet(name: str) -> str:
     """Ask to greet someone."""

@@ -103,53 +103,63 @@ impl Airlock {
 }
 
 impl Airlock {
-    /// `resources/subscribe` at `server` for `uri` (its own URI there); a
-    /// server that did not declare `resources.subscribe` gets none, and the
-    /// caller a usage error saying so.
-    #[allow(deprecated)] // resources/subscribe: 2025-11-25 servers use it
+    /// Subscribe at `server` to `uri` (its own URI there): `resources/subscribe`
+    /// on 2025-11-25, the session's listen stream on 2026-07-28
+    /// (crate::mcp::listen). A server that did not declare
+    /// `resources.subscribe` gets none, and the caller a usage error saying so.
     pub async fn subscribe_resource(
         self: &std::sync::Arc<Self>,
         server: &str,
         uri: &str,
     ) -> CoreResult<()> {
         let s = self.session(server).await?;
-        let unsupported = |why: &str| {
-            crate::CoreError::BadInput(format!(
-                "{server} does not support resource subscriptions ({why})"
-            ))
-        };
-        let Some(info) = s.peer.peer_info() else {
-            return Err(unsupported("it declared nothing"));
-        };
-        // A 2026-07-28 server's `resources.subscribe` means subscriptions/listen.
-        if info.protocol_version >= rmcp::model::ProtocolVersion::V_2026_07_28 {
-            return Err(unsupported(
-                "it speaks 2026-07-28, whose subscriptions/listen Airlock does not use for resources yet",
-            ));
-        }
-        let declared = info
-            .capabilities
-            .resources
-            .as_ref()
-            .and_then(|r| r.subscribe);
-        if declared != Some(true) {
-            return Err(unsupported("it did not declare resources.subscribe"));
-        }
-        match s
-            .peer
-            .subscribe(rmcp::model::SubscribeRequestParams::new(uri))
-            .await
-        {
-            Err(ServiceError::McpError(e))
-                if e.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND =>
-            {
-                Err(unsupported("it has no resources/subscribe"))
+        let uris = [uri.to_owned()];
+        match subscription_kind(&s)? {
+            Kind::Listen(listener) => {
+                let followed = listener
+                    .follow(&uris)
+                    .await
+                    .map_err(|e| listen_error(&s, e))?;
+                if followed.is_empty() {
+                    return Err(unsupported(
+                        server,
+                        "it did not acknowledge a subscription to this resource",
+                    ));
+                }
+                Ok(())
             }
-            r => r.map_err(|e| session_error(&s, e)),
+            Kind::Subscribe => legacy_subscribe(&s, uri).await,
         }
     }
 
-    /// `resources/unsubscribe` at `server` for `uri`.
+    /// Subscribe at `server` to each of `uris` (on 2026-07-28 with one new
+    /// listen stream for them all): the URIs subscribed, or why none.
+    pub async fn subscribe_resources(
+        self: &std::sync::Arc<Self>,
+        server: &str,
+        uris: &[String],
+    ) -> CoreResult<Vec<String>> {
+        let s = self.session(server).await?;
+        match subscription_kind(&s)? {
+            Kind::Listen(listener) => listener.follow(uris).await.map_err(|e| listen_error(&s, e)),
+            Kind::Subscribe => {
+                let (mut done, mut failed) = (Vec::new(), None);
+                for uri in uris {
+                    match legacy_subscribe(&s, uri).await {
+                        Ok(()) => done.push(uri.clone()),
+                        Err(e) => failed = Some(e),
+                    }
+                }
+                match failed {
+                    Some(e) if done.is_empty() => Err(e),
+                    _ => Ok(done),
+                }
+            }
+        }
+    }
+
+    /// Unsubscribe at `server` from `uri`: `resources/unsubscribe`, or a
+    /// listen stream without it.
     #[allow(deprecated)] // resources/unsubscribe: 2025-11-25 servers use it
     pub async fn unsubscribe_resource(
         self: &std::sync::Arc<Self>,
@@ -157,9 +167,80 @@ impl Airlock {
         uri: &str,
     ) -> CoreResult<()> {
         let s = self.session(server).await?;
+        if let Some(listener) = &s.listener {
+            return listener
+                .unfollow(uri)
+                .await
+                .map_err(|e| listen_error(&s, e));
+        }
         s.peer
             .unsubscribe(rmcp::model::UnsubscribeRequestParams::new(uri))
             .await
             .map_err(|e| session_error(&s, e))
+    }
+}
+
+/// How a session subscribes to resources.
+enum Kind<'a> {
+    /// 2026-07-28: its listen stream.
+    Listen(&'a crate::mcp::listen::Listener),
+    /// 2025-11-25: `resources/subscribe`.
+    Subscribe,
+}
+
+fn unsupported(server: &str, why: &str) -> crate::CoreError {
+    crate::CoreError::BadInput(format!(
+        "{server} does not support resource subscriptions ({why})"
+    ))
+}
+
+/// How `s` subscribes, if its server declared `resources.subscribe`.
+fn subscription_kind(s: &Session) -> CoreResult<Kind<'_>> {
+    let Some(info) = s.peer.peer_info() else {
+        return Err(unsupported(&s.server, "it declared nothing"));
+    };
+    let declared = info
+        .capabilities
+        .resources
+        .as_ref()
+        .and_then(|r| r.subscribe);
+    if declared != Some(true) {
+        return Err(unsupported(
+            &s.server,
+            "it did not declare resources.subscribe",
+        ));
+    }
+    Ok(match &s.listener {
+        Some(listener) => Kind::Listen(listener),
+        None => Kind::Subscribe,
+    })
+}
+
+/// `resources/subscribe` (2025-11-25).
+#[allow(deprecated)] // resources/subscribe: 2025-11-25 servers use it
+async fn legacy_subscribe(s: &Session, uri: &str) -> CoreResult<()> {
+    match s
+        .peer
+        .subscribe(rmcp::model::SubscribeRequestParams::new(uri))
+        .await
+    {
+        Err(ServiceError::McpError(e)) if e.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND => {
+            Err(unsupported(&s.server, "it has no resources/subscribe"))
+        }
+        r => r.map_err(|e| session_error(s, e)),
+    }
+}
+
+/// A listen stream that could not follow a change, as a core error.
+fn listen_error(s: &Session, e: crate::mcp::listen::ListenError) -> crate::CoreError {
+    use crate::mcp::listen::{describe, ListenError};
+    match e {
+        ListenError::TooMany | ListenError::TooLong => crate::CoreError::BadInput(format!(
+            "cannot subscribe at {}: {}",
+            s.server,
+            describe(&e)
+        )),
+        ListenError::Open(e) => session_error(s, e),
+        ListenError::Timeout => protocol(&s.server, describe(&e)),
     }
 }

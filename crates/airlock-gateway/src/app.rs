@@ -100,7 +100,7 @@ impl AppSession {
     }
 
     /// Who is asking, what it sees, and whether the user paused it.
-    fn standing(
+    pub(crate) fn standing(
         &self,
         context: &RequestContext<RoleServer>,
     ) -> Result<(String, airlock_core::clients::ClientProfile, bool), ErrorData> {
@@ -459,7 +459,7 @@ impl ServerHandler for AppSession {
         self.refuse_if_paused(&context)?;
         let (client, profile) = self.profile(&context)?;
         let wanted = crate::subscribe::Wanted {
-            app: self.id,
+            subscriber: crate::subscribe::Subscriber::session(self.id),
             client,
             server: String::new(),
             uri: request.uri,
@@ -487,12 +487,11 @@ impl ServerHandler for AppSession {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        // List changes only: per-resource updates are not forwarded yet.
-        let mut accepted = requested.clone();
-        accepted.resource_subscriptions = None;
-        Some(accepted)
+        Some(crate::listen::accepted(requested))
     }
 
+    /// A listen stream: list changes (crate::changes) and the updates of
+    /// the resources it names (crate::listen), until it closes.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         {
             let mut subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
@@ -508,13 +507,13 @@ impl ServerHandler for AppSession {
             }
             subs.push(context.sink().clone());
         }
-        context.cancelled().await;
+        let served = crate::listen::serve(self, &context).await;
         let id = context.sink().id().clone();
         self.subscriptions
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .retain(|s| s.id() != &id);
-        Ok(())
+        served
     }
 }
 

@@ -42,6 +42,7 @@ pub mod hello;
 pub mod host;
 pub mod http;
 pub mod limits;
+mod listen;
 pub mod logs;
 pub mod names;
 pub mod notify;

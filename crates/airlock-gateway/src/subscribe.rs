@@ -1,22 +1,26 @@
-//! `resources/subscribe` across the gateway: an app subscribes to a URI it
-//! sees; Airlock subscribes at the server that serves it (once, however
-//! many apps), and each `notifications/resources/updated` of that server
-//! for that URI reaches exactly the apps subscribed to it. When the last
-//! app unsubscribes or detaches, Airlock unsubscribes at the server.
+//! Resource subscriptions across the gateway: an app subscribes to URIs
+//! it sees, with `resources/subscribe` (2025-11-25) or on a
+//! `subscriptions/listen` stream (2026-07-28, crate::listen); Airlock
+//! subscribes at the server that serves each (once, however many apps;
+//! `Airlock::subscribe_resource` speaks the server's revision), and each
+//! update of that server for that URI reaches exactly the subscribers of
+//! it. When the last one unsubscribes, closes its stream or detaches,
+//! Airlock unsubscribes at the server.
 //!
-//! Bounded: [`limits::MAX_RESOURCE_SUBSCRIPTIONS_PER_APP`] URIs per app,
-//! URIs of at most [`limits::MAX_RESOURCE_URI_BYTES`], and per URI per app
-//! at most one update each [`limits::RESOURCE_UPDATE_MIN_INTERVAL`]: the
+//! Bounded: [`limits::MAX_RESOURCE_SUBSCRIPTIONS_PER_APP`] URIs per app
+//! (its `resources/subscribe` and all its streams together), URIs of at
+//! most [`limits::MAX_RESOURCE_URI_BYTES`], and per URI per subscriber at
+//! most one update each [`limits::RESOURCE_UPDATE_MIN_INTERVAL`]: the
 //! updates in between are coalesced into one (a `watch` holds only "there
-//! was an update", never a queue). Updates for URIs nobody subscribed to
-//! are ignored.
+//! was an update", never a queue). Updates for URIs nobody subscribed to,
+//! or of a server for another server's URI, are ignored.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use airlock_core::Airlock;
 use rmcp::model::{ErrorData, ResourceUpdatedNotificationParam};
-use rmcp::service::{Peer, RoleServer};
+use rmcp::service::{Peer, RoleServer, SubscriptionSendError, SubscriptionSink};
 use tokio::sync::watch;
 
 use crate::limits;
@@ -24,46 +28,74 @@ use crate::limits;
 /// A server and the URI there.
 type Key = (String, String);
 
+/// Who gets updates: an app's `resources/subscribe` ([`Subscriber::session`])
+/// or one of its listen streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Subscriber {
+    pub app: u64,
+    /// 0: `resources/subscribe`; else the number of a listen stream.
+    pub stream: u64,
+}
+
+impl Subscriber {
+    /// The app's `resources/subscribe` subscriptions.
+    pub fn session(app: u64) -> Self {
+        Self { app, stream: 0 }
+    }
+}
+
+/// Where a subscriber's updates go.
+#[derive(Clone)]
+pub enum Target {
+    /// 2025-11-25: a notification on the app's session.
+    Session(Peer<RoleServer>),
+    /// 2026-07-28: a notification on the app's listen stream.
+    Stream(SubscriptionSink),
+}
+
+/// Per (server, URI): each subscriber, and the signal of its updates.
+type ByUri = HashMap<Key, HashMap<Subscriber, watch::Sender<()>>>;
+
 /// Every app's resource subscriptions on one host.
 #[derive(Default)]
 pub struct ResourceSubscriptions {
-    /// Per (server, URI): each subscribed app, and the signal of its updates.
-    by_uri: Mutex<HashMap<Key, HashMap<u64, watch::Sender<()>>>>,
+    by_uri: Mutex<ByUri>,
     /// Subscribes and unsubscribes at the servers one at a time, so the
     /// server's state follows the apps' (first in, last out).
     ops: tokio::sync::Mutex<()>,
 }
 
-/// An app's subscription request, routed: the server and its URI there.
+/// A subscription request, routed: the server and its URI there.
 pub struct Wanted {
-    pub app: u64,
+    pub subscriber: Subscriber,
     pub client: String,
     pub server: String,
     pub uri: String,
 }
 
 impl ResourceSubscriptions {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, HashMap<u64, watch::Sender<()>>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, ByUri> {
         self.by_uri.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Subscribe `wanted.app` (its peer `peer`); the first app on a URI
-    /// subscribes Airlock at the server.
+    /// Subscribe `wanted.subscriber` (its updates to `target`); the first
+    /// subscriber of a URI subscribes Airlock at the server.
     pub async fn subscribe(
         &self,
         core: &Arc<Airlock>,
         wanted: Wanted,
-        peer: Peer<RoleServer>,
+        target: Target,
     ) -> Result<(), ErrorData> {
         let _ops = self.ops.lock().await;
         let key = (wanted.server, wanted.uri);
+        let who = wanted.subscriber;
         let (already, first, count) = {
             let map = self.lock();
             let subs = map.get(&key);
             (
-                subs.is_some_and(|m| m.contains_key(&wanted.app)),
+                subs.is_some_and(|m| m.contains_key(&who)),
                 subs.is_none(),
-                map.values().filter(|m| m.contains_key(&wanted.app)).count(),
+                count_of(&map, who.app),
             )
         };
         if already {
@@ -84,34 +116,98 @@ impl ResourceSubscriptions {
                 .map_err(|e| crate::app::core_error(&e))?;
         }
         let (tx, rx) = watch::channel(());
-        self.lock()
-            .entry(key.clone())
-            .or_default()
-            .insert(wanted.app, tx);
-        tokio::spawn(forward(core.clone(), peer, wanted.client, key, rx));
+        self.lock().entry(key.clone()).or_default().insert(who, tx);
+        tokio::spawn(forward(core.clone(), target, wanted.client, key, rx));
         Ok(())
     }
 
-    /// Unsubscribe `app` from `uri` (nothing if it was not subscribed); the
-    /// last app on a URI unsubscribes Airlock at the server.
+    /// Subscribe `who` to each of `keys` at once (a listen stream's URIs,
+    /// routed), its updates to `target`; at a 2026-07-28 server all the new
+    /// URIs go on one new stream. Over the app's bound: an error, nothing
+    /// subscribed. The URIs a server would not subscribe are left out and
+    /// returned, with why.
+    pub async fn subscribe_many(
+        &self,
+        core: &Arc<Airlock>,
+        who: Subscriber,
+        client: &str,
+        keys: Vec<Key>,
+        target: &Target,
+    ) -> Result<Vec<(Key, String)>, ErrorData> {
+        let _ops = self.ops.lock().await;
+        let (fresh, firsts) = {
+            let map = self.lock();
+            let mut fresh: Vec<Key> = keys
+                .into_iter()
+                .filter(|k| !map.get(k).is_some_and(|m| m.contains_key(&who)))
+                .collect();
+            fresh.sort();
+            fresh.dedup();
+            let count = count_of(&map, who.app);
+            if count + fresh.len() > limits::MAX_RESOURCE_SUBSCRIPTIONS_PER_APP {
+                return Err(ErrorData::invalid_request(
+                    format!(
+                        "too many resource subscriptions from this app (at most {}; it has {count}, this stream adds {})",
+                        limits::MAX_RESOURCE_SUBSCRIPTIONS_PER_APP,
+                        fresh.len()
+                    ),
+                    None,
+                ));
+            }
+            let mut firsts: BTreeMap<String, Vec<String>> = BTreeMap::new();
+            for (server, uri) in fresh.iter().filter(|k| !map.contains_key(*k)) {
+                firsts.entry(server.clone()).or_default().push(uri.clone());
+            }
+            (fresh, firsts)
+        };
+        let (mut refused, mut failed) = (Vec::new(), HashSet::new());
+        for (server, uris) in firsts {
+            let done = core.subscribe_resources(&server, &uris).await;
+            for uri in uris {
+                let why = match &done {
+                    Ok(done) if done.contains(&uri) => continue,
+                    Ok(_) => "the server did not acknowledge it".to_owned(),
+                    Err(e) => e.to_string(),
+                };
+                failed.insert((server.clone(), uri.clone()));
+                refused.push(((server.clone(), uri), why));
+            }
+        }
+        let mut map = self.lock();
+        for key in fresh.into_iter().filter(|k| !failed.contains(k)) {
+            let (tx, rx) = watch::channel(());
+            map.entry(key.clone()).or_default().insert(who, tx);
+            let forward = forward(core.clone(), target.clone(), client.to_owned(), key, rx);
+            tokio::spawn(forward);
+        }
+        Ok(refused)
+    }
+
+    /// Unsubscribe `app`'s `resources/subscribe` from `uri` (nothing if it
+    /// was not subscribed); the last subscriber of a URI unsubscribes
+    /// Airlock at the server.
     pub async fn unsubscribe(&self, core: &Arc<Airlock>, app: u64, uri: &str) {
-        self.remove(core, app, |k| k.1 == uri).await;
+        let who = Subscriber::session(app);
+        self.remove(core, |s, k| *s == who && k.1 == uri).await;
+    }
+
+    /// A listen stream ended: its subscriptions end.
+    pub async fn end_stream(&self, core: &Arc<Airlock>, stream: Subscriber) {
+        self.remove(core, |s, _| *s == stream).await;
     }
 
     /// The app detached: all its subscriptions end.
     pub async fn detach(&self, core: &Arc<Airlock>, app: u64) {
-        self.remove(core, app, |_| true).await;
+        self.remove(core, |s, _| s.app == app).await;
     }
 
-    async fn remove(&self, core: &Arc<Airlock>, app: u64, which: impl Fn(&Key) -> bool) {
+    async fn remove(&self, core: &Arc<Airlock>, which: impl Fn(&Subscriber, &Key) -> bool) {
         let _ops = self.ops.lock().await;
         let emptied: Vec<Key> = {
             let mut map = self.lock();
             let mut emptied = Vec::new();
             map.retain(|key, subs| {
-                if which(key) {
-                    subs.remove(&app);
-                }
+                subs.retain(|s, _| !which(s, key));
                 if subs.is_empty() {
                     emptied.push(key.clone());
                     return false;
@@ -137,9 +233,7 @@ impl ResourceSubscriptions {
             .filter(|k| k.0 == server)
             .map(|k| k.1.clone())
             .collect();
-        for uri in uris {
-            let _ = core.subscribe_resource(server, &uri).await;
-        }
+        let _ = core.subscribe_resources(server, &uris).await;
     }
 
     /// A server's `notifications/resources/updated`: signal each app
@@ -157,29 +251,62 @@ impl ResourceSubscriptions {
     }
 }
 
-/// One app's updates of one URI, at most one per
+/// The subscriptions of `app` (all its subscribers).
+fn count_of(map: &ByUri, app: u64) -> usize {
+    map.values()
+        .map(|m| m.keys().filter(|s| s.app == app).count())
+        .sum()
+}
+
+/// One subscriber's updates of one URI, at most one per
 /// [`limits::RESOURCE_UPDATE_MIN_INTERVAL`], until it unsubscribes (the
-/// sender is dropped) or its transport closes. Not while the user paused
-/// the app or its profile hides the server.
+/// sender is dropped) or its transport or stream closes. Not while the
+/// user paused the app or its profile hides the server. The URI the app
+/// sees is the server's own (the catalog keeps resource URIs as they are).
 async fn forward(
     core: Arc<Airlock>,
-    peer: Peer<RoleServer>,
+    target: Target,
     client: String,
     (server, uri): Key,
     mut rx: watch::Receiver<()>,
 ) {
     while rx.changed().await.is_ok() {
-        if peer.is_transport_closed() {
-            return;
-        }
         let (profile, paused) = crate::profile::standing(&core, &client);
-        if !paused && profile.allows_server(&server) {
-            let _ = peer
-                .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri.clone()))
-                .await;
+        let shown = !paused && profile.allows_server(&server);
+        match &target {
+            Target::Session(peer) => {
+                if peer.is_transport_closed() {
+                    return;
+                }
+                if shown {
+                    let _ = peer
+                        .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri.clone()))
+                        .await;
+                }
+            }
+            Target::Stream(sink) if shown => {
+                if let Err(SubscriptionSendError::SubscriptionClosed) =
+                    sink.notify_resource_updated(uri.clone()).await
+                {
+                    return;
+                }
+            }
+            Target::Stream(_) => {}
         }
         tokio::time::sleep(limits::RESOURCE_UPDATE_MIN_INTERVAL).await;
     }
+}
+
+/// Where an app's `uri` is subscribed: the server that serves it (and the
+/// URI there), if the app's `profile` shows that server.
+pub(crate) async fn route(
+    gateway: &crate::host::Gateway,
+    uri: &str,
+    profile: &airlock_core::clients::ClientProfile,
+) -> Option<crate::catalog::Route> {
+    let view = gateway.catalog.view().await;
+    view.resource_route(uri)
+        .filter(|r| profile.allows_server(&r.server))
 }
 
 /// An app's `resources/subscribe` for `wanted.uri` (as it sees it): routed
@@ -205,11 +332,7 @@ pub(crate) async fn from_app(
             None,
         ));
     };
-    let view = gateway.catalog.view().await;
-    let route = view
-        .resource_route(&wanted.uri)
-        .filter(|r| profile.allows_server(&r.server));
-    drop(view);
+    let route = route(gateway, &wanted.uri, profile).await;
     let Some(route) = route else {
         let shown: String = wanted.uri.chars().take(200).collect();
         return Err(ErrorData::resource_not_found(
@@ -222,7 +345,7 @@ pub(crate) async fn from_app(
     (wanted.server, wanted.uri) = (route.server, route.name);
     routes
         .resources
-        .subscribe(&gateway.core, wanted, peer)
+        .subscribe(&gateway.core, wanted, Target::Session(peer))
         .await
 }
 
@@ -236,7 +359,7 @@ mod tests {
         subs.lock()
             .entry((server.to_owned(), uri.to_owned()))
             .or_default()
-            .insert(1, tx);
+            .insert(Subscriber::session(1), tx);
         rx
     }
 

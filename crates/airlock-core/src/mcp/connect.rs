@@ -458,18 +458,12 @@ fn into_session(
 ) -> Session {
     let info = session_info(&running);
     let peer = running.peer().clone();
-    // A 2026-07-28 server sends its list changes only on a listen stream.
-    if let Some(filter) = super::list_changes::to_listen(&info.protocol_version, &info.capabilities)
-    {
-        let (peer, client) = (peer.clone(), client.clone());
-        tokio::spawn(async move {
-            let lists = client.lists.clone();
-            super::list_changes::listen(peer, filter, lists, |text| {
-                client.log("airlock", "warning", text);
-            })
-            .await;
-        });
-    }
+    // A 2026-07-28 server sends its list changes and resource updates only
+    // on a listen stream (opened at once when it offers list changes).
+    let listener = super::list_changes::streams(&info.protocol_version).then(|| {
+        let lists = super::list_changes::to_listen(&info.protocol_version, &info.capabilities);
+        super::listen::Listener::start(peer.clone(), lists, client.clone())
+    });
     let cancel = Mutex::new(Some(running.cancellation_token()));
     let closed = Arc::new(tokio::sync::Notify::new());
     let closed_flag = Arc::new(AtomicBool::new(false));
@@ -493,6 +487,7 @@ fn into_session(
         closed_flag,
         stderr_tail,
         progress: client.progress.clone(),
+        listener,
     }
 }
 

@@ -408,8 +408,17 @@ impl ClientHandler for AirlockClient {
     async fn on_resource_updated(
         &self,
         params: rmcp::model::ResourceUpdatedNotificationParam,
-        _context: NotificationContext<RoleClient>,
+        context: NotificationContext<RoleClient>,
     ) {
+        // 2026-07-28: updates come only on the listen stream (super::listen);
+        // one outside it is unasked, or from a stream already replaced.
+        let streams = context
+            .peer
+            .peer_info()
+            .is_some_and(|i| i.protocol_version >= ProtocolVersion::V_2026_07_28);
+        if streams {
+            return;
+        }
         if let Some(apps) = &self.app_requests {
             apps.resource_updated(&self.server, &params.uri);
         }

@@ -9,15 +9,14 @@
 //!
 //! 2025-11-25 servers send the notices unasked (the client handler's
 //! callbacks). 2026-07-28 servers send them only on a `subscriptions/listen`
-//! stream: [`listen`] opens one after the handshake when the server declares
-//! `listChanged` for any list.
+//! stream: [`super::listen`] opens one after the handshake when the server
+//! declares `listChanged` for any list ([`to_listen`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::SubscriptionFilter;
-use rmcp::service::{Peer, RoleClient};
 use tokio::sync::broadcast;
 
 use crate::events::CoreEvent;
@@ -67,11 +66,16 @@ pub fn to_listen(
     protocol_version: &str,
     capabilities: &serde_json::Value,
 ) -> Option<SubscriptionFilter> {
-    // Versions are dates: the listen stream came with 2026-07-28.
-    if protocol_version < "2026-07-28" || !protocol_version.starts_with("20") {
+    if !streams(protocol_version) {
         return None;
     }
     offered(capabilities)
+}
+
+/// Whether a session of this revision has listen streams (2026-07-28 on).
+pub fn streams(protocol_version: &str) -> bool {
+    // Versions are dates: the listen stream came with 2026-07-28.
+    protocol_version >= "2026-07-28" && protocol_version.starts_with("20")
 }
 
 /// The lists whose changes a server offers; `None` when it offers none.
@@ -98,29 +102,6 @@ fn offered(capabilities: &serde_json::Value) -> Option<SubscriptionFilter> {
         any = true;
     }
     any.then(|| filter.build())
-}
-
-/// Listen for list changes ([`to_listen`]) until the stream or the session
-/// ends. `log` gets one line when the server refuses the stream.
-pub async fn listen(
-    peer: Peer<RoleClient>,
-    filter: SubscriptionFilter,
-    changes: ListChanges,
-    log: impl Fn(&str),
-) {
-    let mut stream = match peer.listen(filter).await {
-        Ok(s) => s,
-        Err(e) => {
-            log(&format!(
-                "the server refused to send list changes ({e}); its tools are listed again when it reconnects"
-            ));
-            return;
-        }
-    };
-    // Every notice on this stream is one the filter asked for: a list changed.
-    while let Ok(Some(_)) = stream.next().await {
-        changes.changed();
-    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ mod connect;
 mod errors;
 mod handler;
 mod list_changes;
+pub(crate) mod listen;
 mod stderr;
 mod withdrawals;
 
@@ -106,6 +107,8 @@ pub struct Session {
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     /// Calls on this connection waiting for the server's progress.
     pub(crate) progress: crate::progress::ProgressRoutes,
+    /// 2026-07-28: the listen stream (list changes, resource updates).
+    pub(crate) listener: Option<Arc<listen::Listener>>,
 }
 
 impl Session {
