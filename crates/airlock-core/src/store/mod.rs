@@ -187,25 +187,6 @@ impl Store {
         })
     }
 
-    /// A second connection to the same (already migrated) database, for a
-    /// thread that writes often (the history writer): its transactions hold
-    /// neither this store's lock nor readers up (WAL), so a call that reads
-    /// the store (its app's profile) never waits behind a history batch.
-    pub fn second_connection(&self) -> StoreResult<Store> {
-        let conn = Connection::open(&self.path).map_err(|source| StoreError::Open {
-            path: self.path.clone(),
-            source,
-        })?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.pragma_update(None, "foreign_keys", "ON")?;
-        Ok(Store {
-            conn: Mutex::new(conn),
-            path: self.path.clone(),
-            run_id: self.run_id.clone(),
-        })
-    }
-
     /// Open the database in a data dir (`<dir>/airlock.sqlite3`).
     pub fn open_in(data_dir: &Path) -> StoreResult<Store> {
         Self::open(&data_dir.join(DB_FILE))

@@ -12,11 +12,6 @@
 //! transaction rewrites the full-text index's pages, so one per call would
 //! cost the host more than the call itself. A lone call is written at once.
 //!
-//! The writer has its own connection to the database
-//! ([`Store::second_connection`]): a batch being written holds neither the
-//! store's lock nor its readers, so a call that reads the store meanwhile
-//! does not wait for it.
-//!
 //! Memory is bounded: when [`HISTORY_QUEUE`] records wait, the caller
 //! writes them itself (backpressure, never an unbounded queue).
 
@@ -119,8 +114,6 @@ pub struct HistoryWriter {
 
 impl HistoryWriter {
     pub fn start(store: Arc<Store>) -> Self {
-        // Without a second connection, the store's own (correct, slower).
-        let store = store.second_connection().map(Arc::new).unwrap_or(store);
         let shared = Arc::new(Shared {
             store,
             queue: Mutex::new(Queue::default()),
@@ -192,55 +185,5 @@ impl HistoryWriter {
 impl Drop for HistoryWriter {
     fn drop(&mut self) {
         self.close();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn call(n: usize) -> NewToolCall {
-        NewToolCall {
-            client: None,
-            server: "s".into(),
-            tool: format!("t{n}"),
-            arguments_json: "{}".into(),
-            result_json: None,
-            outcome: super::super::ToolCallOutcome::Ok,
-            error: None,
-            started_at: 1,
-            duration_ms: 0,
-        }
-    }
-
-    /// While something holds the store's own connection (a long read, a
-    /// prune), history still lands: the writer waits on neither.
-    #[test]
-    fn the_writer_does_not_wait_for_the_store_lock() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = Arc::new(Store::open_in(dir.path()).expect("store"));
-        let writer = HistoryWriter::start(store.clone());
-        let held = store.lock();
-        let (done, finished) = std::sync::mpsc::channel();
-        std::thread::scope(|s| {
-            s.spawn(|| {
-                for n in 0..300 {
-                    let _ = writer.record(call(n));
-                }
-                let _ = done.send(writer.flush().is_ok());
-            });
-            let flushed = finished.recv_timeout(Duration::from_secs(10));
-            drop(held);
-            assert_eq!(
-                flushed,
-                Ok(true),
-                "the history writer waited for the store's lock"
-            );
-        });
-        let n: i64 = store
-            .lock()
-            .query_row("SELECT COUNT(*) FROM tool_calls", [], |r| r.get(0))
-            .expect("count");
-        assert_eq!(n, 300);
     }
 }
