@@ -46,6 +46,9 @@ use crate::place::{self, ClaimError, Owned};
 
 /// How long the old host lets calls in flight finish.
 pub const DRAIN_WITHIN: Duration = Duration::from_secs(30);
+/// After the shims left, how long the host still watches for the
+/// successor going away before it releases the socket.
+const SUCCESSOR_CHECK: Duration = Duration::from_millis(200);
 /// How long a successor waits for the owner to release the socket.
 pub const TAKE_OVER_WITHIN: Duration = Duration::from_secs(45);
 /// The successor's lock, in the data dir (its pid inside).
@@ -172,12 +175,24 @@ impl Handover {
                 }
             }
         };
-        let gone = tokio::select! {
+        let successor_closed = closed(read);
+        tokio::pin!(successor_closed);
+        let mut gone = tokio::select! {
+            biased;
+            () = &mut successor_closed => true,
             () = all_gone => false,
             () = tokio::time::sleep(DRAIN_WITHIN) => { log("calls still in flight: cancelled"); false }
             () = refuse_all(listener) => false,
-            () = closed(read) => true,
         };
+        // The shims may leave in the same moment the successor does (it
+        // was told to take over, then died): its closing may lag theirs by
+        // a little. Releasing the socket to nobody would leave the apps
+        // without a host until one of them starts a daemon.
+        if !gone {
+            gone = tokio::time::timeout(SUCCESSOR_CHECK, &mut successor_closed)
+                .await
+                .is_ok();
+        }
         if gone {
             log(&format!(
                 "pid {pid} went away before taking over: serving on"
