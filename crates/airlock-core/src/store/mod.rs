@@ -8,6 +8,7 @@ mod domains;
 mod history;
 mod migrate;
 mod queries;
+mod search;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -179,6 +180,7 @@ impl Store {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        search::register(&conn)?;
         migrate::migrate(&conn, path, LATEST_VERSION)?;
         Ok(Store {
             conn: Mutex::new(conn),

@@ -10,6 +10,7 @@ use super::history::{
     audit_row, elicitation_row, tool_call_row, AuditEvent, ElicitationRecord, HistoryPage,
     HistoryQuery, ToolCallRecord, TOOL_CALL_COLUMNS,
 };
+use super::search::CallSearch;
 use super::{Store, StoreResult, MAX_PAGE};
 use crate::lifecycle::ElicitationState;
 
@@ -105,7 +106,7 @@ fn search_of(term: Option<&str>) -> Option<Search> {
 }
 
 /// Escape LIKE wildcards so a search for `5%` means the text `5%`.
-fn like_pattern(text: &str) -> String {
+pub(super) fn like_pattern(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('%');
     for c in text.chars() {
@@ -120,13 +121,13 @@ fn like_pattern(text: &str) -> String {
 
 /// A WHERE clause under construction, with its arguments.
 #[derive(Default)]
-struct Filter {
-    sql: String,
-    args: Vec<Value>,
+pub(super) struct Filter {
+    pub(super) sql: String,
+    pub(super) args: Vec<Value>,
 }
 
 impl Filter {
-    fn push(&mut self, clause: &str, args: impl IntoIterator<Item = Value>) {
+    pub(super) fn push(&mut self, clause: &str, args: impl IntoIterator<Item = Value>) {
         self.sql.push_str(" AND ");
         self.sql.push_str(clause);
         self.args.extend(args);
@@ -225,24 +226,35 @@ impl ListQuery<'_> {
     }
 }
 
-fn history_list(q: &HistoryQuery) -> ListQuery<'static> {
+/// The filters of a tool-call list, on the table aliased `t`.
+fn call_filter(q: &HistoryQuery) -> Filter {
     let mut f = Filter::default();
     f.text("t.server_name = ?", q.server.as_deref());
     f.text("t.client = ?", q.client.as_deref());
     f.text("t.outcome = ?", q.outcome.map(|o| o.as_str()));
     f.int("t.started_at >= ?", q.since_ms);
     f.int("t.started_at < ?", q.until_ms);
+    f
+}
+
+/// The tool-call list without a search (searches: [`CallSearch`]).
+fn history_list(q: &HistoryQuery) -> ListQuery<'static> {
     ListQuery {
         table: "tool_calls",
         columns: TOOL_CALL_COLUMNS,
         time: "started_at",
-        fts: "tool_calls_fts",
-        like_columns: &["tool", "arguments_json", "result_json", "error"],
-        filter: f,
-        search: search_of(q.search.as_deref()),
+        fts: "",
+        like_columns: &[],
+        filter: call_filter(q),
+        search: None,
         before_id: q.before_id,
         limit: q.limit,
     }
+}
+
+/// The search term of a tool-call query, if any.
+fn call_search(q: &HistoryQuery) -> Option<&str> {
+    q.search.as_deref().filter(|s| !s.is_empty())
 }
 
 fn elicitation_list(q: &ElicitationQuery) -> ListQuery<'static> {
@@ -327,6 +339,20 @@ impl Store {
     /// One page of tool calls, newest first.
     pub fn history(&self, q: &HistoryQuery) -> StoreResult<HistoryPage> {
         let conn = self.lock();
+        if let Some(term) = call_search(q) {
+            let mut calls = CallSearch::new(&conn, q, term, call_filter(q))?.run(&conn)?;
+            let limit = q.limit.clamp(1, MAX_PAGE) as usize;
+            let next_before_id = if calls.len() > limit {
+                calls.truncate(limit);
+                calls.last().map(|c| c.id)
+            } else {
+                None
+            };
+            return Ok(HistoryPage {
+                calls,
+                next_before_id,
+            });
+        }
         let (calls, next_before_id) = run_list(
             &conn,
             history_list(q),
@@ -415,7 +441,11 @@ impl Store {
 
     /// `EXPLAIN QUERY PLAN` of [`Store::history`] for `q` (one line per step).
     pub fn explain_history(&self, q: &HistoryQuery) -> StoreResult<Vec<String>> {
-        explain(&self.lock(), history_list(q))
+        let conn = self.lock();
+        if let Some(term) = call_search(q) {
+            return CallSearch::new(&conn, q, term, call_filter(q))?.explain(&conn);
+        }
+        explain(&conn, history_list(q))
     }
 
     /// `EXPLAIN QUERY PLAN` of [`Store::elicitation_page`] for `q`.
