@@ -43,7 +43,7 @@ INSERT INTO tool_calls_search (rowid, body)
 --   * hw: the latest start time recorded so far; lateness: how far before
 --     hw a call's start time has ever been (the longest overlap). Neither
 --     decreases.
---   * a mark every 256 ids: the id and hw when it was recorded.
+--   * a mark every 64 ids: the id and hw when it was recorded.
 -- So every call with id <= a mark started at or before the mark's hw, and
 -- every call with id > a mark started at or after (mark's hw - lateness):
 -- a time range, or the end of a page, bounds the ids to walk.
@@ -62,14 +62,14 @@ INSERT INTO tool_calls_order (only, hw, lateness)
     FROM (SELECT started_at, max(started_at) OVER (ORDER BY id) AS hw FROM tool_calls);
 INSERT INTO tool_calls_marks (id, hw)
     SELECT id, hw FROM (SELECT id, max(started_at) OVER (ORDER BY id) AS hw FROM tool_calls)
-    WHERE id % 256 = 0;
+    WHERE id % 64 = 0;
 CREATE TRIGGER tool_calls_order_insert AFTER INSERT ON tool_calls BEGIN
     UPDATE tool_calls_order SET
         lateness = max(lateness, max(hw, new.started_at) - new.started_at),
         hw = max(hw, new.started_at);
     -- An id used again (the newest rows were deleted): later marks no longer hold.
     DELETE FROM tool_calls_marks WHERE id >= new.id;
-    INSERT INTO tool_calls_marks (id, hw) SELECT new.id, hw FROM tool_calls_order WHERE new.id % 256 = 0;
+    INSERT INTO tool_calls_marks (id, hw) SELECT new.id, hw FROM tool_calls_order WHERE new.id % 64 = 0;
 END;
 CREATE TRIGGER tool_calls_order_update AFTER UPDATE OF started_at ON tool_calls BEGIN
     UPDATE tool_calls_order SET

@@ -43,6 +43,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
         14,
         include_str!("../../migrations/0014_tool_call_search.sql"),
     ),
+    (15, include_str!("../../migrations/0015_audit_search.sql")),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

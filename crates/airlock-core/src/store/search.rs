@@ -1,28 +1,26 @@
-//! Tool-call search at a million rows (issue 15), for terms of any length
-//! and with any filter, through `tool_calls_search` (migration 0014).
+//! Search at a million rows (issue 15), for terms of any length and with
+//! any filter: the tool-call history through `tool_calls_search`
+//! (migration 0014), the audit trail through `audit_events_search` (0015).
 //!
 //! The index proposes rows (newest id first); each is then checked with
 //! LIKE and the filters, so the matches are exactly a scan's: the search
-//! term a case-insensitive substring of the tool, arguments, result or
-//! error, `%` and `_` plain text. The page is the newest matches in the
-//! list's order, start time then id, like the list without a search: ids
-//! and start times differ a little (a call is recorded when it ends), and
-//! `tool_calls_order` / `tool_calls_marks` bound how much, so the walk in
-//! id order knows when no older id can still make the page.
+//! term a case-insensitive substring of a searched column, `%` and `_`
+//! plain text. The page is the newest matches in the list's order, time
+//! then id, like the list without a search: ids and times differ a little
+//! (a call is recorded when it ends), and `<table>_order` /
+//! `<table>_marks` bound how much, so the walk in id order knows when no
+//! older id can still make the page.
 //!
 //! Which index tokens to ask for: every token of the term and filters
 //! narrows the rows proposed, but a common one costs a walk through a
 //! long list. A count of each over the newest ids of the range keeps the
 //! rare ones (or all, when none is rare).
 
-use rusqlite::{functions::FunctionFlags, params_from_iter, types::Value, Connection};
+use rusqlite::{functions::FunctionFlags, params_from_iter, types::Value, Connection, Row};
 
-use super::history::{tool_call_row, HistoryQuery, ToolCallRecord, TOOL_CALL_COLUMNS};
 use super::queries::{like_pattern, Filter};
 use super::{StoreResult, MAX_PAGE};
 
-/// The SQL function that makes a row's indexed text (see [`search_text`]).
-const SEARCH_TEXT_FN: &str = "airlock_search_text";
 /// After each character in the text of 1- and 2-character tokens.
 const GRAM: char = '\u{1}';
 /// Starts a filter token.
@@ -32,46 +30,77 @@ const SAMPLE_IDS: i64 = 2048;
 /// A token on more than this share of the sampled ids is common.
 const COMMON_SHARE: i64 = 4;
 
-/// Register [`search_text`] as `airlock_search_text(tool, arguments,
-/// result, error, outcome, server, client)` on `conn` (every connection
-/// that writes tool calls needs it: the triggers of migration 0014 call it).
+/// Register the SQL functions that make the indexed text of a row (every
+/// connection that writes history needs them: the triggers of migrations
+/// 0014 and 0015 call them): `airlock_search_text(tool, arguments, result,
+/// error, outcome, server, client)` ([`search_text`]) and
+/// `airlock_audit_text(server, kind, detail, client)` ([`audit_text`]).
 pub(super) fn register(conn: &Connection) -> rusqlite::Result<()> {
-    conn.create_scalar_function(
-        SEARCH_TEXT_FN,
-        7,
-        FunctionFlags::SQLITE_UTF8
-            | FunctionFlags::SQLITE_DETERMINISTIC
-            | FunctionFlags::SQLITE_INNOCUOUS,
-        |ctx| {
-            let text = |i| ctx.get::<Option<String>>(i);
-            Ok(search_text(
-                &[text(0)?, text(1)?, text(2)?, text(3)?],
-                text(4)?.as_deref().unwrap_or(""),
-                text(5)?.as_deref().unwrap_or(""),
-                text(6)?.as_deref(),
-            ))
-        },
-    )
+    let flags = FunctionFlags::SQLITE_UTF8
+        | FunctionFlags::SQLITE_DETERMINISTIC
+        | FunctionFlags::SQLITE_INNOCUOUS;
+    conn.create_scalar_function("airlock_search_text", 7, flags, |ctx| {
+        let text = |i| ctx.get::<Option<String>>(i);
+        Ok(search_text(
+            &[text(0)?, text(1)?, text(2)?, text(3)?],
+            text(4)?.as_deref().unwrap_or(""),
+            text(5)?.as_deref().unwrap_or(""),
+            text(6)?.as_deref(),
+        ))
+    })?;
+    conn.create_scalar_function("airlock_audit_text", 4, flags, |ctx| {
+        let text = |i| ctx.get::<Option<String>>(i);
+        Ok(audit_text(
+            text(0)?.as_deref(),
+            text(1)?.as_deref().unwrap_or(""),
+            text(2)?.as_deref().unwrap_or(""),
+            text(3)?.as_deref(),
+        ))
+    })
 }
 
 /// What `tool_calls_search` indexes for a call (its searched columns, then
-/// outcome, server and app): the columns as they are (trigrams: terms of
-/// 3+ characters), again with [`GRAM`] after each character (trigrams
-/// `\1a\1` and `a\1b`: terms of 1 or 2), then one token per filter.
-/// Changing it needs a migration that indexes every row again.
+/// outcome, server and app). See [`indexed_text`].
 pub fn search_text(
     columns: &[Option<String>],
     outcome: &str,
     server: &str,
     client: Option<&str>,
 ) -> String {
-    let size: usize = columns.iter().flatten().map(|c| c.len() * 3 + 8).sum();
+    let columns: Vec<&str> = columns.iter().flatten().map(String::as_str).collect();
+    let facets = [
+        outcome_facet(outcome),
+        facet('s', Some(server)),
+        facet('c', client),
+    ];
+    indexed_text(&columns, &facets)
+}
+
+/// What `audit_events_search` indexes for an event: its server, kind and
+/// detail, then one token each for the server, kind and app (the detail's
+/// `client`). See [`indexed_text`].
+pub fn audit_text(server: Option<&str>, kind: &str, detail: &str, client: Option<&str>) -> String {
+    let columns: Vec<&str> = server.into_iter().chain([kind, detail]).collect();
+    let facets = [
+        facet('s', server),
+        facet('k', Some(kind)),
+        facet('c', client),
+    ];
+    indexed_text(&columns, &facets)
+}
+
+/// The searched columns as they are (trigrams: terms of 3+ characters),
+/// again with [`GRAM`] after each character (trigrams `\1a\1` and `a\1b`:
+/// terms of 1 or 2), then the filter tokens. Changing it needs a migration
+/// that indexes every row again.
+fn indexed_text(columns: &[&str], facets: &[String]) -> String {
+    let size: usize = columns.iter().map(|c| c.len() * 3 + 8).sum();
     let mut out = String::with_capacity(size + 16);
-    for c in columns.iter().flatten() {
+    for c in columns {
         out.push_str(c);
         out.push_str("\u{1}\u{1}");
     }
-    for c in columns.iter().flatten() {
+    for c in columns {
         out.push(GRAM);
         for ch in c.chars() {
             out.push(ch);
@@ -79,15 +108,15 @@ pub fn search_text(
         }
         out.push(GRAM);
     }
-    out.push_str(&outcome_facet(outcome));
-    out.push_str(&server_facet(server));
-    out.push_str(&client_facet(client));
+    for f in facets {
+        out.push_str(f);
+    }
     out.push(FACET);
     out
 }
 
 /// The filter token of an outcome.
-fn outcome_facet(outcome: &str) -> String {
+pub(super) fn outcome_facet(outcome: &str) -> String {
     let code = match outcome {
         "ok" => '0',
         "tool_error" => '1',
@@ -96,14 +125,10 @@ fn outcome_facet(outcome: &str) -> String {
     format!("{FACET}o{code}")
 }
 
-/// The filter token of a server.
-fn server_facet(server: &str) -> String {
-    format!("{FACET}s{}", code_char(server))
-}
-
-/// The filter token of an app (`None`: Airlock itself).
-fn client_facet(client: Option<&str>) -> String {
-    format!("{FACET}c{}", client.map_or('-', code_char))
+/// The filter token of a name (`kind`: `s` server, `k` kind of event, `c`
+/// app; `None`: no server, Airlock itself).
+pub(super) fn facet(kind: char, name: Option<&str>) -> String {
+    format!("{FACET}{kind}{}", name.map_or('-', code_char))
 }
 
 /// One of 4,096 characters for a name (FNV-1a): names that share one share
@@ -143,6 +168,18 @@ fn quoted(token: &str) -> String {
     format!("\"{}\"", token.replace('"', "\"\""))
 }
 
+/// A list searched through its index: `<table>_search`, `<table>_order`,
+/// `<table>_marks` (migrations 0014, 0015).
+pub(super) struct Index {
+    pub(super) table: &'static str,
+    /// The list's time column (then id: the list's order).
+    pub(super) time: &'static str,
+    /// The columns a row reads, of the table aliased `t`.
+    pub(super) columns: &'static str,
+    /// The searched columns.
+    pub(super) searched: &'static [&'static str],
+}
+
 /// The ids to walk: `[lo, hi]`.
 #[derive(Debug, Clone, Copy)]
 struct Ids {
@@ -150,35 +187,56 @@ struct Ids {
     hi: i64,
 }
 
-/// Highest id of a call that started before `t` (exclusive) could have.
-fn ids_started_before(conn: &Connection, t: i64) -> StoreResult<i64> {
-    let lateness: Value =
-        conn.query_row("SELECT lateness FROM tool_calls_order", [], |r| r.get(0))?;
-    let lateness = match lateness {
-        Value::Integer(n) => n,
-        _ => i64::MAX,
-    };
-    // Calls after the first mark at or past t + lateness started at or after t.
-    let mark: Option<i64> = conn
-        .prepare_cached("SELECT id FROM tool_calls_marks WHERE hw >= ?1 ORDER BY hw, id LIMIT 1")?
-        .query_row([t.saturating_add(lateness)], |r| r.get(0))
-        .ok();
-    Ok(mark.unwrap_or(i64::MAX))
+impl Index {
+    /// Highest id a row with a time before `t` (exclusive) can have.
+    fn ids_before(&self, conn: &Connection, t: i64) -> StoreResult<i64> {
+        let table = self.table;
+        let lateness: Value = conn
+            .prepare_cached(&format!("SELECT lateness FROM {table}_order"))?
+            .query_row([], |r| r.get(0))?;
+        let lateness = match lateness {
+            Value::Integer(n) => n,
+            _ => i64::MAX,
+        };
+        // Rows after the first mark at or past t + lateness have a time at or after t.
+        let mark: Option<i64> = conn
+            .prepare_cached(&format!(
+                "SELECT id FROM {table}_marks WHERE hw >= ?1 ORDER BY hw, id LIMIT 1"
+            ))?
+            .query_row([t.saturating_add(lateness)], |r| r.get(0))
+            .ok();
+        Ok(mark.unwrap_or(i64::MAX))
+    }
+
+    /// Highest id whose row (and every row with a lower id) has a time
+    /// before `t`; `None`: no such mark.
+    fn ids_all_before(&self, conn: &Connection, t: i64) -> StoreResult<Option<i64>> {
+        Ok(conn
+            .prepare_cached(&format!(
+                "SELECT id FROM {}_marks WHERE hw < ?1 ORDER BY hw DESC, id DESC LIMIT 1",
+                self.table
+            ))?
+            .query_row([t], |r| r.get(0))
+            .ok())
+    }
 }
 
-/// Highest id whose call (and every call with a lower id) started before
-/// `t`; `None`: no such mark.
-fn ids_all_before(conn: &Connection, t: i64) -> StoreResult<Option<i64>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT id FROM tool_calls_marks WHERE hw < ?1 ORDER BY hw DESC, id DESC LIMIT 1",
-        )?
-        .query_row([t], |r| r.get(0))
-        .ok())
+/// What a search asks besides its term.
+pub(super) struct Ask<'a> {
+    /// Exact conditions on `t` and their arguments (the filters).
+    pub(super) filter: Filter,
+    /// The index tokens of the filters.
+    pub(super) facets: Vec<String>,
+    pub(super) since: Option<i64>,
+    pub(super) until: Option<i64>,
+    pub(super) before_id: Option<i64>,
+    pub(super) limit: u32,
+    pub(super) term: &'a str,
 }
 
-/// One search of the tool-call history, planned.
-pub(super) struct CallSearch {
+/// One search of a list, planned.
+pub(super) struct Search<'i> {
+    index: &'i Index,
     /// Exact conditions on `t` (filters, page keyset, LIKE) and their args.
     check: Filter,
     ids: Ids,
@@ -187,61 +245,68 @@ pub(super) struct CallSearch {
     fetch: usize,
 }
 
-impl CallSearch {
-    pub(super) fn new(
-        conn: &Connection,
-        q: &HistoryQuery,
-        term: &str,
-        mut filter: Filter,
-    ) -> StoreResult<Self> {
+impl<'i> Search<'i> {
+    pub(super) fn new(conn: &Connection, index: &'i Index, ask: Ask<'_>) -> StoreResult<Self> {
+        let Ask {
+            mut filter,
+            since,
+            until,
+            before_id,
+            term,
+            ..
+        } = ask;
+        let time = index.time;
         let mut ids = Ids {
             lo: i64::MIN,
             hi: i64::MAX,
         };
-        if let Some(since) = q.since_ms {
-            if let Some(mark) = ids_all_before(conn, since)? {
+        if let Some(since) = since {
+            if let Some(mark) = index.ids_all_before(conn, since)? {
                 ids.lo = mark + 1;
             }
         }
-        if let Some(until) = q.until_ms {
-            ids.hi = ids.hi.min(ids_started_before(conn, until)?);
+        if let Some(until) = until {
+            ids.hi = ids.hi.min(index.ids_before(conn, until)?);
         }
-        if let Some(before) = q.before_id {
+        if let Some(before) = before_id {
             let at: Option<i64> = conn
-                .prepare_cached("SELECT started_at FROM tool_calls WHERE id = ?1")?
+                .prepare_cached(&format!("SELECT {time} FROM {} WHERE id = ?1", index.table))?
                 .query_row([before], |r| r.get(0))
                 .ok();
             match at {
                 Some(at) => {
                     filter.push(
-                        "(t.started_at < ? OR (t.started_at = ? AND t.id < ?))",
+                        &format!("(t.{time} < ? OR (t.{time} = ? AND t.id < ?))"),
                         [
                             Value::Integer(at),
                             Value::Integer(at),
                             Value::Integer(before),
                         ],
                     );
-                    ids.hi = ids.hi.min(ids_started_before(conn, at.saturating_add(1))?);
+                    ids.hi = ids.hi.min(index.ids_before(conn, at.saturating_add(1))?);
                 }
                 // The row is gone (pruned): older ids are the best guess.
                 None => ids.hi = ids.hi.min(before - 1),
             }
         }
-        let pattern = like_pattern(term);
+        let any = index
+            .searched
+            .iter()
+            .map(|c| format!("IFNULL(t.{c}, '') LIKE ? ESCAPE '\\'"))
+            .collect::<Vec<_>>()
+            .join(" OR ");
         filter.push(
-            "(IFNULL(t.tool, '') LIKE ? ESCAPE '\\' OR IFNULL(t.arguments_json, '') LIKE ? ESCAPE '\\'
-              OR IFNULL(t.result_json, '') LIKE ? ESCAPE '\\' OR IFNULL(t.error, '') LIKE ? ESCAPE '\\')",
-            std::iter::repeat_n(Value::Text(pattern), 4),
+            &format!("({any})"),
+            std::iter::repeat_n(Value::Text(like_pattern(term)), index.searched.len()),
         );
         let mut tokens = term_tokens(term);
-        tokens.extend(q.outcome.map(|o| outcome_facet(o.as_str())));
-        tokens.extend(q.server.as_deref().map(server_facet));
-        tokens.extend(q.client.as_deref().map(|c| client_facet(Some(c))));
+        tokens.extend(ask.facets);
         Ok(Self {
+            index,
             check: filter,
             ids,
             tokens,
-            fetch: q.limit.clamp(1, MAX_PAGE) as usize + 1,
+            fetch: ask.limit.clamp(1, MAX_PAGE) as usize + 1,
         })
     }
 
@@ -250,8 +315,9 @@ impl CallSearch {
         if self.tokens.len() < 2 {
             return Ok(self.tokens.clone());
         }
+        let table = self.index.table;
         let top: Option<i64> =
-            conn.query_row("SELECT max(id) FROM tool_calls", [], |r| r.get(0))?;
+            conn.query_row(&format!("SELECT max(id) FROM {table}"), [], |r| r.get(0))?;
         let top = top.unwrap_or(0).min(self.ids.hi);
         let from = top.saturating_sub(SAMPLE_IDS - 1).max(self.ids.lo);
         if top < from {
@@ -260,7 +326,7 @@ impl CallSearch {
         let counts = (0..self.tokens.len())
             .map(|i| {
                 format!(
-                    "(SELECT count(*) FROM tool_calls_search WHERE tool_calls_search MATCH ?{} AND rowid BETWEEN ?1 AND ?2)",
+                    "(SELECT count(*) FROM {table}_search WHERE {table}_search MATCH ?{} AND rowid BETWEEN ?1 AND ?2)",
                     i + 3
                 )
             })
@@ -289,6 +355,7 @@ impl CallSearch {
 
     /// The statement that walks `ids` newest first, and its arguments.
     fn walk(&self, tokens: &[String], ids: Ids, limit: Option<usize>) -> (String, Vec<Value>) {
+        let Index { table, columns, .. } = self.index;
         let matched = tokens
             .iter()
             .map(|t| quoted(t))
@@ -308,40 +375,46 @@ impl CallSearch {
             None => "",
         };
         let sql = format!(
-            "SELECT {TOOL_CALL_COLUMNS} FROM tool_calls_search CROSS JOIN tool_calls t
-               ON t.id = tool_calls_search.rowid
-             WHERE tool_calls_search MATCH ? AND tool_calls_search.rowid BETWEEN ? AND ?{}
-             ORDER BY tool_calls_search.rowid DESC{limit}",
+            "SELECT {columns} FROM {table}_search CROSS JOIN {table} t ON t.id = {table}_search.rowid
+             WHERE {table}_search MATCH ? AND {table}_search.rowid BETWEEN ? AND ?{}
+             ORDER BY {table}_search.rowid DESC{limit}",
             self.check.sql
         );
         (sql, args)
     }
 
-    /// The page: up to `fetch` matches, newest start first (then id).
-    pub(super) fn run(&self, conn: &Connection) -> StoreResult<Vec<ToolCallRecord>> {
+    /// The page: up to `fetch` matches (the page and one more), newest
+    /// first; `key` is a row's (time, id).
+    pub(super) fn run<T>(
+        &self,
+        conn: &Connection,
+        row: fn(&Row<'_>) -> rusqlite::Result<T>,
+        key: fn(&T) -> (i64, i64),
+    ) -> StoreResult<Vec<T>> {
         if self.ids.lo > self.ids.hi {
             return Ok(Vec::new());
         }
         let tokens = self.pick_tokens(conn)?;
-        let query = |ids: Ids, limit: Option<usize>| -> StoreResult<Vec<ToolCallRecord>> {
+        let query = |ids: Ids, limit: Option<usize>| -> StoreResult<Vec<T>> {
             let (sql, args) = self.walk(&tokens, ids, limit);
             let mut stmt = conn.prepare_cached(&sql)?;
-            let rows = stmt.query_map(params_from_iter(args), tool_call_row)?;
+            let rows = stmt.query_map(params_from_iter(args), row)?;
             Ok(rows.collect::<Result<Vec<_>, _>>()?)
         };
-        let newest_first = |a: &ToolCallRecord, b: &ToolCallRecord| {
-            (b.started_at, b.id).cmp(&(a.started_at, a.id))
-        };
+        let newest_first = |a: &T, b: &T| key(b).cmp(&key(a));
         // The first `fetch` matches by id ...
         let mut page = query(self.ids, Some(self.fetch))?;
         page.sort_by(newest_first);
         if page.len() == self.fetch {
-            // ... and those with lower ids that may still start later than
-            // the last of them: down to the mark before which every call
-            // started earlier.
-            let last = &page[self.fetch - 1];
-            let lowest = page.iter().map(|c| c.id).min().unwrap_or(self.ids.lo);
-            let floor = ids_all_before(conn, last.started_at)?.map_or(self.ids.lo, |m| m + 1);
+            // ... and those with lower ids that may still have a later
+            // time than the last of them: down to the mark before which
+            // every row has an earlier time.
+            let (last_time, _) = key(&page[self.fetch - 1]);
+            let lowest = page.iter().map(|r| key(r).1).min().unwrap_or(self.ids.lo);
+            let floor = self
+                .index
+                .ids_all_before(conn, last_time)?
+                .map_or(self.ids.lo, |m| m + 1);
             let rest = Ids {
                 lo: floor.max(self.ids.lo),
                 hi: lowest - 1,
@@ -415,8 +488,8 @@ mod tests {
         }
         for t in [
             outcome_facet("failed"),
-            server_facet("git"),
-            client_facet(None),
+            facet('s', Some("git")),
+            facet('c', None),
         ] {
             assert!(windows.contains(&t), "{t:?}");
         }
