@@ -13,22 +13,25 @@ ALTER TABLE audit_events ADD COLUMN client TEXT GENERATED ALWAYS AS (
 CREATE INDEX audit_events_client ON audit_events (client, at) WHERE client IS NOT NULL;
 
 CREATE VIRTUAL TABLE audit_events_search USING fts5(
-    body, content = '', contentless_delete = 1, tokenize = 'trigram', detail = none
+    body, content = '', tokenize = 'trigram', detail = none, columnsize = 0
 );
 CREATE TRIGGER audit_events_search_insert AFTER INSERT ON audit_events BEGIN
     INSERT INTO audit_events_search (rowid, body)
     VALUES (new.id, airlock_audit_text(new.server_name, new.kind, new.detail_json, new.client));
 END;
 CREATE TRIGGER audit_events_search_delete AFTER DELETE ON audit_events BEGIN
-    DELETE FROM audit_events_search WHERE rowid = old.id;
+    INSERT INTO audit_events_search (audit_events_search, rowid, body)
+    VALUES ('delete', old.id, airlock_audit_text(old.server_name, old.kind, old.detail_json, old.client));
 END;
 CREATE TRIGGER audit_events_search_update AFTER UPDATE OF server_name, kind, detail_json ON audit_events BEGIN
-    DELETE FROM audit_events_search WHERE rowid = old.id;
+    INSERT INTO audit_events_search (audit_events_search, rowid, body)
+    VALUES ('delete', old.id, airlock_audit_text(old.server_name, old.kind, old.detail_json, old.client));
     INSERT INTO audit_events_search (rowid, body)
     VALUES (new.id, airlock_audit_text(new.server_name, new.kind, new.detail_json, new.client));
 END;
 INSERT INTO audit_events_search (rowid, body)
     SELECT id, airlock_audit_text(server_name, kind, detail_json, client) FROM audit_events;
+INSERT INTO audit_events_search (audit_events_search, rank) VALUES ('usermerge', 2);
 
 -- Ids and times, as tool_calls_order and tool_calls_marks (0014).
 CREATE TABLE audit_events_order (

@@ -29,6 +29,13 @@ pub use queries::{
 };
 pub use writer::{HistoryWriter, HISTORY_BATCH, HISTORY_GATHER, HISTORY_QUEUE};
 
+/// Register the SQL functions the history's triggers call (the text its
+/// search indexes hold) on a connection of Airlock's own: any connection
+/// that writes tool calls or audit events needs them ([`Store`] does it).
+pub fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
+    search::register(conn)
+}
+
 /// Name of the database file inside the data dir.
 pub const DB_FILE: &str = "airlock.sqlite3";
 /// Newest log lines kept per server; older ones are trimmed on insert.
@@ -49,6 +56,10 @@ pub const PRUNE_BATCH: usize = 500;
 /// Pause between prune batches: the store's mutex is not fair, so a
 /// reader waiting for it gets its turn here.
 pub const PRUNE_PAUSE: std::time::Duration = std::time::Duration::from_millis(2);
+/// Pages of a search index merged per statement by [`Store::tidy_search`].
+pub const TIDY_PAGES: i64 = 256;
+/// Most merge statements per index and tidy (a bound, not a target).
+const MAX_TIDY_STEPS: usize = 100_000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -251,7 +262,34 @@ impl Store {
                 std::thread::sleep(PRUNE_PAUSE);
             }
         }
+        self.tidy_search()?;
         Ok(total)
+    }
+
+    /// Merge the segments of the search indexes, [`TIDY_PAGES`] pages per
+    /// statement, letting go of the store between them: each token a
+    /// search asks costs a look in every segment (a million calls inserted
+    /// leave about 20; merged, one or two). Returns the statements that
+    /// did work. Run after pruning; cheap when there is nothing to merge.
+    pub fn tidy_search(&self) -> StoreResult<usize> {
+        let mut steps = 0;
+        for fts in ["tool_calls_search", "audit_events_search"] {
+            let sql = format!("INSERT INTO {fts} ({fts}, rank) VALUES ('merge', ?1)");
+            for _ in 0..MAX_TIDY_STEPS {
+                let conn = self.lock();
+                let before = conn.total_changes();
+                conn.prepare_cached(&sql)?.execute([TIDY_PAGES])?;
+                // The statement itself counts one: more is merge work.
+                let worked = conn.total_changes() - before > 1;
+                drop(conn);
+                if !worked {
+                    break;
+                }
+                steps += 1;
+                std::thread::sleep(PRUNE_PAUSE);
+            }
+        }
+        Ok(steps)
     }
 
     fn prune_batch(&self, sql: &str, before_ms: i64) -> StoreResult<usize> {

@@ -16,7 +16,9 @@
 //! long list. A count of each over the newest ids of the range keeps the
 //! rare ones (or all, when none is rare).
 
-use rusqlite::{functions::FunctionFlags, params_from_iter, types::Value, Connection, Row};
+use rusqlite::{
+    functions::FunctionFlags, params_from_iter, types::Value, Connection, OptionalExtension, Row,
+};
 
 use super::queries::{like_pattern, Filter};
 use super::{StoreResult, MAX_PAGE};
@@ -204,7 +206,7 @@ impl Index {
                 "SELECT id FROM {table}_marks WHERE hw >= ?1 ORDER BY hw, id LIMIT 1"
             ))?
             .query_row([t.saturating_add(lateness)], |r| r.get(0))
-            .ok();
+            .optional()?;
         Ok(mark.unwrap_or(i64::MAX))
     }
 
@@ -217,7 +219,7 @@ impl Index {
                 self.table
             ))?
             .query_row([t], |r| r.get(0))
-            .ok())
+            .optional()?)
     }
 }
 
@@ -272,7 +274,7 @@ impl<'i> Search<'i> {
             let at: Option<i64> = conn
                 .prepare_cached(&format!("SELECT {time} FROM {} WHERE id = ?1", index.table))?
                 .query_row([before], |r| r.get(0))
-                .ok();
+                .optional()?;
             match at {
                 Some(at) => {
                     filter.push(
@@ -286,7 +288,7 @@ impl<'i> Search<'i> {
                     ids.hi = ids.hi.min(index.ids_before(conn, at.saturating_add(1))?);
                 }
                 // The row is gone (pruned): older ids are the best guess.
-                None => ids.hi = ids.hi.min(before - 1),
+                None => ids.hi = ids.hi.min(before.saturating_sub(1)),
             }
         }
         let any = index
