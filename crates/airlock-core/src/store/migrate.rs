@@ -39,6 +39,11 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
         13,
         include_str!("../../migrations/0013_audit_kind_index.sql"),
     ),
+    (
+        14,
+        include_str!("../../migrations/0014_tool_call_search.sql"),
+    ),
+    (15, include_str!("../../migrations/0015_audit_search.sql")),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -82,6 +87,7 @@ pub fn create_at_version(path: &Path, version: i64) -> StoreResult<Connection> {
         source,
     })?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
+    super::search::register(&conn)?;
     migrate(&conn, path, version)?;
     Ok(conn)
 }

@@ -8,6 +8,7 @@ mod domains;
 mod history;
 mod migrate;
 mod queries;
+mod search;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -27,6 +28,13 @@ pub use queries::{
     MIN_INDEXED_SEARCH_CHARS,
 };
 pub use writer::{HistoryWriter, HISTORY_BATCH, HISTORY_GATHER, HISTORY_QUEUE};
+
+/// Register the SQL functions the history's triggers call (the text its
+/// search indexes hold) on a connection of Airlock's own: any connection
+/// that writes tool calls or audit events needs them ([`Store`] does it).
+pub fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
+    search::register(conn)
+}
 
 /// Name of the database file inside the data dir.
 pub const DB_FILE: &str = "airlock.sqlite3";
@@ -48,6 +56,10 @@ pub const PRUNE_BATCH: usize = 500;
 /// Pause between prune batches: the store's mutex is not fair, so a
 /// reader waiting for it gets its turn here.
 pub const PRUNE_PAUSE: std::time::Duration = std::time::Duration::from_millis(2);
+/// Pages of a search index merged per statement by [`Store::tidy_search`].
+pub const TIDY_PAGES: i64 = 256;
+/// Most merge statements per index and tidy (a bound, not a target).
+const MAX_TIDY_STEPS: usize = 100_000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -179,6 +191,7 @@ impl Store {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        search::register(&conn)?;
         migrate::migrate(&conn, path, LATEST_VERSION)?;
         Ok(Store {
             conn: Mutex::new(conn),
@@ -249,7 +262,34 @@ impl Store {
                 std::thread::sleep(PRUNE_PAUSE);
             }
         }
+        self.tidy_search()?;
         Ok(total)
+    }
+
+    /// Merge the segments of the search indexes, [`TIDY_PAGES`] pages per
+    /// statement, letting go of the store between them: each token a
+    /// search asks costs a look in every segment (a million calls inserted
+    /// leave about 20; merged, one or two). Returns the statements that
+    /// did work. Run after pruning; cheap when there is nothing to merge.
+    pub fn tidy_search(&self) -> StoreResult<usize> {
+        let mut steps = 0;
+        for fts in ["tool_calls_search", "audit_events_search"] {
+            let sql = format!("INSERT INTO {fts} ({fts}, rank) VALUES ('merge', ?1)");
+            for _ in 0..MAX_TIDY_STEPS {
+                let conn = self.lock();
+                let before = conn.total_changes();
+                conn.prepare_cached(&sql)?.execute([TIDY_PAGES])?;
+                // The statement itself counts one: more is merge work.
+                let worked = conn.total_changes() - before > 1;
+                drop(conn);
+                if !worked {
+                    break;
+                }
+                steps += 1;
+                std::thread::sleep(PRUNE_PAUSE);
+            }
+        }
+        Ok(steps)
     }
 
     fn prune_batch(&self, sql: &str, before_ms: i64) -> StoreResult<usize> {

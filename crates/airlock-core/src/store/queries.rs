@@ -10,6 +10,7 @@ use super::history::{
     audit_row, elicitation_row, tool_call_row, AuditEvent, ElicitationRecord, HistoryPage,
     HistoryQuery, ToolCallRecord, TOOL_CALL_COLUMNS,
 };
+use super::search::{facet, outcome_facet, Ask, Index, Search as IndexSearch};
 use super::{Store, StoreResult, MAX_PAGE};
 use crate::lifecycle::ElicitationState;
 
@@ -105,7 +106,7 @@ fn search_of(term: Option<&str>) -> Option<Search> {
 }
 
 /// Escape LIKE wildcards so a search for `5%` means the text `5%`.
-fn like_pattern(text: &str) -> String {
+pub(super) fn like_pattern(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('%');
     for c in text.chars() {
@@ -120,13 +121,13 @@ fn like_pattern(text: &str) -> String {
 
 /// A WHERE clause under construction, with its arguments.
 #[derive(Default)]
-struct Filter {
-    sql: String,
-    args: Vec<Value>,
+pub(super) struct Filter {
+    pub(super) sql: String,
+    pub(super) args: Vec<Value>,
 }
 
 impl Filter {
-    fn push(&mut self, clause: &str, args: impl IntoIterator<Item = Value>) {
+    pub(super) fn push(&mut self, clause: &str, args: impl IntoIterator<Item = Value>) {
         self.sql.push_str(" AND ");
         self.sql.push_str(clause);
         self.args.extend(args);
@@ -225,24 +226,58 @@ impl ListQuery<'_> {
     }
 }
 
-fn history_list(q: &HistoryQuery) -> ListQuery<'static> {
+/// The filters of a tool-call list, on the table aliased `t`.
+fn call_filter(q: &HistoryQuery) -> Filter {
     let mut f = Filter::default();
     f.text("t.server_name = ?", q.server.as_deref());
     f.text("t.client = ?", q.client.as_deref());
     f.text("t.outcome = ?", q.outcome.map(|o| o.as_str()));
     f.int("t.started_at >= ?", q.since_ms);
     f.int("t.started_at < ?", q.until_ms);
+    f
+}
+
+/// The tool-call list without a search (searches: [`call_search`]).
+fn history_list(q: &HistoryQuery) -> ListQuery<'static> {
     ListQuery {
         table: "tool_calls",
         columns: TOOL_CALL_COLUMNS,
         time: "started_at",
-        fts: "tool_calls_fts",
-        like_columns: &["tool", "arguments_json", "result_json", "error"],
-        filter: f,
-        search: search_of(q.search.as_deref()),
+        fts: "",
+        like_columns: &[],
+        filter: call_filter(q),
+        search: None,
         before_id: q.before_id,
         limit: q.limit,
     }
+}
+
+const CALLS: Index = Index {
+    table: "tool_calls",
+    time: "started_at",
+    columns: TOOL_CALL_COLUMNS,
+    searched: &["tool", "arguments_json", "result_json", "error"],
+};
+
+/// A tool-call search, if `q` has a term.
+fn call_search(conn: &Connection, q: &HistoryQuery) -> StoreResult<Option<IndexSearch<'static>>> {
+    let Some(term) = q.search.as_deref().filter(|s| !s.is_empty()) else {
+        return Ok(None);
+    };
+    let mut facets = Vec::new();
+    facets.extend(q.outcome.map(|o| outcome_facet(o.as_str())));
+    facets.extend(q.server.as_deref().map(|s| facet('s', Some(s))));
+    facets.extend(q.client.as_deref().map(|c| facet('c', Some(c))));
+    let ask = Ask {
+        filter: call_filter(q),
+        facets,
+        since: q.since_ms,
+        until: q.until_ms,
+        before_id: q.before_id,
+        limit: q.limit,
+        term,
+    };
+    IndexSearch::new(conn, &CALLS, ask).map(Some)
 }
 
 fn elicitation_list(q: &ElicitationQuery) -> ListQuery<'static> {
@@ -264,28 +299,69 @@ fn elicitation_list(q: &ElicitationQuery) -> ListQuery<'static> {
     }
 }
 
-fn audit_list(q: &AuditQuery) -> ListQuery<'static> {
+/// The filters of the audit trail, on the table aliased `t`.
+fn audit_filter(q: &AuditQuery) -> Filter {
     let mut f = Filter::default();
     f.text("t.server_name = ?", q.server.as_deref());
     f.text("t.kind = ?", q.kind.as_deref());
-    f.text(
-        "json_extract(t.detail_json, '$.client') = ?",
-        q.client.as_deref(),
-    );
+    f.text("t.client = ?", q.client.as_deref());
+    f
+}
+
+const AUDIT_COLUMNS: &str = "t.id, t.at, t.server_name, t.kind, t.detail_json";
+
+/// The audit trail without a search (searches: [`audit_search`]).
+fn audit_list(q: &AuditQuery) -> ListQuery<'static> {
     ListQuery {
         table: "audit_events",
-        columns: "t.id, t.at, t.server_name, t.kind, t.detail_json",
+        columns: AUDIT_COLUMNS,
         time: "at",
         fts: "",
-        like_columns: &["server_name", "kind", "detail_json"],
-        filter: f,
-        // No full-text index: a LIKE over the rows in list order.
-        search: search_of(q.search.as_deref()).map(|s| Search {
-            trigrams: None,
-            ..s
-        }),
+        like_columns: &[],
+        filter: audit_filter(q),
+        search: None,
         before_id: q.before_id,
         limit: q.limit,
+    }
+}
+
+const AUDIT: Index = Index {
+    table: "audit_events",
+    time: "at",
+    columns: AUDIT_COLUMNS,
+    searched: &["server_name", "kind", "detail_json"],
+};
+
+/// An audit search, if `q` has a term.
+fn audit_search(conn: &Connection, q: &AuditQuery) -> StoreResult<Option<IndexSearch<'static>>> {
+    let Some(term) = q.search.as_deref().filter(|s| !s.is_empty()) else {
+        return Ok(None);
+    };
+    let mut facets = Vec::new();
+    facets.extend(q.server.as_deref().map(|s| facet('s', Some(s))));
+    facets.extend(q.kind.as_deref().map(|k| facet('k', Some(k))));
+    facets.extend(q.client.as_deref().map(|c| facet('c', Some(c))));
+    let ask = Ask {
+        filter: audit_filter(q),
+        facets,
+        since: None,
+        until: None,
+        before_id: q.before_id,
+        limit: q.limit,
+        term,
+    };
+    IndexSearch::new(conn, &AUDIT, ask).map(Some)
+}
+
+/// A page of `limit` from a search's rows (one more: there is a next page).
+fn paged<T>(mut items: Vec<T>, limit: u32, id: fn(&T) -> i64) -> (Vec<T>, Option<i64>) {
+    let limit = limit.clamp(1, MAX_PAGE) as usize;
+    if items.len() > limit {
+        items.truncate(limit);
+        let next = items.last().map(id);
+        (items, next)
+    } else {
+        (items, None)
     }
 }
 
@@ -327,6 +403,14 @@ impl Store {
     /// One page of tool calls, newest first.
     pub fn history(&self, q: &HistoryQuery) -> StoreResult<HistoryPage> {
         let conn = self.lock();
+        if let Some(search) = call_search(&conn, q)? {
+            let rows = search.run(&conn, tool_call_row, |c| (c.started_at, c.id))?;
+            let (calls, next_before_id) = paged(rows, q.limit, |c| c.id);
+            return Ok(HistoryPage {
+                calls,
+                next_before_id,
+            });
+        }
         let (calls, next_before_id) = run_list(
             &conn,
             history_list(q),
@@ -383,8 +467,13 @@ impl Store {
     /// One page of audit events, newest first.
     pub fn audit_page(&self, q: &AuditQuery) -> StoreResult<AuditPage> {
         let conn = self.lock();
-        let (events, next_before_id) =
-            run_list(&conn, audit_list(q), audit_row, |e: &AuditEvent| e.id)?;
+        let (events, next_before_id) = match audit_search(&conn, q)? {
+            Some(search) => {
+                let rows = search.run(&conn, audit_row, |e| (e.at, e.id))?;
+                paged(rows, q.limit, |e| e.id)
+            }
+            None => run_list(&conn, audit_list(q), audit_row, |e: &AuditEvent| e.id)?,
+        };
         Ok(AuditPage {
             events,
             next_before_id,
@@ -410,12 +499,20 @@ impl Store {
 
     /// `EXPLAIN QUERY PLAN` of [`Store::audit_page`] for `q`.
     pub fn explain_audit(&self, q: &AuditQuery) -> StoreResult<Vec<String>> {
-        explain(&self.lock(), audit_list(q))
+        let conn = self.lock();
+        if let Some(search) = audit_search(&conn, q)? {
+            return search.explain(&conn);
+        }
+        explain(&conn, audit_list(q))
     }
 
     /// `EXPLAIN QUERY PLAN` of [`Store::history`] for `q` (one line per step).
     pub fn explain_history(&self, q: &HistoryQuery) -> StoreResult<Vec<String>> {
-        explain(&self.lock(), history_list(q))
+        let conn = self.lock();
+        if let Some(search) = call_search(&conn, q)? {
+            return search.explain(&conn);
+        }
+        explain(&conn, history_list(q))
     }
 
     /// `EXPLAIN QUERY PLAN` of [`Store::elicitation_page`] for `q`.

@@ -172,6 +172,8 @@ fn time_of(rng: &mut Rng, now: i64, i: usize, n: usize) -> i64 {
 /// transaction each), `rows / 10` elicitations and `rows / 5` audit events.
 /// Returns seconds spent on each kind.
 pub fn fill(store: &Store, conn: &Connection, rows: usize, now: i64) -> Result<[f64; 3], String> {
+    // The audit events go in through `conn`: their index's triggers call these.
+    airlock_core::store::register_functions(conn).map_err(|e| e.to_string())?;
     let mut rng = Rng::new(0x5eed);
     let t = Instant::now();
     let mut batch = Vec::with_capacity(5000);
@@ -223,8 +225,11 @@ pub fn fill(store: &Store, conn: &Connection, rows: usize, now: i64) -> Result<[
     in_batches(conn, n, |tx, i| {
         let server = SERVERS[rng.below(SERVERS.len())].0;
         let kind = ["elicitation", "consent", "opened", "connect"][rng.below(4)];
-        let detail =
+        let mut detail =
             serde_json::json!({"record_id": i, "state": "completed", "reason": words(&mut rng, 4)});
+        if let Some(client) = rng.weighted(&CLIENTS) {
+            detail["client"] = client.into();
+        }
         tx.execute(
             "INSERT INTO audit_events (at, server_name, kind, detail_json) VALUES (?1, ?2, ?3, ?4)",
             params![

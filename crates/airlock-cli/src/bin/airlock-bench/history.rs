@@ -7,218 +7,12 @@
 use std::path::Path;
 use std::time::Instant;
 
-use airlock_core::lifecycle::ElicitationState;
-use airlock_core::store::{
-    create_at_version, now_ms, AuditQuery, ElicitationQuery, HistoryQuery, Store, ToolCallOutcome,
-};
+use airlock_core::store::{create_at_version, now_ms, HistoryQuery, Store};
 use rusqlite::{params_from_iter, types::Value, Connection};
 
-use crate::gen::{self, word, NO_MATCH, SPAN_MS};
-use crate::old;
-use crate::{arg, percentile};
-
-const PAGE: u32 = 50;
-const DAY: i64 = 86_400_000;
-
-/// One list the window or the CLI can ask for.
-enum Case {
-    Calls(HistoryQuery),
-    Elicitations(ElicitationQuery),
-    Audit(AuditQuery),
-}
-
-fn calls(f: impl FnOnce(&mut HistoryQuery)) -> Case {
-    let mut q = HistoryQuery {
-        limit: PAGE,
-        ..Default::default()
-    };
-    f(&mut q);
-    Case::Calls(q)
-}
-
-fn elicitations(f: impl FnOnce(&mut ElicitationQuery)) -> Case {
-    let mut q = ElicitationQuery {
-        limit: PAGE,
-        ..Default::default()
-    };
-    f(&mut q);
-    Case::Elicitations(q)
-}
-
-fn cases(now: i64) -> Vec<(String, Case)> {
-    let s = |t: &str| Some(t.to_owned());
-    let common = word(0);
-    let nomatch_common = format!("{}{}", word(0), word(1));
-    vec![
-        ("first page".into(), calls(|_| ())),
-        ("server git".into(), calls(|q| q.server = s("git"))),
-        (
-            "server stripe (3%)".into(),
-            calls(|q| q.server = s("stripe")),
-        ),
-        (
-            "outcome failed".into(),
-            calls(|q| q.outcome = Some(ToolCallOutcome::Failed)),
-        ),
-        ("client cursor".into(), calls(|q| q.client = s("cursor"))),
-        ("last 24 h".into(), calls(|q| q.since_ms = Some(now - DAY))),
-        (
-            "a week, a month ago".into(),
-            calls(|q| {
-                q.since_ms = Some(now - 37 * DAY);
-                q.until_ms = Some(now - 30 * DAY);
-            }),
-        ),
-        (
-            "older than 60 days".into(),
-            calls(|q| q.until_ms = Some(now - 60 * DAY)),
-        ),
-        (
-            "server git + failed".into(),
-            calls(|q| {
-                q.server = s("git");
-                q.outcome = Some(ToolCallOutcome::Failed);
-            }),
-        ),
-        (
-            "client cursor + stripe".into(),
-            calls(|q| {
-                q.client = s("cursor");
-                q.server = s("stripe");
-            }),
-        ),
-        (
-            format!("search common '{common}'"),
-            calls(|q| q.search = s(&common)),
-        ),
-        (
-            format!("search rare '{}'", word(3999)),
-            calls(|q| q.search = s(&word(3999))),
-        ),
-        (
-            "search 'timed out' (error)".into(),
-            calls(|q| q.search = s("timed out")),
-        ),
-        (
-            format!("search no match '{NO_MATCH}'"),
-            calls(|q| q.search = s(NO_MATCH)),
-        ),
-        (
-            format!("search no match, common trigrams '{nomatch_common}'"),
-            calls(|q| q.search = s(&nomatch_common)),
-        ),
-        (
-            "search 2 chars 'qz' (scan)".into(),
-            calls(|q| q.search = s("qz")),
-        ),
-        (
-            "search common + server git".into(),
-            calls(|q| {
-                q.search = s(&common);
-                q.server = s("git");
-            }),
-        ),
-        (
-            "search rare + failed".into(),
-            calls(|q| {
-                q.search = s(&word(3999));
-                q.outcome = Some(ToolCallOutcome::Failed);
-            }),
-        ),
-        (
-            "search common + client vscode + week".into(),
-            calls(|q| {
-                q.search = s(&common);
-                q.client = s("vscode");
-                q.since_ms = Some(now - 7 * DAY);
-            }),
-        ),
-        (
-            "search no match + server git".into(),
-            calls(|q| {
-                q.search = s(NO_MATCH);
-                q.server = s("git");
-            }),
-        ),
-    ]
-}
-
-fn audit(f: impl FnOnce(&mut AuditQuery)) -> Case {
-    let mut q = AuditQuery {
-        limit: 100,
-        ..Default::default()
-    };
-    f(&mut q);
-    Case::Audit(q)
-}
-
-/// The audit trail: before, the window read the newest 500 events (of one
-/// server at most) and filtered those in memory; now one page of 100 with
-/// every filter in SQL.
-fn audit_cases() -> Vec<(String, Case)> {
-    let s = |t: &str| Some(t.to_owned());
-    vec![
-        ("audit first page".into(), audit(|_| ())),
-        ("audit server git".into(), audit(|q| q.server = s("git"))),
-        (
-            "audit kind connect".into(),
-            audit(|q| q.kind = s("connect")),
-        ),
-        (
-            format!("audit search '{}'", word(0)),
-            audit(|q| q.search = s(&word(0))),
-        ),
-        (
-            format!("audit search no match '{NO_MATCH}'"),
-            audit(|q| q.search = s(NO_MATCH)),
-        ),
-    ]
-}
-
-fn elicitation_cases(now: i64) -> Vec<(String, Case)> {
-    let s = |t: &str| Some(t.to_owned());
-    vec![
-        ("elicitations first page".into(), elicitations(|_| ())),
-        (
-            "elicitations server git".into(),
-            elicitations(|q| q.server = s("git")),
-        ),
-        (
-            "elicitations state declined".into(),
-            elicitations(|q| q.state = Some(ElicitationState::Declined)),
-        ),
-        (
-            "elicitations month ago".into(),
-            elicitations(|q| {
-                q.since_ms = Some(now - 37 * DAY);
-                q.until_ms = Some(now - 30 * DAY);
-            }),
-        ),
-        (
-            "elicitations search domain 'stripe.com'".into(),
-            elicitations(|q| q.search = s("stripe.com")),
-        ),
-        (
-            "elicitations search message 'invoice 4242'".into(),
-            elicitations(|q| q.search = s("invoice 4242")),
-        ),
-        (
-            "elicitations search URL 'login.microsoftonline'".into(),
-            elicitations(|q| q.search = s("login.microsoftonline")),
-        ),
-        (
-            "elicitations search no match 'paypal'".into(),
-            elicitations(|q| q.search = s("paypal")),
-        ),
-        (
-            "elicitations search 'atlassian' + declined".into(),
-            elicitations(|q| {
-                q.search = s("atlassian");
-                q.state = Some(ElicitationState::Declined);
-            }),
-        ),
-    ]
-}
+use crate::cases::{audit_cases, cases, elicitation_cases, Case, PAGE};
+use crate::gen::{self, SPAN_MS};
+use crate::{arg, old, percentile, v13};
 
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
@@ -330,71 +124,168 @@ fn bench(dir: &Path, rows: usize, reps: usize) -> Result<(), String> {
     let old_path = dir.join("schema7.sqlite3");
     let old_conn = create_at_version(&old_path, 7).map_err(|x| e(&x))?;
     old::copy_rows(&old_conn, &new_path)?;
+    let v13_conn = upgrades(dir, &old_path)?;
+    // What the app does after pruning at start: merge the search indexes'
+    // segments (each token a search asks costs a look in each segment).
+    let t = Instant::now();
+    let steps = store.tidy_search().map_err(|x| e(&x))?;
     println!(
-        "database size: {:.0} MB with FTS and indexes; {:.0} MB at schema 7 (same rows)",
+        "tidy of the search indexes (after pruning at start): {steps} merges of {} pages, {:.1} s",
+        airlock_core::store::TIDY_PAGES,
+        t.elapsed().as_secs_f64()
+    );
+    println!(
+        "database size: {:.0} MB now; {:.0} MB at schema 13; {:.0} MB at schema 7 (same rows)",
         file_mb(&new_path),
+        file_mb(&dir.join("schema13.sqlite3")),
         file_mb(&old_path)
     );
-    migrate_copy(dir, &old_path)?;
     let mut list = cases(now);
     list.extend(elicitation_cases(now));
     list.extend(audit_cases());
     pages(&store, &old_conn, rows, reps)?;
+    search_pages(&store, &v13_conn, reps)?;
     println!(
-        "\n{:<52}{:>9}{:>9}{:>9}{:>9}{:>8}{:>7}",
-        "query (page of 50)", "old p50", "old p99", "new p50", "new p99", "rows", "old"
+        "\n{:<46}{:>17}{:>17}{:>17}{:>6}{:>6}{:>6}",
+        "query (page of 50), p50 / p99 ms", "schema 7", "schema 13", "now", "rows", "7", "13"
     );
     let mut plans = Vec::new();
     for (name, case) in &list {
-        let sql = match case {
-            Case::Calls(q) => old::history_sql(q),
-            Case::Elicitations(q) => old::elicitations_sql(q),
-            Case::Audit(q) => old::audit_sql(q),
+        let (sql, sql13) = match case {
+            Case::Calls(q) => (old::history_sql(q), Some(v13::history_sql(q))),
+            Case::Elicitations(q) => (old::elicitations_sql(q), None),
+            Case::Audit(q) => (old::audit_sql(q), Some(v13::audit_sql(q))),
         };
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        let (mut n_old, mut n_new) = (0, 0);
+        let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut n_old, mut n_new, mut n13) = (0, 0, None);
         for _ in 0..reps {
             let t = Instant::now();
             n_old = run_old(&old_conn, &sql)?;
             a.push(ms(t));
+            if let Some(sql13) = &sql13 {
+                let t = Instant::now();
+                n13 = Some(run_old(&v13_conn, sql13)?);
+                c.push(ms(t));
+            }
             let t = Instant::now();
             n_new = run_new(&store, case)?;
             b.push(ms(t));
         }
-        let ((a50, a99), (b50, b99)) = (stats(&mut a), stats(&mut b));
-        println!("{name:<52}{a50:>9.2}{a99:>9.2}{b50:>9.2}{b99:>9.2}{n_new:>8}{n_old:>7}");
+        let n13 = n13.map_or("-".to_owned(), |n| n.to_string());
+        println!(
+            "{name:<46}{:>17}{:>17}{:>17}{n_new:>6}{n_old:>6}{n13:>6}",
+            p50_p99(&mut a),
+            p50_p99(&mut c),
+            p50_p99(&mut b)
+        );
         plans.push((
             name.clone(),
             plan_old(&old_conn, &sql),
+            sql13.map(|s| plan_old(&v13_conn, &s)),
             plan_new(&store, case),
         ));
     }
-    println!("\nEXPLAIN QUERY PLAN (old | new)");
-    for (name, old_plan, new_plan) in plans {
-        println!(
-            "{name}\n  old: {}\n  new: {}",
-            old_plan.join(" / "),
-            new_plan.join(" / ")
-        );
+    println!("\nEXPLAIN QUERY PLAN (schema 7 | schema 13 | now)");
+    for (name, old_plan, plan13, new_plan) in plans {
+        println!("{name}\n  7:   {}", old_plan.join(" / "));
+        if let Some(p) = plan13 {
+            println!("  13:  {}", p.join(" / "));
+        }
+        println!("  now: {}", new_plan.join(" / "));
     }
     drop(old_conn);
+    drop(v13_conn);
     prune(&store, now)
 }
 
-/// Migrating a copy of the schema-7 file (the FTS backfill of every row).
-fn migrate_copy(dir: &Path, old_path: &Path) -> Result<(), String> {
-    let copy = dir.join("migrate").join("airlock.sqlite3");
-    std::fs::create_dir_all(dir.join("migrate")).map_err(|e| e.to_string())?;
-    std::fs::copy(old_path, &copy).map_err(|e| e.to_string())?;
+/// "p50 / p99" of the timings, "-" when there are none.
+fn p50_p99(v: &mut [f64]) -> String {
+    if v.is_empty() {
+        return "-".to_owned();
+    }
+    let (p50, p99) = stats(v);
+    format!("{p50:.2} / {p99:.2}")
+}
+
+/// Upgrades of copies of the schema-7 file: to schema 13 (kept, for the
+/// queries of schema 13), then that to the latest (the search backfill of
+/// migration 0014: what an upgrade costs a database of this size).
+fn upgrades(dir: &Path, old_path: &Path) -> Result<Connection, String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let path13 = dir.join("schema13.sqlite3");
+    std::fs::copy(old_path, &path13).map_err(|x| e(&x))?;
     let t = Instant::now();
-    let migrated = Store::open(&copy).map_err(|e| e.to_string())?;
+    let conn13 = v13::upgrade(&path13)?;
+    conn13
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+        .map_err(|x| e(&x))?;
+    let to13 = t.elapsed().as_secs_f64();
+    let copy = dir.join("migrate").join("airlock.sqlite3");
+    std::fs::create_dir_all(dir.join("migrate")).map_err(|x| e(&x))?;
+    std::fs::copy(&path13, &copy).map_err(|x| e(&x))?;
+    let t = Instant::now();
+    let migrated = Store::open(&copy).map_err(|x| e(&x))?;
     println!(
-        "upgrade of the schema-7 copy to schema {} (indexes + FTS backfill): {:.1} s",
-        migrated.schema_version().map_err(|e| e.to_string())?,
+        "upgrade of a schema-7 copy to schema 13 (indexes + tool_calls_fts backfill): {to13:.1} s; of that to schema {} (tool_calls_search backfill): {:.1} s",
+        migrated.schema_version().map_err(|x| e(&x))?,
         t.elapsed().as_secs_f64()
     );
     drop(migrated);
     let _ = std::fs::remove_dir_all(dir.join("migrate"));
+    Ok(conn13)
+}
+
+/// Keyset pages of searches from the top, schema 13 and now alternated.
+fn search_pages(store: &Store, v13_conn: &Connection, reps: usize) -> Result<(), String> {
+    let e = |e: rusqlite::Error| e.to_string();
+    for term in [crate::gen::word(0), "ka".to_owned()] {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let (mut before13, mut before) = (None, None);
+        for _ in 0..reps.max(100) {
+            let q = |before| HistoryQuery {
+                limit: PAGE,
+                before_id: before,
+                search: Some(term.clone()),
+                ..Default::default()
+            };
+            let t = Instant::now();
+            let (mut sql, args) = v13::history_sql(&q(None));
+            if let Some(b) = before13 {
+                // Schema 13 paged its indexed searches by id alone, its
+                // scans by start time and id.
+                let at: i64 = v13_conn
+                    .query_row(
+                        "SELECT started_at FROM tool_calls WHERE id = ?1",
+                        [b],
+                        |r| r.get(0),
+                    )
+                    .map_err(e)?;
+                let keyset = if term.chars().count() < 3 {
+                    format!(" AND t.started_at <= {at} AND (t.started_at < {at} OR t.id < {b})")
+                } else {
+                    format!(" AND t.id < {b}")
+                };
+                sql = sql.replace(" ORDER BY", &format!("{keyset} ORDER BY"));
+            }
+            let mut stmt = v13_conn.prepare(&sql).map_err(e)?;
+            let ids: Vec<i64> = stmt
+                .query_map(params_from_iter(args), |r| r.get(0))
+                .map_err(e)?
+                .collect::<Result<_, _>>()
+                .map_err(e)?;
+            a.push(ms(t));
+            before13 = ids.get(PAGE as usize - 1).copied();
+            let t = Instant::now();
+            let page = store.history(&q(before)).map_err(|x| x.to_string())?;
+            b.push(ms(t));
+            before = page.next_before_id;
+        }
+        let ((a50, a99), (b50, b99)) = (stats(&mut a), stats(&mut b));
+        println!(
+            "keyset pages of {PAGE} of search '{term}' ({} pages): schema 13 p50 {a50:.2} p99 {a99:.2} ms | now p50 {b50:.2} p99 {b99:.2} ms",
+            a.len()
+        );
+    }
     Ok(())
 }
 

@@ -20,11 +20,13 @@
 
 mod activity;
 mod calls;
+mod cases;
 mod gen;
 mod history;
 mod old;
 mod relay;
 mod stages;
+mod v13;
 
 pub(crate) fn arg(args: &[String], name: &str) -> Option<String> {
     args.iter()
