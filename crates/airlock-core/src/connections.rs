@@ -271,6 +271,11 @@ impl Airlock {
         interactive: bool,
         client: Option<&str>,
     ) -> CoreResult<ConnectionReport> {
+        // Callers racing to connect the same server (the window, an app
+        // through the gateway, start-up) share one connect: the later ones
+        // wait here and find the session the first one installed.
+        let gate = self.connect_gate(name);
+        let _one_at_a_time = gate.lock().await;
         let def = self.get_server(name)?;
         if def.paused {
             self.set_status(name, ConnStatus::Paused);
@@ -302,7 +307,15 @@ impl Airlock {
                     protocol_version: session.info.protocol_version.clone(),
                 };
                 let info = session.info.clone();
-                self.install(name, generation, session.clone(), status.clone());
+                if !self.install(name, generation, session.clone(), status.clone()) {
+                    // Disconnected (or paused) while it connected.
+                    let _ =
+                        self.store
+                            .connection_updated(conn_row, "disconnected", None, None, None);
+                    return Err(CoreError::NotConnected {
+                        server: name.to_owned(),
+                    });
+                }
                 let me = self.clone();
                 let name = name.to_owned();
                 tokio::spawn(
@@ -321,16 +334,42 @@ impl Airlock {
         }
     }
 
-    fn install(&self, name: &str, generation: u64, session: Arc<Session>, status: ConnStatus) {
-        {
+    /// Make `session` the server's live session if no connect or disconnect
+    /// came since `generation`; else close it (nobody may keep a server
+    /// process nobody tracks) and leave the status alone. True if installed.
+    fn install(
+        &self,
+        name: &str,
+        generation: u64,
+        session: Arc<Session>,
+        status: ConnStatus,
+    ) -> bool {
+        let current = {
             let mut managed = self.managed.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(m) = managed.get_mut(name) {
-                if m.generation == generation {
-                    m.session = Some(session);
+            match managed.get_mut(name) {
+                Some(m) if m.generation == generation => {
+                    m.session = Some(session.clone());
+                    true
                 }
+                _ => false,
             }
+        };
+        if current {
+            self.set_status(name, status);
+        } else {
+            session.close();
         }
-        self.set_status(name, status);
+        current
+    }
+
+    /// The lock that keeps connects of `name` one at a time.
+    fn connect_gate(&self, name: &str) -> Arc<tokio::sync::Mutex<()>> {
+        self.connect_gates
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(name.to_owned())
+            .or_default()
+            .clone()
     }
 
     fn current_generation(&self, name: &str) -> Option<u64> {
@@ -429,13 +468,24 @@ impl Airlock {
             if self.current_generation(name) != Some(generation) {
                 return None;
             }
+            // Not alongside a connect the user (or an app) started.
+            let gate = self.connect_gate(name);
+            let _one_at_a_time = gate.lock().await;
+            if self.current_generation(name) != Some(generation) {
+                return None;
+            }
             let def = self.get_server(name).ok()?;
             match self.open_session(&def, false, None).await {
                 Ok((s, row)) => {
                     let status = ConnStatus::Ready {
                         protocol_version: s.info.protocol_version.clone(),
                     };
-                    self.install(name, generation, s.clone(), status);
+                    if !self.install(name, generation, s.clone(), status) {
+                        let _ =
+                            self.store
+                                .connection_updated(row, "disconnected", None, None, None);
+                        return None;
+                    }
                     return Some((s, row));
                 }
                 // Reconnects never start a sign-in on their own: the

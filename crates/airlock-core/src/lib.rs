@@ -144,6 +144,9 @@ pub struct Airlock {
     app_requests: Option<Arc<dyn forward::AppRequests>>,
     data_dir: PathBuf,
     managed: Mutex<HashMap<String, Managed>>,
+    /// One connect at a time per server: a second caller waits for the
+    /// first and uses its session instead of starting another process.
+    connect_gates: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Sign-ins in progress, by server: cancel them with `cancel_sign_in`.
     sign_ins: Mutex<HashMap<String, (u64, tokio_util::sync::CancellationToken)>>,
     /// What the keychain says about each server's OAuth state, read once
@@ -189,6 +192,7 @@ impl Airlock {
             app_requests: opts.app_requests,
             data_dir: opts.data_dir,
             managed: Mutex::new(HashMap::new()),
+            connect_gates: Mutex::new(HashMap::new()),
             sign_ins: Mutex::new(HashMap::new()),
             oauth_summaries: Mutex::new(HashMap::new()),
             next_sign_in: std::sync::atomic::AtomicU64::new(1),

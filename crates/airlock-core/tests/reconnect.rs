@@ -201,3 +201,129 @@ async fn a_server_that_drops_at_once_is_not_respawned_forever() {
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(count(), at_give_up, "started again after giving up");
 }
+
+/// A stdio server whose every start appends its pid to `spawns`.
+fn counted_server(core: &Airlock, name: &str, spawns: &std::path::Path) {
+    let env = [("AIRLOCK_PEER_SPAWN_LOG", spawns.to_str().unwrap())]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), airlock_core::servers::InputValue::plain(v)))
+        .collect();
+    core.add_server(&ServerInput {
+        name: name.into(),
+        options: Default::default(),
+        transport: Transport::Stdio {
+            command: peers().join(".venv/bin/python").display().to_string(),
+            args: vec![
+                peers().join("py_server.py").display().to_string(),
+                "stdio".into(),
+            ],
+            env,
+            cwd: None,
+        },
+    })
+    .unwrap();
+}
+
+fn pids(spawns: &std::path::Path) -> Vec<u32> {
+    std::fs::read_to_string(spawns)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+/// Alive and not a zombie.
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit(')')
+                .next()
+                .map(|rest| rest.trim_start().to_owned())
+        })
+        .is_some_and(|rest| !rest.starts_with('Z') && !rest.starts_with('X'))
+}
+
+/// The window, an app through the gateway and start-up all ask for the same
+/// server at once: one process starts, every caller gets its session, and
+/// the status is never "ready" without a session behind it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn racing_connects_share_one_server_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let spawns = dir.path().join("spawns.log");
+    let core = Airlock::open(AirlockOptions::new(
+        dir.path().join("data"),
+        Arc::new(FixedConsent(ConsentDecision::Decline)),
+        Arc::new(PrintOpener { print: false }),
+    ))
+    .unwrap();
+    counted_server(&core, "py", &spawns);
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..8 {
+        let core = core.clone();
+        tasks.spawn(async move {
+            match i % 4 {
+                0 => core.connect("py").await.map(|_| ()),
+                1 => core.connect_in_background("py").await.map(|_| ()),
+                2 => core.session("py").await.map(|_| ()),
+                _ => core.list_tools("py").await.map(|_| ()),
+            }
+        });
+    }
+    while let Some(done) = tasks.join_next().await {
+        done.unwrap().expect("every caller is served");
+    }
+    let started = pids(&spawns);
+    assert_eq!(
+        started.len(),
+        1,
+        "one server process for all callers: {started:?}"
+    );
+    assert!(matches!(core.status("py"), ConnStatus::Ready { .. }));
+    let tools = core.list_tools("py").await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "echo"));
+    assert_eq!(pids(&spawns).len(), 1, "still one after more calls");
+}
+
+/// Disconnect while a connect is under way: the process it started is
+/// stopped, the status stays disconnected, and the connect says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_disconnect_during_a_connect_leaves_no_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let spawns = dir.path().join("spawns.log");
+    let core = Airlock::open(AirlockOptions::new(
+        dir.path().join("data"),
+        Arc::new(FixedConsent(ConsentDecision::Decline)),
+        Arc::new(PrintOpener { print: false }),
+    ))
+    .unwrap();
+    counted_server(&core, "py", &spawns);
+    let connecting = {
+        let core = core.clone();
+        tokio::spawn(async move { core.connect("py").await })
+    };
+    // The process started: the handshake is under way (or just done).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while pids(&spawns).is_empty() {
+        assert!(Instant::now() < deadline, "the server never started");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    core.disconnect("py");
+    let outcome = connecting.await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while pids(&spawns).iter().any(|p| running(*p)) {
+        assert!(
+            Instant::now() < deadline,
+            "a server process outlived its disconnect ({outcome:?})"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        matches!(core.status("py"), ConnStatus::Disconnected),
+        "{:?}",
+        core.status("py")
+    );
+    if let Err(e) = outcome {
+        assert!(e.to_string().contains("not connected"), "{e}");
+    }
+}

@@ -352,7 +352,17 @@ export class App {
   }
 
   async waitExists(testid, timeout = 15000) {
-    await waitFor(`[data-testid="${testid}"]`, () => this.exists(testid), { timeout });
+    try {
+      await waitFor(`[data-testid="${testid}"]`, () => this.exists(testid), { timeout });
+    } catch (e) {
+      // Say what the window showed instead: a screenshot and the page's text.
+      try { await this.shot(`missing-${testid}`); } catch { /* no screenshot */ }
+      try {
+        const shown = await this.b.execute(() => document.querySelector('main')?.innerText ?? document.body.innerText);
+        e.message += `; the page showed: ${JSON.stringify(String(shown).slice(0, 600))}`;
+      } catch { /* the page is gone */ }
+      throw e;
+    }
     return this.$(testid);
   }
 

@@ -90,7 +90,12 @@ export async function waitServerState(app, name, state = 'ready', timeout = 3000
 export async function openTool(app, server, tool) {
   await goTo(app, 'servers');
   await app.click(`details-${server}`);
-  await app.click(`tool-${tool}`, 30000);
+  try {
+    await app.click(`tool-${tool}`, 30000);
+  } catch (e) {
+    try { e.message += `; log of ${server}: ${app.cli('logs', server).split('\n').slice(-60).join(' | ')}`; } catch { /* the CLI failed too */ }
+    throw e;
+  }
   await app.waitExists('tool-runner');
   await app.waitExists('run-tool');
 }
