@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Desktop benchmark: cold start of the built app until its main window is
-# mapped (a proxy for the first interactive frame: WebKit paints the embedded
-# page within a few frames of mapping), and idle memory (PSS of the app and
-# all its WebKit processes together) 5 s later, with the demo server
-# connected. Medians over N runs (default 5), under Xvfb inside a private
+# mapped and until the frame after the one that drew the server list (the
+# servers page tells the shell, which prints the wall clock of that frame:
+# src-tauri/src/startup.rs), and idle memory (PSS of the app and all its
+# WebKit processes together) 5 s later, with the demo server connected. Medians over N runs (default 5), under Xvfb inside a private
 # D-Bus session.
 #
 #   bash scripts/bench-desktop.sh [--runs N] [--debug | --installed]
@@ -139,14 +139,14 @@ pss_tree() { # PSS in kB of a process and all its descendants
 }
 # Each round runs Airlock as shipped, then the same binary with WebKit's GPU
 # compositing on (stock Tauri; WEBKIT_DISABLE_COMPOSITING_MODE=0) as the peer.
-declare -A starts mems
+declare -A starts mems datas
 for i in $(seq "$runs"); do
   for variant in airlock stock; do
     data=$(mktemp -d); home=$(mktemp -d)
     env_extra=(); [[ $variant == stock ]] && env_extra=(WEBKIT_DISABLE_COMPOSITING_MODE=0)
     [[ -z $demo ]] || /usr/bin/airlock --data-dir "$data" servers add demo --command "$demo" >/dev/null
     t0=$(date +%s%N)
-    env "${env_extra[@]}" HOME="$home" AIRLOCK_DATA_DIR="$data" "$app" >/dev/null 2>&1 &
+    env "${env_extra[@]}" HOME="$home" AIRLOCK_DATA_DIR="$data" "$app" >/dev/null 2>"$home/stderr" &
     pid=$!
     # The demo server is configured and connected on first run.
     for _ in $(seq 600); do
@@ -156,12 +156,17 @@ for i in $(seq "$runs"); do
     t1=$(date +%s%N)
     sleep 5
     mem=$(pss_tree "$pid")
+    # The servers page tells the shell when the list is on screen
+    # (src-tauri/src/startup.rs prints the wall clock of that frame).
+    painted=$(sed -n 's/.*the window showed its data .* (unix ms \([0-9]*\)).*/\1/p' "$home/stderr" | head -1)
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
     rm -rf "$data" "$home"
     starts[$variant]+="$(( (t1 - t0) / 1000000 )) "
     mems[$variant]+="$(( mem / 1024 )) "
-    echo "run $i $variant: window mapped after $(( (t1 - t0) / 1000000 )) ms, idle PSS $(( mem / 1024 )) MB" >&2
+    data_ms=none; [[ -n $painted ]] && data_ms=$(( painted - t0 / 1000000 ))
+    datas[$variant]+="$data_ms "
+    echo "run $i $variant: window mapped after $(( (t1 - t0) / 1000000 )) ms, server list painted after $data_ms ms, idle PSS $(( mem / 1024 )) MB" >&2
   done
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
@@ -169,7 +174,7 @@ echo "airlock-desktop ($([[ $profile == installed ]] && echo "installed from the
 for variant in airlock stock; do
   label=$([[ $variant == airlock ]] && echo "as shipped (compositing off)" || echo "peer: compositing on (stock)")
   # shellcheck disable=SC2086
-  echo "  $label: start to mapped window median $(median ${starts[$variant]}) ms; idle PSS median $(median ${mems[$variant]}) MB (runs: ${mems[$variant]})"
+  echo "  $label: start to mapped window median $(median ${starts[$variant]}) ms; to the server list painted median $(median ${datas[$variant]}) ms (runs: ${datas[$variant]}); idle PSS median $(median ${mems[$variant]}) MB (runs: ${mems[$variant]})"
 done
 # shellcheck disable=SC2086
 awk -v a="$(median ${mems[airlock]})" -v b="$(median ${mems[stock]})" 'BEGIN {printf "  memory ratio as shipped / stock: %.2f\n", a / b}'

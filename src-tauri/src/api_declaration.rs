@@ -90,6 +90,9 @@ desktop_api! {
         sync fn autostart() -> bool;
         /// Start Airlock at login (or not); the new state.
         sync fn set_autostart(enabled: bool) -> bool;
+        /// The window drew its first data (the server list): the shell prints
+        /// how long after start, once; the milliseconds (0 after the first).
+        sync fn startup_painted() -> u32;
     }
     core_plugins {
         // `listen` / `unlisten` from @tauri-apps/api/event.

@@ -29,8 +29,10 @@ pub use crate::client_apps::{apply_app, client_apps, plan_app};
 pub use crate::clients_page::{
     activity, autostart, clients, set_autostart, set_client_paused, set_client_profile,
 };
+// The window's first paint (issue 15's start benchmark).
 use crate::inbox::{Inbox, PendingKind, PendingView};
 use crate::settings::Settings;
+pub use crate::startup::startup_painted;
 
 pub struct AppState {
     pub core: Arc<Airlock>,

@@ -12,6 +12,7 @@ mod inbox;
 mod native_dialog;
 mod presenter;
 mod settings;
+mod startup;
 mod tray;
 
 use std::path::PathBuf;
@@ -48,6 +49,7 @@ const GATEWAY_RETRY: Duration = Duration::from_secs(10);
 const HIDDEN_ARG: &str = "--hidden";
 
 fn main() {
+    startup::mark_start();
     // Airlock's own page is light: WebKit's GPU compositing costs about 70 MB
     // of memory here for nothing (measured by scripts/bench-desktop.sh). A user
     // who sets the variable keeps their choice.
@@ -90,14 +92,19 @@ fn main() {
             app.manage(state.0);
             app.manage(state.1);
             tray::build(&handle)?;
-            // Started at login (`--hidden`): straight to the tray.
+            // Started at login (`--hidden`): straight to the tray (the
+            // window is created hidden). Otherwise it shows once its page
+            // has loaded, or after a few seconds whatever the page does.
             if std::env::args().any(|a| a == HIDDEN_ARG) {
-                if let Some(w) = handle.get_webview_window("main") {
-                    let _ = w.hide();
-                }
+                startup::stay_hidden();
+            } else {
+                startup::show_anyway_after(&handle, startup::SHOW_AT_THE_LATEST);
             }
             Ok(())
         })
+        // The window is created hidden and shown once its page has loaded
+        // (src-tauri/src/startup.rs).
+        .on_page_load(startup::show_when_loaded)
         .on_window_event(|window, event| {
             if let WindowEvent::CloseRequested { api, .. } = event {
                 let keep = window

@@ -157,6 +157,11 @@ export function appInfo(): Promise<AppInfo> {
   return call("app_info");
 }
 
+/** The window drew its first data; the shell prints how long after start. */
+export function startupPainted(): Promise<number> {
+  return call("startup_painted");
+}
+
 export function getSettings(): Promise<Settings> {
   return call("get_settings");
 }

@@ -156,6 +156,11 @@ export type Commands = {
    * Start Airlock at login (or not); the new state.
    */
   set_autostart: { args: { enabled: boolean }; result: boolean };
+  /**
+   * The window drew its first data (the server list): the shell prints
+   * how long after start, once; the milliseconds (0 after the first).
+   */
+  startup_painted: { args: Record<string, never>; result: number };
 };
 
 /** Every event the desktop shell emits, by name: its payload. */
