@@ -20,8 +20,8 @@ const SECONDS = argSeconds > 0 ? Number(process.argv[argSeconds + 1]) : 60;
 const HEADINGS = { servers: 'Servers', elicitations: 'Elicitations', history: 'History', settings: 'Settings' };
 const CYCLE = ['elicitations', 'history', 'servers', 'elicitations', 'settings', 'servers'];
 
-/** PSS (MB) of the desktop app and every process under it. */
-function pssMb(app) {
+/** PSS (MB) of the desktop app and every process under it, by process name. */
+function pssByProcess(app) {
   const root = descendants(app.driver.pid).find((p) => {
     try {
       return fs.readlinkSync(`/proc/${p}/exe`) === BIN.desktop;
@@ -29,16 +29,25 @@ function pssMb(app) {
       return false;
     }
   });
-  if (root === undefined) return NaN;
-  let kb = 0;
+  const by = {};
+  if (root === undefined) return by;
   for (const p of [root, ...descendants(root)]) {
     try {
       const m = fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8').match(/^Pss:\s+(\d+)/m);
-      if (m) kb += Number(m[1]);
+      const name = fs.readFileSync(`/proc/${p}/comm`, 'utf8').trim();
+      if (m) by[name] = (by[name] ?? 0) + Number(m[1]) / 1024;
     } catch { /* exited */ }
   }
-  return kb / 1024;
+  return by;
 }
+
+/** PSS (MB) of the desktop app and every process under it. */
+function pssMb(app) {
+  const by = Object.values(pssByProcess(app));
+  return by.length ? by.reduce((a, b) => a + b, 0) : NaN;
+}
+
+const perProcess = (app) => Object.entries(pssByProcess(app)).map(([n, mb]) => `${n} ${Math.round(mb)}`).join(', ');
 
 /** Click a sidebar entry; ms until its page's heading is in the DOM and a frame went by. */
 async function clickToRender(app, page) {
@@ -85,6 +94,7 @@ try {
   const before = [];
   await phase(app, 10_000, before);
   const memBefore = Math.round(pssMb(app));
+  const splitBefore = perProcess(app);
 
   await openTool(app, 'hostile', 'flood');
   await runTool(app, { seconds: SECONDS, interval_ms: 10 });
@@ -103,12 +113,18 @@ try {
   const after = [];
   await phase(app, 10_000, after);
   const memAfter = Math.round(pssMb(app));
+  const splitAfter = perProcess(app);
+  // Then nothing at all for 30 s: what the user's idle app keeps.
+  await sleep(30_000);
+  const memIdle = Math.round(pssMb(app));
+  const splitIdle = perProcess(app);
 
   console.log(`flood: one URL elicitation every 10 ms for ${SECONDS} s, ${records} recorded (debug build of the app: ${BIN.desktop})`);
   console.log(`  ${line('click-to-render before', before)}`);
   console.log(`  ${line('click-to-render during', during)}`);
   console.log(`  ${line('click-to-render after ', after)}`);
-  console.log(`  PSS of the app and its processes: before ${memBefore} MB; during (every 5 s) ${memDuring.join(', ')} MB; after ${memAfter} MB`);
+  console.log(`  PSS of the app and its processes: before ${memBefore} MB; during (every 5 s) ${memDuring.join(', ')} MB; after ${memAfter} MB; 30 s idle later ${memIdle} MB`);
+  console.log(`  by process (MB): before ${splitBefore}; after ${splitAfter}; idle ${splitIdle}`);
 } finally {
   await app.close();
 }
