@@ -16,6 +16,8 @@
 #       (frame times, rows in the DOM) and the app's memory before/after.
 #       --data-dir keeps the generated database there and reuses it next time
 #       (a million rows take about a minute with the release generator).
+#   --release with any of these four: drive the release build of the app
+#       (the e2e harness's AIRLOCK_E2E_PROFILE=release) instead of the debug one.
 #
 # --data and --flood drive the window over WebDriver (tests/e2e/bench/*.mjs,
 # the e2e harness, so the debug build): --data measures from the app
@@ -40,6 +42,7 @@ requests=50
 rows=1000000
 pages_dir=""
 scroll_rows=5000
+window_profile=debug
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --data) window_bench=start; shift ;;
@@ -54,13 +57,18 @@ while [[ $# -gt 0 ]]; do
     --runs) runs=$2; shift 2 ;;
     --debug) profile=debug; shift ;;
     --installed) profile=installed; shift ;;
-    *) echo "usage: $0 [--runs N] [--debug | --installed] | --data [--runs N] | --flood [--seconds S] | --consent [--requests N] | --pages [--rows N] [--data-dir DIR] [--scroll-rows M]" >&2; exit 2 ;;
+    --release) window_profile=release; shift ;;
+    *) echo "usage: $0 [--runs N] [--debug | --installed] | --data [--runs N] | --flood [--seconds S] | --consent [--requests N] | --pages [--rows N] [--data-dir DIR] [--scroll-rows M]; window benches take --release" >&2; exit 2 ;;
   esac
 done
 if [[ -n $window_bench ]]; then
   bash scripts/setup.sh --e2e >/dev/null
   bash scripts/ui.sh install build >/dev/null
   cargo build --locked -q -p airlock-desktop -p airlock-cli -p airlock-demo-server
+  if [[ $window_profile == release ]]; then
+    # The app as users get it; its peers (CLI, demo server) stay debug.
+    cargo build --locked -q --release -p airlock-desktop
+  fi
   export PATH="$PATH:${CARGO_HOME:-$HOME/.cargo}/bin"
   case $window_bench in
     start) extra=(--runs "$runs") ;;
@@ -85,7 +93,7 @@ if [[ -n $window_bench ]]; then
       ;;
   esac
   cd tests/e2e
-  AIRLOCK_SESSION_XVFB=1 bash "$root/scripts/with-session.sh" node "bench/$window_bench.mjs" "${extra[@]}"
+  AIRLOCK_E2E_PROFILE=$window_profile AIRLOCK_SESSION_XVFB=1 bash "$root/scripts/with-session.sh" node "bench/$window_bench.mjs" "${extra[@]}"
   exit
 fi
 if [[ "${_AIRLOCK_BENCH_INNER:-}" != 1 && $profile == installed ]]; then

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-import { App, BIN, ROOT, sleep, waitFor } from '../lib/harness.mjs';
+import { App, BIN, PROFILE, ROOT, sleep, waitFor } from '../lib/harness.mjs';
 import { openTool, runTool, waitServerState } from '../lib/steps.mjs';
 
 const PEER = path.join(ROOT, 'tests/peers/consent_bench_peer.py');
@@ -85,7 +85,7 @@ try {
 } finally {
   await app.close();
 }
-console.log(`desktop consent latency (write of elicitation/create -> native dialog mapped; debug build ${BIN.desktop}), ${ms.length} requests:`);
+console.log(`desktop consent latency (write of elicitation/create -> native dialog mapped; ${PROFILE} build ${BIN.desktop}), ${ms.length} requests:`);
 console.log(`  p50 ${pct(ms, 0.5).toFixed(1)} ms  p99 ${pct(ms, 0.99).toFixed(1)} ms  max ${Math.max(...ms).toFixed(1)} ms`);
 const split = samples.filter((s) => s.toRecord !== undefined);
 console.log(`  where it goes (ms clock of the record): pipe to record p50 ${pct(split.map((s) => s.toRecord), 0.5).toFixed(1)} p99 ${pct(split.map((s) => s.toRecord), 0.99).toFixed(1)}; record to dialog mapped p50 ${pct(split.map((s) => s.recordToDialog), 0.5).toFixed(1)} p99 ${pct(split.map((s) => s.recordToDialog), 0.99).toFixed(1)}`);

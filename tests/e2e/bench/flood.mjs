@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { App, BIN, ROOT, descendants, sleep } from '../lib/harness.mjs';
+import { App, BIN, PROFILE, ROOT, descendants, sleep } from '../lib/harness.mjs';
 import { goTo, openTool, runTool, waitServerState } from '../lib/steps.mjs';
 
 const PEER = path.join(ROOT, 'tests/e2e/peers/hostile_peer.py');
@@ -119,7 +119,7 @@ try {
   const memIdle = Math.round(pssMb(app));
   const splitIdle = perProcess(app);
 
-  console.log(`flood: one URL elicitation every 10 ms for ${SECONDS} s, ${records} recorded (debug build of the app: ${BIN.desktop})`);
+  console.log(`flood: one URL elicitation every 10 ms for ${SECONDS} s, ${records} recorded (${PROFILE} build of the app: ${BIN.desktop})`);
   console.log(`  ${line('click-to-render before', before)}`);
   console.log(`  ${line('click-to-render during', during)}`);
   console.log(`  ${line('click-to-render after ', after)}`);

@@ -17,7 +17,7 @@
 // (scripts/bench-desktop.sh --pages [--rows N] does both after building.)
 import fs from 'node:fs';
 
-import { App, BIN, descendants, sleep } from '../lib/harness.mjs';
+import { App, BIN, PROFILE, descendants, sleep } from '../lib/harness.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
@@ -168,7 +168,7 @@ try {
       rows[page] = x.rows;
     }
   }
-  console.log(`first page of a list, click to rows on screen (${DATA}; debug build ${BIN.desktop}), ${REPS} each:`);
+  console.log(`first page of a list, click to rows on screen (${DATA}; ${PROFILE} build ${BIN.desktop}), ${REPS} each:`);
   for (const page of ['history', 'elicitations']) {
     console.log(`  ${page}: median ${median(r[page]).toFixed(1)} ms, max ${Math.max(...r[page]).toFixed(1)} ms, ${rows[page]} rows in the DOM; ratio to the floor ${(median(r[page]) / median(r.settings)).toFixed(2)}`);
   }

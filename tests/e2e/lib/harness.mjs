@@ -25,8 +25,10 @@ export const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'e2e');
 const TARGET_DIR = process.env.CARGO_TARGET_DIR
   ? path.resolve(ROOT, process.env.CARGO_TARGET_DIR)
   : path.join(ROOT, 'target');
+// Benchmarks may drive the release build of the app (bench-desktop.sh --release).
+export const PROFILE = process.env.AIRLOCK_E2E_PROFILE === 'release' ? 'release' : 'debug';
 export const BIN = {
-  desktop: path.join(TARGET_DIR, 'debug/airlock-desktop'),
+  desktop: path.join(TARGET_DIR, PROFILE, 'airlock-desktop'),
   cli: path.join(TARGET_DIR, 'debug/airlock'),
   demo: path.join(TARGET_DIR, 'debug/airlock-demo-server'),
   python: path.join(ROOT, 'tests/peers/.venv/bin/python'),
