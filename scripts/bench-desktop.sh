@@ -19,8 +19,8 @@
 #   --release with any of these four: drive the release build of the app
 #       (the e2e harness's AIRLOCK_E2E_PROFILE=release) instead of the debug one.
 #
-# --data and --flood drive the window over WebDriver (tests/e2e/bench/*.mjs,
-# the e2e harness, so the debug build): --data measures from the app
+# The four window benches drive the window over WebDriver (tests/e2e/bench/*.mjs,
+# the e2e harness: the debug build, or the release build with --release): --data measures from the app
 # process's start to the frame after the one that drew the server list (a
 # performance mark), against stock Tauri settings in the same run; --flood
 # runs tests/e2e/peers/hostile_peer.py's flood (one URL elicitation every
