@@ -2,7 +2,9 @@
 # Desktop benchmark: cold start of the built app until its main window is
 # mapped and until the frame after the one that drew the server list (the
 # servers page tells the shell, which prints the wall clock of that frame:
-# src-tauri/src/startup.rs), and idle memory (PSS of the app and all its
+# src-tauri/src/startup.rs) with the milestones on the way (main() began,
+# Tauri's setup, core ready, page load started/finished, the page's first
+# request for the list), and idle memory (PSS of the app and all its
 # WebKit processes together) 5 s later, with the demo server connected. Medians over N runs (default 5), under Xvfb inside a private
 # D-Bus session.
 #
@@ -147,7 +149,7 @@ pss_tree() { # PSS in kB of a process and all its descendants
 }
 # Each round runs Airlock as shipped, then the same binary with WebKit's GPU
 # compositing on (stock Tauri; WEBKIT_DISABLE_COMPOSITING_MODE=0) as the peer.
-declare -A starts mems datas
+declare -A starts mems datas steps
 for i in $(seq "$runs"); do
   for variant in airlock stock; do
     data=$(mktemp -d); home=$(mktemp -d)
@@ -167,6 +169,9 @@ for i in $(seq "$runs"); do
     # The servers page tells the shell when the list is on screen
     # (src-tauri/src/startup.rs prints the wall clock of that frame).
     painted=$(sed -n 's/.*the window showed its data .* (unix ms \([0-9]*\)).*/\1/p' "$home/stderr" | head -1)
+    # And the milestones on the way, in ms after main() began.
+    since_main=$(sed -n 's/.*the window showed its data \([0-9]*\) ms after main.*/\1/p' "$home/stderr" | head -1)
+    way=$(sed -n 's/.*on the way, ms after main(): //p' "$home/stderr" | head -1)
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
     rm -rf "$data" "$home"
@@ -174,6 +179,14 @@ for i in $(seq "$runs"); do
     mems[$variant]+="$(( mem / 1024 )) "
     data_ms=none; [[ -n $painted ]] && data_ms=$(( painted - t0 / 1000000 ))
     datas[$variant]+="$data_ms "
+    if [[ -n $painted && -n $since_main ]]; then
+      steps[$variant.main]+="$(( data_ms - since_main )) "
+      while IFS= read -r step; do
+        [[ $step =~ ^(.*)\ ([0-9]+)$ ]] || continue
+        steps[$variant.${BASH_REMATCH[1]}]+="$(( BASH_REMATCH[2] + data_ms - since_main )) "
+      done < <(tr ',' '\n' <<<"$way" | sed 's/^ *//')
+      steps[$variant.painted]+="$data_ms "
+    fi
     echo "run $i $variant: window mapped after $(( (t1 - t0) / 1000000 )) ms, server list painted after $data_ms ms, idle PSS $(( mem / 1024 )) MB" >&2
   done
 done
@@ -183,6 +196,15 @@ for variant in airlock stock; do
   label=$([[ $variant == airlock ]] && echo "as shipped (compositing off)" || echo "peer: compositing on (stock)")
   # shellcheck disable=SC2086
   echo "  $label: start to mapped window median $(median ${starts[$variant]}) ms; to the server list painted median $(median ${datas[$variant]}) ms (runs: ${datas[$variant]}); idle PSS median $(median ${mems[$variant]}) MB (runs: ${mems[$variant]})"
+done
+for variant in airlock stock; do
+  line=""
+  for step in main setup "core ready" "page load started" "page loaded" "list asked" painted; do
+    # shellcheck disable=SC2086
+    label=$step; [[ $step == main ]] && label="main() began"; [[ $step == painted ]] && label="list painted"
+    [[ -n ${steps[$variant.$step]:-} ]] && line+="${line:+, }$label $(median ${steps[$variant.$step]})"
+  done
+  [[ -z $line ]] || echo "  $variant, medians in ms after the process was started: $line"
 done
 # shellcheck disable=SC2086
 awk -v a="$(median ${mems[airlock]})" -v b="$(median ${mems[stock]})" 'BEGIN {printf "  memory ratio as shipped / stock: %.2f\n", a / b}'

@@ -148,6 +148,7 @@ pub struct ServerView {
 /// Async, so it runs off the main thread: the first look at an HTTP server
 /// reads its OAuth state from the keychain.
 pub async fn list_servers(cx: Ctx<'_>) -> ApiResult<Vec<ServerView>> {
+    crate::startup::mark(crate::startup::Milestone::ListAsked);
     Ok(cx
         .state
         .core

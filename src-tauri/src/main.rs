@@ -86,9 +86,11 @@ fn main() {
     );
     builder
         .setup(|app| {
+            startup::mark(startup::Milestone::Setup);
             let handle = app.handle().clone();
             let state =
                 start_core(&handle).map_err(|e| -> Box<dyn std::error::Error> { e.into() })?;
+            startup::mark(startup::Milestone::CoreReady);
             app.manage(state.0);
             app.manage(state.1);
             tray::build(&handle)?;

@@ -11,11 +11,12 @@
 //!
 //! How long it took: the servers page tells the shell in the frame after
 //! the one that drew the server list, and the shell prints one line to
-//! stderr. `scripts/bench-desktop.sh` reads it from the release build
-//! without WebDriver; a user sees it in the terminal when Airlock starts
-//! slowly.
+//! stderr, with the milestones on the way (Tauri's setup, the page load,
+//! the page's first request for the list). `scripts/bench-desktop.sh` reads
+//! it from the release build without WebDriver; a user sees it in the
+//! terminal when Airlock starts slowly.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -41,9 +42,14 @@ pub fn stay_hidden() {
 
 /// `on_page_load`: the main window's first loaded page shows it.
 pub fn show_when_loaded<R: Runtime>(webview: &Webview<R>, payload: &PageLoadPayload<'_>) {
-    if payload.event() != PageLoadEvent::Finished || webview.label() != "main" {
+    if webview.label() != "main" {
         return;
     }
+    if payload.event() == PageLoadEvent::Started {
+        mark(Milestone::PageLoadStarted);
+        return;
+    }
+    mark(Milestone::PageLoaded);
     if !SHOWN.swap(true, Ordering::Relaxed) {
         let _ = webview.window().show();
     }
@@ -67,12 +73,67 @@ pub fn mark_start() {
     let _ = STARTED.set(Instant::now());
 }
 
+/// Milestones of the start, in the order they happen.
+#[derive(Clone, Copy)]
+pub enum Milestone {
+    /// Tauri's setup hook began (GTK, the window and its webview exist).
+    Setup,
+    /// The core is open (database, servers configured, connects started).
+    CoreReady,
+    /// The main webview's page began to load (its web process is up).
+    PageLoadStarted,
+    /// The page finished loading (scripts ran; the window is shown).
+    PageLoaded,
+    /// The page asked for the server list for the first time.
+    ListAsked,
+}
+
+const MILESTONES: [&str; 5] = [
+    "setup",
+    "core ready",
+    "page load started",
+    "page loaded",
+    "list asked",
+];
+const UNSET: u32 = u32::MAX;
+static MARKS: [AtomicU32; 5] = [const { AtomicU32::new(UNSET) }; 5];
+
+fn since_start_ms() -> u32 {
+    STARTED
+        .get()
+        .map(|t| u32::try_from(t.elapsed().as_millis()).unwrap_or(u32::MAX - 1))
+        .unwrap_or(0)
+}
+
+/// Note the first time `m` happens (later times are ignored).
+pub fn mark(m: Milestone) {
+    let _ = MARKS[m as usize].compare_exchange(
+        UNSET,
+        since_start_ms(),
+        Ordering::Relaxed,
+        Ordering::Relaxed,
+    );
+}
+
+/// "setup 95, core ready 120, ..." for the milestones reached.
+fn milestones() -> String {
+    MILESTONES
+        .iter()
+        .zip(MARKS.iter())
+        .filter_map(|(name, at)| {
+            let at = at.load(Ordering::Relaxed);
+            (at != UNSET).then(|| format!("{name} {at}"))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The line printed for the first paint: the wall clock (so a script that
 /// noted when it started the process can subtract) and the time since
 /// `main` began.
-pub fn painted_line(since_main_ms: u32, unix_ms: u128) -> String {
+pub fn painted_line(since_main_ms: u32, unix_ms: u128, milestones: &str) -> String {
     format!(
-        "airlock-desktop: the window showed its data {since_main_ms} ms after main() began (unix ms {unix_ms})"
+        "airlock-desktop: the window showed its data {since_main_ms} ms after main() began (unix ms {unix_ms}); on the way, ms after main(): {milestones}"
     )
 }
 
@@ -82,26 +143,37 @@ pub fn startup_painted(_cx: Ctx<'_>) -> ApiResult<u32> {
     if PAINTED.swap(true, Ordering::Relaxed) {
         return Ok(0);
     }
-    let ms = STARTED
-        .get()
-        .map(|t| u32::try_from(t.elapsed().as_millis()).unwrap_or(u32::MAX))
-        .unwrap_or(0);
+    let ms = since_start_ms();
     let unix_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis())
         .unwrap_or(0);
-    eprintln!("{}", painted_line(ms, unix_ms));
+    eprintln!("{}", painted_line(ms, unix_ms, &milestones()));
     Ok(ms)
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
-    fn the_line_names_both_clocks() {
-        let line = super::painted_line(123, 1_700_000_000_456);
+    fn the_line_names_both_clocks_and_the_milestones() {
+        let line = super::painted_line(123, 1_700_000_000_456, "setup 40, page loaded 100");
         assert_eq!(
             line,
-            "airlock-desktop: the window showed its data 123 ms after main() began (unix ms 1700000000456)"
+            "airlock-desktop: the window showed its data 123 ms after main() began (unix ms 1700000000456); on the way, ms after main(): setup 40, page loaded 100"
         );
+    }
+
+    #[test]
+    fn a_milestone_keeps_its_first_time_and_unreached_ones_are_left_out() {
+        super::mark_start();
+        super::mark(super::Milestone::CoreReady);
+        let first = super::MARKS[super::Milestone::CoreReady as usize]
+            .load(std::sync::atomic::Ordering::Relaxed);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        super::mark(super::Milestone::CoreReady);
+        let list = super::milestones();
+        assert!(list.contains(&format!("core ready {first}")), "{list}");
+        // Only main() marks the setup; this test never reached it.
+        assert!(!list.contains("setup"), "{list}");
     }
 }

@@ -4,7 +4,9 @@
 // sidebar and measures click-to-render in the page: performance.now() at
 // the click, until the new page's heading is in the DOM and the next
 // animation frame ran. Prints p50/p95/max per phase, and the PSS of the app
-// and all its processes (WebKit's too) before, during and after.
+// and all its processes (WebKit's too) before, during and after, the
+// mappings that grew most (a profile of what the app keeps) and the page's
+// element count before and after.
 //
 //   AIRLOCK_SESSION_XVFB=1 bash scripts/with-session.sh node tests/e2e/bench/flood.mjs [--seconds 60]
 // (scripts/bench-desktop.sh --flood does that after building.)
@@ -46,6 +48,45 @@ function pssMb(app) {
   const by = Object.values(pssByProcess(app));
   return by.length ? by.reduce((a, b) => a + b, 0) : NaN;
 }
+
+/** PSS (kB) by process name and mapping (a library's path, [heap], [anon]...). */
+function pssByMapping(app) {
+  const root = descendants(app.driver.pid).find((p) => {
+    try {
+      return fs.readlinkSync(`/proc/${p}/exe`) === BIN.desktop;
+    } catch {
+      return false;
+    }
+  });
+  const by = {};
+  if (root === undefined) return by;
+  for (const p of [root, ...descendants(root)]) {
+    try {
+      const name = fs.readFileSync(`/proc/${p}/comm`, 'utf8').trim();
+      let mapping = '[anon]';
+      for (const l of fs.readFileSync(`/proc/${p}/smaps`, 'utf8').split('\n')) {
+        const head = l.match(/^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/);
+        if (head) mapping = path.basename(head[1].trim()) || '[anon]';
+        const pss = l.match(/^Pss:\s+(\d+)/);
+        if (pss) by[`${name} ${mapping}`] = (by[`${name} ${mapping}`] ?? 0) + Number(pss[1]);
+      }
+    } catch { /* exited */ }
+  }
+  return by;
+}
+
+/** The mappings that grew most from `a` to `b`, in MB. */
+function grown(a, b, n = 6) {
+  return Object.keys(b)
+    .map((k) => [k, ((b[k] ?? 0) - (a[k] ?? 0)) / 1024])
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, n)
+    .map(([k, mb]) => `${k} ${mb >= 0 ? '+' : ''}${mb.toFixed(1)}`)
+    .join(', ');
+}
+
+/** Elements in the page's DOM. */
+const domNodes = (app) => app.b.execute(() => document.getElementsByTagName('*').length);
 
 const perProcess = (app) => Object.entries(pssByProcess(app)).map(([n, mb]) => `${n} ${Math.round(mb)}`).join(', ');
 
@@ -95,6 +136,9 @@ try {
   await phase(app, 10_000, before);
   const memBefore = Math.round(pssMb(app));
   const splitBefore = perProcess(app);
+  const mapsBefore = pssByMapping(app);
+  await goTo(app, 'servers');
+  const domBefore = await domNodes(app);
 
   await openTool(app, 'hostile', 'flood');
   await runTool(app, { seconds: SECONDS, interval_ms: 10 });
@@ -118,6 +162,9 @@ try {
   await sleep(30_000);
   const memIdle = Math.round(pssMb(app));
   const splitIdle = perProcess(app);
+  const mapsIdle = pssByMapping(app);
+  await goTo(app, 'servers');
+  const domIdle = await domNodes(app);
 
   console.log(`flood: one URL elicitation every 10 ms for ${SECONDS} s, ${records} recorded (${PROFILE} build of the app: ${BIN.desktop})`);
   console.log(`  ${line('click-to-render before', before)}`);
@@ -125,6 +172,8 @@ try {
   console.log(`  ${line('click-to-render after ', after)}`);
   console.log(`  PSS of the app and its processes: before ${memBefore} MB; during (every 5 s) ${memDuring.join(', ')} MB; after ${memAfter} MB; 30 s idle later ${memIdle} MB`);
   console.log(`  by process (MB): before ${splitBefore}; after ${splitAfter}; idle ${splitIdle}`);
+  console.log(`  grown most from before to idle (process, mapping, MB): ${grown(mapsBefore, mapsIdle)}`);
+  console.log(`  elements in the page on the Servers page: before ${domBefore}, idle ${domIdle}`);
 } finally {
   await app.close();
 }

@@ -81,6 +81,8 @@ class AppState {
   async start(): Promise<void> {
     if (this.#started) return;
     this.#started = true;
+    // Milestones of the start for the benchmark (tests/e2e/bench/start.mjs).
+    performance.mark("airlock:start");
     setInterval(() => {
       this.now = Date.now();
     }, 1000);
@@ -91,11 +93,13 @@ class AppState {
         if (page === "elicitations" || page === "apps") this.go({ page });
       }),
     ]).catch(() => undefined);
+    performance.mark("airlock:listening");
     api
       .appInfo()
       .then((i) => (this.info = i))
       .catch(() => undefined);
     await Promise.all([this.refreshServers(), this.refreshPending()]);
+    performance.mark("airlock:listed");
   }
 
   async refreshServers(): Promise<void> {
