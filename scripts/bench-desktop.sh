@@ -135,12 +135,25 @@ if [[ $profile == installed ]]; then
   # demo server by itself: add the release one, as a user adds a server.
   demo="$target_dir/release/airlock-demo-server"
 fi
-pss_tree() { # PSS in kB of a process and all its descendants
-  local pids total=0 p
-  pids=$(ps -e -o pid=,ppid= | awk -v root="$1" '
+tree_pids() { # a process and all its descendants
+  ps -e -o pid=,ppid= | awk -v root="$1" '
     {parent[$1]=$2} END {n=1; keep[root]=1; changed=1
       while (changed) {changed=0; for (p in parent) if (!(p in keep) && (parent[p] in keep)) {keep[p]=1; changed=1}}
-      for (p in keep) print p}')
+      for (p in keep) print p}'
+}
+pss_mappings() { # per process: PSS and the 8 largest mappings (MB), from /proc/PID/smaps
+  local p top
+  for p in $(tree_pids "$1"); do
+    [[ -r /proc/$p/smaps ]] || continue
+    top=$(awk '/^[0-9a-f]+-[0-9a-f]+ / {m=$6; if (m == "") m="[anon]"; sub(/.*\//, "", m)}
+      /^Pss:/ {s[m]+=$2} END {for (m in s) printf "%.1f %s\n", s[m]/1024, m}' "/proc/$p/smaps" |
+      sort -rn | head -8 | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1}')
+    echo "    $(cat "/proc/$p/comm") $(( $(awk '/^Pss:/ {print $2}' "/proc/$p/smaps_rollup") / 1024 )) MB: $top"
+  done
+}
+pss_tree() { # PSS in kB of a process and all its descendants
+  local pids total=0 p
+  pids=$(tree_pids "$1")
   for p in $pids; do
     [[ -r /proc/$p/smaps_rollup ]] || continue
     total=$((total + $(awk '/^Pss:/ {print $2}' /proc/$p/smaps_rollup)))
@@ -149,7 +162,7 @@ pss_tree() { # PSS in kB of a process and all its descendants
 }
 # Each round runs Airlock as shipped, then the same binary with WebKit's GPU
 # compositing on (stock Tauri; WEBKIT_DISABLE_COMPOSITING_MODE=0) as the peer.
-declare -A starts mems datas steps
+declare -A starts mems datas steps mappings
 for i in $(seq "$runs"); do
   for variant in airlock stock; do
     data=$(mktemp -d); home=$(mktemp -d)
@@ -166,6 +179,8 @@ for i in $(seq "$runs"); do
     t1=$(date +%s%N)
     sleep 5
     mem=$(pss_tree "$pid")
+    # Where the memory is, in the last run of each variant.
+    [[ $i != "$runs" ]] || mappings[$variant]=$(pss_mappings "$pid")
     # The servers page tells the shell when the list is on screen
     # (src-tauri/src/startup.rs prints the wall clock of that frame).
     painted=$(sed -n 's/.*the window showed its data .* (unix ms \([0-9]*\)).*/\1/p' "$home/stderr" | head -1)
@@ -205,6 +220,10 @@ for variant in airlock stock; do
     [[ -n ${steps[$variant.$step]:-} ]] && line+="${line:+, }$label $(median ${steps[$variant.$step]})"
   done
   [[ -z $line ]] || echo "  $variant, medians in ms after the process was started: $line"
+done
+for variant in airlock stock; do
+  echo "  $variant, PSS by process and its largest mappings (MB) in the last run:"
+  echo "${mappings[$variant]}"
 done
 # shellcheck disable=SC2086
 awk -v a="$(median ${mems[airlock]})" -v b="$(median ${mems[stock]})" 'BEGIN {printf "  memory ratio as shipped / stock: %.2f\n", a / b}'

@@ -7,7 +7,7 @@
 //!     runtime, same server, no history). One JSON line in the shape of
 //!     tests/peers/bench_ts_client.mjs so scripts/bench.sh can compare;
 //!     `--stages` adds where the time of one core call goes (tracing spans).
-//!   airlock-bench history [--rows N] [--reps N]
+//!   airlock-bench history [--rows N] [--reps N] [--old-reps K]
 //!     History at scale (see history.rs).
 //!   airlock-bench history --rows N --fill DIR
 //!     Only generate the rows into DIR/airlock.sqlite3 (a data dir to start
