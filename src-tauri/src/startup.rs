@@ -88,6 +88,7 @@ pub enum Milestone {
     ListAsked,
 }
 
+/// Their names, in the order of `Milestone`.
 const MILESTONES: [&str; 5] = [
     "setup",
     "core ready",
@@ -96,7 +97,7 @@ const MILESTONES: [&str; 5] = [
     "list asked",
 ];
 const UNSET: u32 = u32::MAX;
-static MARKS: [AtomicU32; 5] = [const { AtomicU32::new(UNSET) }; 5];
+static MARKS: [AtomicU32; MILESTONES.len()] = [const { AtomicU32::new(UNSET) }; MILESTONES.len()];
 
 fn since_start_ms() -> u32 {
     STARTED

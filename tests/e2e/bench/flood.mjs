@@ -22,8 +22,8 @@ const SECONDS = argSeconds > 0 ? Number(process.argv[argSeconds + 1]) : 60;
 const HEADINGS = { servers: 'Servers', elicitations: 'Elicitations', history: 'History', settings: 'Settings' };
 const CYCLE = ['elicitations', 'history', 'servers', 'elicitations', 'settings', 'servers'];
 
-/** PSS (MB) of the desktop app and every process under it, by process name. */
-function pssByProcess(app) {
+/** The desktop app's process and every process under it (none once it exited). */
+function appProcesses(app) {
   const root = descendants(app.driver.pid).find((p) => {
     try {
       return fs.readlinkSync(`/proc/${p}/exe`) === BIN.desktop;
@@ -31,9 +31,13 @@ function pssByProcess(app) {
       return false;
     }
   });
+  return root === undefined ? [] : [root, ...descendants(root)];
+}
+
+/** PSS (MB) of the desktop app and every process under it, by process name. */
+function pssByProcess(app) {
   const by = {};
-  if (root === undefined) return by;
-  for (const p of [root, ...descendants(root)]) {
+  for (const p of appProcesses(app)) {
     try {
       const m = fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8').match(/^Pss:\s+(\d+)/m);
       const name = fs.readFileSync(`/proc/${p}/comm`, 'utf8').trim();
@@ -51,16 +55,8 @@ function pssMb(app) {
 
 /** PSS (kB) by process name and mapping (a library's path, [heap], [anon]...). */
 function pssByMapping(app) {
-  const root = descendants(app.driver.pid).find((p) => {
-    try {
-      return fs.readlinkSync(`/proc/${p}/exe`) === BIN.desktop;
-    } catch {
-      return false;
-    }
-  });
   const by = {};
-  if (root === undefined) return by;
-  for (const p of [root, ...descendants(root)]) {
+  for (const p of appProcesses(app)) {
     try {
       const name = fs.readFileSync(`/proc/${p}/comm`, 'utf8').trim();
       let mapping = '[anon]';

@@ -63,11 +63,11 @@ for (let i = 1; i <= RUNS; i++) {
         const m = performance.getEntriesByName('airlock:servers-painted')[0];
         const nav = performance.getEntriesByType('navigation')[0];
         if (!m) return null;
-        // The page's own timeline: its marks (ui/src/lib/app.svelte.ts) and
-        // what it loaded (script, styles, the isolation frame, IPC requests).
+        // The page's own timeline: its marks (ui/src/lib/app.svelte.ts).
+        // (Resource Timing lists nothing here: the page's files and IPC go
+        // through custom schemes.)
         const marks = performance.getEntriesByType('mark').map((e) => `${e.name.replace('airlock:', '')} ${Math.round(e.startTime)}`);
-        const loads = performance.getEntriesByType('resource').map((e) => `${e.initiatorType} ${decodeURIComponent(e.name.split('/').pop()).slice(0, 28)} ${Math.round(e.startTime)}-${Math.round(e.responseEnd)}`);
-        return { at: performance.timeOrigin + m.startTime, origin: performance.timeOrigin, mark: m.startTime, loaded: nav?.loadEventEnd ?? null, dcl: nav?.domContentLoadedEventEnd ?? null, marks, loads };
+        return { at: performance.timeOrigin + m.startTime, origin: performance.timeOrigin, mark: m.startTime, loaded: nav?.loadEventEnd ?? null, dcl: nav?.domContentLoadedEventEnd ?? null, marks };
       }), { timeout: 30000, interval: 50 });
       const ms = Math.round(painted.at - startedAt(pid));
       // Where it goes: process start to the page's navigation, page load, load to the list drawn.
@@ -75,7 +75,6 @@ for (let i = 1; i <= RUNS; i++) {
       results[name].split.push(`${Math.round(painted.origin - startedAt(pid))}+${Math.round(painted.loaded ?? NaN)}+${Math.round(painted.mark - (painted.loaded ?? 0))}`);
       if (i === 1) {
         console.log(`${name}, run 1, the page's timeline in ms after its navigation began: DOMContentLoaded ${Math.round(painted.dcl ?? NaN)}, load ${Math.round(painted.loaded ?? NaN)}; marks: ${painted.marks.join(', ')}`);
-        console.log(`  loads (type, name, start-end): ${painted.loads.join('; ')}`);
       }
       await sleep(5000);
       const mem = Math.round(pssMb(pid));
