@@ -138,7 +138,7 @@ test('sign in through the consent dialog, tokens survive a restart, -32042 after
   // The example asks again for the same URL on every call: the retry after the
   // completion ends in Airlock's loop guard (no second dialog for it).
   const result = await toolResult(app, (t) => t.startsWith('error:'), 30000);
-  assert.match(result, /asked again for the same URL/);
+  assert.match(result, /asked again for the same page/);
   await app.shot('third-party-loop-guard');
   records = await app.elicitations();
   const third = records.filter((r) => r.url === THIRD_PARTY);
