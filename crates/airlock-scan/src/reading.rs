@@ -1,0 +1,363 @@
+//! The text as the model reads it, for phrase checks, and the findings about
+//! hidden characters met on the way.
+//!
+//! The reading is lower case; hidden characters are dropped (so "ig\u{200B}nore"
+//! reads "ignore"); tag characters are decoded to the ASCII they stand for
+//! (hidden text is read, and checked, like any other); terminal escape
+//! sequences are dropped; full-width letters, mathematical alphanumerics and
+//! the Cyrillic and Greek letters that look like Latin ones are folded to
+//! ASCII, so a look-alike spelling reads like the word it imitates.
+
+use crate::chars::{
+    char_name, classify, decode_selectors, escape_len, is_plain, tag_ascii, visible, Hidden,
+};
+use crate::scan::Hit;
+use crate::{FindingKind, Severity, INVISIBLE_RUN_SERIOUS};
+
+/// The text as read, with a way back to the original's byte offsets. One is
+/// reused from text to text.
+#[derive(Default)]
+pub(crate) struct Reading {
+    /// Lower case, hidden characters out, tags decoded.
+    pub(crate) text: String,
+    /// For each byte of `text`, the offset of the original character it came
+    /// from (when `mapped`).
+    map: Vec<u32>,
+    /// False when `text` is the original lower-cased byte for byte.
+    mapped: bool,
+}
+
+impl Reading {
+    /// The byte range in the original text that reading bytes `a..b` came from.
+    pub(crate) fn original(&self, original: &str, a: usize, b: usize) -> (usize, usize) {
+        if !self.mapped {
+            return (a, b);
+        }
+        let at = |i: usize| self.map.get(i).map_or(original.len(), |&o| o as usize);
+        let start = at(a);
+        if b <= a {
+            return (start, start);
+        }
+        let last = at(b - 1);
+        let end = last + original[last..].chars().next().map_or(0, char::len_utf8);
+        (start, end.max(start))
+    }
+
+    /// Reads `text` (at most [`crate::MAX_SCANNED_BYTES`] long, cut by the
+    /// caller), and adds a hit for each run of hidden characters to `hits`.
+    pub(crate) fn read(&mut self, text: &str, hits: &mut Vec<Hit>) {
+        self.text.clear();
+        self.map.clear();
+        let plain = is_plain(text);
+        self.mapped = !plain;
+        if plain {
+            self.text.push_str(text);
+            self.text.make_ascii_lowercase();
+            return;
+        }
+        let out = &mut self.text;
+        let map = &mut self.map;
+        let mut runs = Runs::default();
+        let mut i = 0;
+        let mut prev: Option<char> = None;
+        while let Some(c) = text[i..].chars().next() {
+            let len = c.len_utf8();
+            let offset = u32::try_from(i).unwrap_or(u32::MAX);
+            let class = classify(c);
+            runs.step(text, i, class, prev, hits);
+            match class {
+                None => push_folded(out, map, c, offset),
+                Some(Hidden::Tag) => {
+                    if let Some(a) = tag_ascii(c) {
+                        push_byte(out, map, a.to_ascii_lowercase(), offset);
+                    }
+                }
+                Some(Hidden::Escape) => {
+                    let n = escape_len(text, i).max(len);
+                    hits.push(escape_hit(text, i, n));
+                    i += n;
+                    prev = Some(c);
+                    continue;
+                }
+                Some(Hidden::CarriageReturn | Hidden::LineSeparator) => {
+                    push_byte(out, map, '\n', offset);
+                }
+                Some(Hidden::Control) => push_byte(out, map, ' ', offset),
+                Some(Hidden::Invisible | Hidden::Bidi | Hidden::VariationSelector) => {}
+            }
+            prev = Some(c);
+            i += len;
+        }
+        runs.step(text, text.len(), None, prev, hits);
+    }
+}
+
+fn push_byte(out: &mut String, map: &mut Vec<u32>, c: char, offset: u32) {
+    out.push(c);
+    map.push(offset);
+}
+
+fn push_folded(out: &mut String, map: &mut Vec<u32>, c: char, offset: u32) {
+    if c.is_ascii() {
+        return push_byte(out, map, c.to_ascii_lowercase(), offset);
+    }
+    if let Some(a) = fold_lookalike(c) {
+        return push_byte(out, map, a, offset);
+    }
+    // U+2019 and U+02BC read as an apostrophe ("don’t").
+    if matches!(c, '\u{2019}' | '\u{02BC}' | '\u{2018}') {
+        return push_byte(out, map, '\'', offset);
+    }
+    for l in c.to_lowercase() {
+        let before = out.len();
+        out.push(l);
+        map.extend(std::iter::repeat_n(offset, out.len() - before));
+    }
+}
+
+/// The ASCII letter or digit a look-alike character imitates.
+fn fold_lookalike(c: char) -> Option<char> {
+    let u = c as u32;
+    let ascii = |b: u32| char::from_u32(b).map(|a| a.to_ascii_lowercase());
+    match u {
+        // Full-width ASCII.
+        0xFF01..=0xFF5E => ascii(u - 0xFF01 + 0x21),
+        // Mathematical alphanumeric letters: 13 alphabets of A-Z a-z.
+        0x1D400..=0x1D6A3 => {
+            let k = (u - 0x1D400) % 52;
+            ascii(if k < 26 { 0x61 + k } else { 0x61 + k - 26 })
+        }
+        // Mathematical digits: 5 sets of 0-9.
+        0x1D7CE..=0x1D7FF => ascii(0x30 + (u - 0x1D7CE) % 10),
+        _ => Some(match c {
+            'а' | 'А' | 'α' | 'Α' => 'a',
+            'е' | 'Е' | 'ε' | 'Ε' => 'e',
+            'о' | 'О' | 'ο' | 'Ο' => 'o',
+            'р' | 'Р' | 'ρ' | 'Ρ' => 'p',
+            'с' | 'С' | 'ϲ' => 'c',
+            'у' | 'У' | 'υ' => 'y',
+            'х' | 'Х' | 'χ' | 'Χ' => 'x',
+            'і' | 'І' | 'ι' | 'Ι' | 'ı' => 'i',
+            'ј' | 'Ј' => 'j',
+            'ѕ' | 'Ѕ' => 's',
+            'ԁ' => 'd',
+            'һ' | 'Һ' => 'h',
+            'ӏ' | 'Ӏ' => 'l',
+            'ԛ' => 'q',
+            'ԝ' | 'Ԝ' => 'w',
+            'κ' | 'Κ' | 'К' | 'к' => 'k',
+            'ν' | 'Ν' => 'v',
+            'τ' | 'Τ' | 'Т' | 'т' => 't',
+            'М' | 'м' | 'Μ' => 'm',
+            'Н' | 'н' | 'Η' => 'h',
+            'В' | 'в' | 'Β' => 'b',
+            'ɡ' => 'g',
+            _ => return None,
+        }),
+    }
+}
+
+/// Runs of one class of hidden character, turned into hits when they end.
+#[derive(Default)]
+struct Runs {
+    current: Option<(Hidden, usize, usize)>, // class, start byte, count
+    before: Option<char>,                    // the character before the run
+}
+
+impl Runs {
+    fn step(
+        &mut self,
+        text: &str,
+        at: usize,
+        class: Option<Hidden>,
+        prev: Option<char>,
+        hits: &mut Vec<Hit>,
+    ) {
+        // Escapes are reported by the reader, one per sequence.
+        let class = class.filter(|c| *c != Hidden::Escape);
+        if let Some((c, start, count)) = self.current {
+            if Some(c) == class {
+                self.current = Some((c, start, count + 1));
+                return;
+            }
+            if let Some(hit) = run_hit(text, c, start, at, count, self.before) {
+                hits.push(hit);
+            }
+            self.current = None;
+        }
+        if let Some(c) = class {
+            self.current = Some((c, at, 1));
+            self.before = prev;
+        }
+    }
+}
+
+fn run_hit(
+    text: &str,
+    class: Hidden,
+    start: usize,
+    end: usize,
+    count: usize,
+    before: Option<char>,
+) -> Option<Hit> {
+    let run = &text[start..end];
+    let first = run.chars().next()?;
+    let name = format!("U+{:04X} {}", first as u32, char_name(first));
+    let hit = |kind, severity, detail: String| Hit {
+        kind,
+        severity,
+        start,
+        end,
+        detail,
+    };
+    Some(match class {
+        Hidden::Invisible if count >= INVISIBLE_RUN_SERIOUS => hit(
+            FindingKind::InvisibleCharacter,
+            Severity::Serious,
+            format!(
+                "A run of {count} invisible characters ({name} first): a person sees nothing \
+                 there, yet a run this long can carry a hidden message."
+            ),
+        ),
+        Hidden::Invisible => hit(
+            FindingKind::InvisibleCharacter,
+            Severity::Warning,
+            format!(
+                "Invisible character {name}{}: a person does not see it but the model reads it; \
+                 it can split words to slip past checks. Removed before apps see it.",
+                times(count)
+            ),
+        ),
+        Hidden::LineSeparator => hit(
+            FindingKind::InvisibleCharacter,
+            Severity::Warning,
+            format!(
+                "{name}: a line break in some apps and nothing in others, so people may read \
+                 different text. Replaced by a line break."
+            ),
+        ),
+        Hidden::Bidi => hit(
+            FindingKind::BidiControl,
+            Severity::Serious,
+            format!(
+                "Bidirectional control {name}{}: it reorders how text is displayed, so what a \
+                 person sees can differ from what the model reads.",
+                times(count)
+            ),
+        ),
+        Hidden::Tag => {
+            let decoded: String = run.chars().filter_map(tag_ascii).collect();
+            let letters = run.chars().filter(|&c| c != '\u{E007F}').count();
+            let flag = before == Some('\u{1F3F4}')
+                && run.ends_with('\u{E007F}')
+                && (2..=7).contains(&letters)
+                && decoded
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+            if flag {
+                hit(
+                    FindingKind::TagCharacter,
+                    Severity::Warning,
+                    format!(
+                        "An emoji subdivision flag spelled with tag characters ('{decoded}'): \
+                         harmless, but tag characters are removed before apps see them."
+                    ),
+                )
+            } else if decoded.is_empty() {
+                hit(
+                    FindingKind::TagCharacter,
+                    Severity::Serious,
+                    format!(
+                        "{count} Unicode tag characters: invisible to a person, read by the model."
+                    ),
+                )
+            } else {
+                hit(
+                    FindingKind::TagCharacter,
+                    Severity::Serious,
+                    format!(
+                        "Unicode tag characters spell hidden text '{}': invisible to a person, \
+                         read by the model.",
+                        bounded(&decoded, 120)
+                    ),
+                )
+            }
+        }
+        Hidden::VariationSelector if count >= 2 => {
+            let chars: Vec<char> = run.chars().collect();
+            let spelled = decode_selectors(&chars)
+                .map(|t| format!(" that spell '{}'", bounded(&visible(&t), 120)))
+                .unwrap_or_default();
+            hit(
+                FindingKind::VariationSelector,
+                Severity::Serious,
+                format!(
+                    "{count} variation selectors in a row{spelled}: no emoji needs more than one, \
+                     and a run can carry hidden bytes."
+                ),
+            )
+        }
+        Hidden::VariationSelector => hit(
+            FindingKind::VariationSelector,
+            Severity::Warning,
+            format!(
+                "Variation selector {name}: normal after an emoji or ideograph, invisible on its \
+                 own. Removed before apps see it."
+            ),
+        ),
+        Hidden::CarriageReturn => {
+            // "\r\n" is an ordinary line end.
+            if text.as_bytes().get(end) == Some(&b'\n') && count == 1 {
+                return None;
+            }
+            hit(
+                FindingKind::ControlCharacter,
+                Severity::Warning,
+                "A carriage return not followed by a line feed: in a terminal, the text after \
+                 it is written over the text before it."
+                    .to_owned(),
+            )
+        }
+        Hidden::Control => hit(
+            FindingKind::ControlCharacter,
+            Severity::Serious,
+            format!(
+                "Control character {name}{}: it has no use in a description, and terminals act \
+                 on control characters instead of showing them.",
+                times(count)
+            ),
+        ),
+        Hidden::Escape => return None,
+    })
+}
+
+fn escape_hit(text: &str, at: usize, len: usize) -> Hit {
+    let seq = visible(&text[at..at + len]);
+    Hit {
+        kind: FindingKind::TerminalEscape,
+        severity: Severity::Serious,
+        start: at,
+        end: at + len,
+        detail: format!(
+            "Terminal escape sequence {}: in a terminal it can hide, recolour or overwrite the \
+             text a person reads.",
+            bounded(&seq, 60)
+        ),
+    }
+}
+
+fn times(count: usize) -> String {
+    if count > 1 {
+        format!(" ({count} in a row)")
+    } else {
+        String::new()
+    }
+}
+
+/// At most `max` characters of `s`, with "…" when cut.
+pub(crate) fn bounded(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}

@@ -1,0 +1,218 @@
+//! One text, every check: the hidden characters met while reading it, then
+//! the phrase, secret, markup and shadowing checks on the reading, then its
+//! length; hits gathered into one finding per kind.
+
+use crate::excerpt::excerpt;
+use crate::reading::{bounded, Reading};
+use crate::words::{tokenize, NameFilter, Tokens};
+use crate::{
+    markup, phrases, secrets, shadow, Context, Finding, FindingKind, Severity,
+    MAX_DESCRIPTION_CHARS, MAX_INSTRUCTIONS_CHARS, MAX_NAME_CHARS, MAX_SCANNED_BYTES,
+    MAX_SCHEMA_TEXT_CHARS, MAX_URI_CHARS,
+};
+
+/// One thing found, before it is gathered into a [`Finding`].
+pub(crate) struct Hit {
+    pub(crate) kind: FindingKind,
+    pub(crate) severity: Severity,
+    /// Byte range (in the original text, or in the reading until converted).
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) detail: String,
+}
+
+/// What a text is, which decides the checks and the length bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// A description or title of a tool, prompt or resource.
+    Description,
+    /// A server's instructions.
+    Instructions,
+    /// Prose inside a schema: a description, title or comment.
+    SchemaText,
+    /// Any other string inside a schema: an enum or const value, a default,
+    /// an example, a pattern. Not checked for shadowing (an enum value may
+    /// well equal another server's tool name).
+    SchemaValue,
+    /// A name: of a tool, prompt, argument, property, or any object key.
+    /// Not checked for shadowing (a name is not prose about other tools).
+    Name,
+    /// A URI, URI template or MIME type: hidden characters and length only.
+    Uri,
+    /// Anything else an app may pass on (`_meta`, icons): every check but
+    /// shadowing and length.
+    Other,
+}
+
+impl Role {
+    fn bound(self) -> Option<(usize, &'static str)> {
+        match self {
+            Role::Description => Some((MAX_DESCRIPTION_CHARS, "MAX_DESCRIPTION_CHARS")),
+            Role::Instructions => Some((MAX_INSTRUCTIONS_CHARS, "MAX_INSTRUCTIONS_CHARS")),
+            Role::SchemaText | Role::SchemaValue => {
+                Some((MAX_SCHEMA_TEXT_CHARS, "MAX_SCHEMA_TEXT_CHARS"))
+            }
+            Role::Name => Some((MAX_NAME_CHARS, "MAX_NAME_CHARS")),
+            Role::Uri => Some((MAX_URI_CHARS, "MAX_URI_CHARS")),
+            Role::Other => None,
+        }
+    }
+}
+
+/// A finding without its field (the walker names the field only when there
+/// is something to report).
+#[derive(Debug)]
+pub(crate) struct Pending {
+    pub(crate) kind: FindingKind,
+    pub(crate) severity: Severity,
+    pub(crate) excerpt: String,
+    pub(crate) detail: String,
+}
+
+impl Pending {
+    pub(crate) fn with_field(self, field: String) -> Finding {
+        Finding {
+            kind: self.kind,
+            severity: self.severity,
+            field,
+            excerpt: self.excerpt,
+            detail: self.detail,
+        }
+    }
+}
+
+/// Buffers reused from text to text, so a walk allocates nothing per text
+/// that has nothing to report.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    reading: Reading,
+    tokens: Tokens,
+    hits: Vec<Hit>,
+    on_reading: Vec<Hit>,
+}
+
+/// Every check on one text, as `role`.
+pub(crate) fn scan(text: &str, role: Role, ctx: &Context<'_>) -> Vec<Pending> {
+    let mut out = Vec::new();
+    scan_into(text, role, ctx, &mut Scratch::default(), &mut out);
+    out
+}
+
+/// [`scan`] with reused buffers; findings are added to `out`.
+pub(crate) fn scan_into(
+    text: &str,
+    role: Role,
+    ctx: &Context<'_>,
+    scratch: &mut Scratch,
+    out: &mut Vec<Pending>,
+) {
+    let first = out.len();
+    let mut cut = text.len().min(MAX_SCANNED_BYTES);
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let scanned = &text[..cut];
+    if cut < text.len() {
+        out.push(Pending {
+            kind: FindingKind::ExtremeLength,
+            severity: Severity::Serious,
+            excerpt: excerpt(text, 0, 0),
+            detail: format!(
+                "The text is {} bytes long; only the first {MAX_SCANNED_BYTES} were inspected \
+                 (MAX_SCANNED_BYTES), so the rest could hide anything.",
+                text.len()
+            ),
+        });
+    }
+
+    let Scratch {
+        reading,
+        tokens,
+        hits,
+        on_reading,
+    } = scratch;
+    hits.clear();
+    on_reading.clear();
+    reading.read(scanned, hits);
+    if role != Role::Uri {
+        let shadows = matches!(
+            role,
+            Role::Description | Role::Instructions | Role::SchemaText
+        );
+        let filter = ctx
+            .tools()
+            .filter(|t| shadows && !t.is_empty())
+            .map(|t| t as &dyn NameFilter);
+        tokenize(&reading.text, filter, tokens);
+        phrases::directives(&reading.text, &tokens.words, on_reading);
+        secrets::secret_words(&tokens.words, on_reading);
+        secrets::secret_places(&reading.text, &tokens.paths, &tokens.words, on_reading);
+        markup::markup(&reading.text, on_reading);
+        if shadows {
+            shadow::shadowing(&reading.text, &tokens.names, ctx, on_reading);
+        }
+        for mut h in on_reading.drain(..) {
+            (h.start, h.end) = reading.original(scanned, h.start, h.end);
+            hits.push(h);
+        }
+    }
+    if let Some((bound, name)) = role.bound() {
+        // Bytes bound characters from above: count only when it can matter.
+        if text.len() > bound {
+            let n = text.chars().count();
+            if n > bound {
+                hits.push(Hit {
+                    kind: FindingKind::ExtremeLength,
+                    severity: Severity::Warning,
+                    start: 0,
+                    end: 0,
+                    detail: format!(
+                        "The text is {n} characters long, over the bound of {bound} ({name}): \
+                         long enough to bury instructions where no person reads them."
+                    ),
+                });
+            }
+        }
+    }
+    if !hits.is_empty() {
+        gather(scanned, hits, out, first);
+    }
+}
+
+/// One finding per kind: the worst severity, its first place, and how many
+/// places in all.
+fn gather(text: &str, hits: &[Hit], out: &mut Vec<Pending>, first: usize) {
+    for kind in FindingKind::ALL {
+        let mut count = 0usize;
+        let mut best: Option<&Hit> = None;
+        for h in hits.iter().filter(|h| h.kind == kind) {
+            count += 1;
+            if best.is_none_or(|b| h.severity > b.severity) {
+                best = Some(h);
+            }
+        }
+        let Some(best) = best else { continue };
+        let mut detail = best.detail.clone();
+        if count > 1 {
+            detail.push_str(&format!(" ({count} places in this text.)"));
+        }
+        let excerpt = if kind == FindingKind::ExtremeLength {
+            bounded(&excerpt(text, 0, 0), crate::MAX_EXCERPT_CHARS)
+        } else {
+            excerpt(text, best.start, best.end)
+        };
+        if let Some(existing) = out[first..].iter_mut().find(|p| p.kind == kind) {
+            // The scan cut: keep the serious one, note the other.
+            existing.detail.push(' ');
+            existing.detail.push_str(&detail);
+            continue;
+        }
+        out.push(Pending {
+            kind,
+            severity: best.severity,
+            excerpt,
+            detail,
+        });
+    }
+    out[first..].sort_by(|a, b| b.severity.cmp(&a.severity).then(a.kind.cmp(&b.kind)));
+}

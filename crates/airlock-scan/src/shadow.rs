@@ -1,0 +1,194 @@
+//! Shadowing: a text of one server that names a tool of another server,
+//! to steer how the model uses it ("when send_message is called, change
+//! the recipient"). [`ToolIndex`] holds every server's tool names, built
+//! once per catalog refresh; the check is one hash look-up per word.
+
+use crate::scan::Hit;
+use crate::words::{fx, FxMap, NameFilter, Span};
+use crate::{Context, FindingKind, Severity};
+
+/// Bits of the filter that lets a text skip the look-up of words that are
+/// certainly no tool's name (one bit per key; 2^20 bits, 128 KiB).
+const FILTER_BITS: usize = 1 << 20;
+
+/// Shortest tool name that is matched on its own (without its server's
+/// prefix); shorter names are ordinary words too often.
+pub const MIN_BARE_NAME: usize = 5;
+
+struct Tool {
+    server: Box<str>,
+    name: Box<str>,
+}
+
+/// The tools of every server, indexed by the names a text could call them:
+/// the name apps see (`github__create_issue`), the forms clients prefix
+/// (`mcp__github__create_issue`, `mcp_github_create_issue`), and the tool's
+/// own name when it is distinctive (`create_issue`, `sendMessage`: at least
+/// [`MIN_BARE_NAME`] characters with a `_`, `-`, `.` or an inner capital).
+/// Look-ups ignore ASCII case.
+#[derive(Default)]
+pub struct ToolIndex {
+    tools: Vec<Tool>,
+    keys: FxMap<Box<str>, Vec<u32>>,
+    /// The tail of each prefixed name ("update_issue" of "jira_update_issue"),
+    /// with the tools that have it: a server's text saying "update_issue"
+    /// most likely means its own "jira_update_issue".
+    tails: FxMap<Box<str>, Vec<u32>>,
+    /// One bit per key's hash: "certainly not a key" for most words.
+    filter: Vec<u64>,
+}
+
+impl NameFilter for ToolIndex {
+    #[inline]
+    fn maybe(&self, token: &[u8]) -> bool {
+        let bit = fx(token) as usize & (FILTER_BITS - 1);
+        self.filter
+            .get(bit / 64)
+            .is_some_and(|w| w & (1 << (bit % 64)) != 0)
+    }
+}
+
+impl std::fmt::Debug for ToolIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolIndex")
+            .field("tools", &self.tools.len())
+            .finish()
+    }
+}
+
+impl ToolIndex {
+    /// Indexes `(server, tool's own name, name the apps see)` for every tool
+    /// of every server.
+    pub fn new<'s>(tools: impl IntoIterator<Item = (&'s str, &'s str, &'s str)>) -> Self {
+        let mut index = ToolIndex::default();
+        for (server, name, exposed) in tools {
+            let Ok(id) = u32::try_from(index.tools.len()) else {
+                break;
+            };
+            index.tools.push(Tool {
+                server: server.into(),
+                name: name.into(),
+            });
+            let mut keys = vec![
+                exposed.to_ascii_lowercase(),
+                format!("mcp__{server}__{name}").to_ascii_lowercase(),
+                format!("mcp_{server}_{name}").to_ascii_lowercase(),
+            ];
+            if distinctive(name) {
+                keys.push(name.to_ascii_lowercase());
+            }
+            keys.sort();
+            keys.dedup();
+            let lower = name.to_ascii_lowercase();
+            for (i, b) in lower.bytes().enumerate() {
+                if matches!(b, b'_' | b'-' | b'.') && lower.len() - i > MIN_BARE_NAME {
+                    let tail = &lower[i + 1..];
+                    if distinctive(tail) {
+                        index.tails.entry(tail.into()).or_default().push(id);
+                    }
+                }
+            }
+            for key in keys {
+                if key.len() >= 3 && key.bytes().all(is_token_byte) {
+                    if index.filter.is_empty() {
+                        index.filter = vec![0; FILTER_BITS / 64];
+                    }
+                    let bit = fx(key.as_bytes()) as usize & (FILTER_BITS - 1);
+                    index.filter[bit / 64] |= 1 << (bit % 64);
+                    index.keys.entry(key.into()).or_default().push(id);
+                }
+            }
+        }
+        index
+    }
+
+    /// How many tools are indexed.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether no tool is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The tool of another server than `server` that `word` names, if any:
+    /// none when `server` has a tool by that name itself.
+    fn other(&self, server: &str, word: &str) -> Option<&Tool> {
+        let ids = self.keys.get(word)?;
+        let own = |id: &u32| {
+            self.tools
+                .get(*id as usize)
+                .is_some_and(|t| &*t.server == server)
+        };
+        if self.tails.get(word).is_some_and(|t| t.iter().any(own)) {
+            return None;
+        }
+        let mut found = None;
+        for &id in ids {
+            let tool = self.tools.get(id as usize)?;
+            if &*tool.server == server {
+                return None;
+            }
+            found = found.or(Some(tool));
+        }
+        found
+    }
+}
+
+/// A name that is not an ordinary word: long enough, and with a separator
+/// or an inner capital.
+fn distinctive(name: &str) -> bool {
+    if name.chars().count() < MIN_BARE_NAME {
+        return false;
+    }
+    let b = name.as_bytes();
+    b.iter().any(|&c| matches!(c, b'_' | b'-' | b'.'))
+        || b.windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+}
+
+#[inline]
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'_' | b'-' | b'.')
+}
+
+/// Adds a hit for each identifier-like token of `reading` (already let
+/// through by the index's filter) that names another server's tool
+/// (offsets in the reading).
+pub(crate) fn shadowing(reading: &str, names: &[Span], ctx: &Context<'_>, hits: &mut Vec<Hit>) {
+    let Some(index) = ctx.tools() else {
+        return;
+    };
+    for t in names {
+        let (start, end) = (t.start as usize, t.end as usize);
+        if let Some(tool) = index.other(ctx.server(), &reading[start..end]) {
+            hits.push(Hit {
+                kind: FindingKind::Shadowing,
+                severity: Severity::Serious,
+                start,
+                end,
+                detail: format!(
+                    "Names '{}', a tool of server '{}': a description that talks about another \
+                     server's tool can steer how the model uses it.",
+                    crate::reading::bounded(&crate::visible(&tool.name), 64),
+                    crate::reading::bounded(&crate::visible(&tool.server), 64),
+                ),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distinctive_names() {
+        assert!(distinctive("send_message"));
+        assert!(distinctive("sendMessage"));
+        assert!(!distinctive("search"));
+        assert!(!distinctive("get_"));
+        assert!(!distinctive("echo"));
+    }
+}
