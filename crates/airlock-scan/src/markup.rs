@@ -117,17 +117,23 @@ fn hit(kind: FindingKind, severity: Severity, start: usize, end: usize, detail: 
     }
 }
 
-/// Adds a hit for each piece of markup in `reading` (offsets in the reading).
-pub(crate) fn markup(reading: &str, hits: &mut Vec<Hit>) {
+/// Adds a hit for each piece of markup in `reading` (offsets in the
+/// reading), looking only where the tokenizer saw a `<`, `[` or `\\`.
+pub(crate) fn markup(reading: &str, marks: &[u32], hits: &mut Vec<Hit>) {
     let b = reading.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'<' => i = angle(reading, i, hits),
-            b'[' => i = bracket(reading, i, hits),
-            b'\\' => i = literal_escape(reading, i, hits),
-            _ => i += 1,
+    // Where the last construct ended: marks inside it are part of it.
+    let mut resume = 0;
+    for &m in marks {
+        let i = m as usize;
+        if i < resume || i >= b.len() {
+            continue;
         }
+        resume = match b[i] {
+            b'<' => angle(reading, i, hits),
+            b'[' => bracket(reading, i, hits),
+            b'\\' => literal_escape(reading, i, hits),
+            _ => i + 1,
+        };
     }
 }
 

@@ -28,6 +28,11 @@ pub(crate) struct Reading {
 }
 
 impl Reading {
+    /// Bytes held by the buffers.
+    pub(crate) fn capacity(&self) -> usize {
+        self.text.capacity() + self.map.capacity() * 4
+    }
+
     /// The byte range in the original text that reading bytes `a..b` came from.
     pub(crate) fn original(&self, original: &str, a: usize, b: usize) -> (usize, usize) {
         if !self.mapped {
@@ -60,7 +65,26 @@ impl Reading {
         let mut runs = Runs::default();
         let mut i = 0;
         let mut prev: Option<char> = None;
+        let b = text.as_bytes();
+        let ordinary = |c: u8| (0x20..0x7f).contains(&c) || c == b'\n' || c == b'\t';
         while let Some(c) = text[i..].chars().next() {
+            // A run of plain ASCII is copied whole.
+            if ordinary(b[i]) {
+                let mut j = i + 1;
+                while j < b.len() && ordinary(b[j]) {
+                    j += 1;
+                }
+                runs.step(text, i, None, prev, hits);
+                let from = out.len();
+                out.push_str(&text[i..j]);
+                if let Some(tail) = out.get_mut(from..) {
+                    tail.make_ascii_lowercase();
+                }
+                map.extend((i..j).map(|o| u32::try_from(o).unwrap_or(u32::MAX)));
+                prev = Some(char::from(b[j - 1]));
+                i = j;
+                continue;
+            }
             let len = c.len_utf8();
             let offset = u32::try_from(i).unwrap_or(u32::MAX);
             let class = classify(c);

@@ -91,10 +91,31 @@ pub(crate) struct Scratch {
     on_reading: Vec<Hit>,
 }
 
+/// Largest buffers kept for the next scan on this thread, in bytes: one
+/// huge text must not pin its memory for good.
+const MAX_KEPT_SCRATCH: usize = 256 * 1024;
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Option<Scratch>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's reused buffers.
+pub(crate) fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
+    let mut scratch = SCRATCH.with(|s| s.borrow_mut().take()).unwrap_or_default();
+    let out = f(&mut scratch);
+    let held = scratch.reading.capacity()
+        + scratch.tokens.capacity()
+        + (scratch.hits.capacity() + scratch.on_reading.capacity()) * std::mem::size_of::<Hit>();
+    if held <= MAX_KEPT_SCRATCH {
+        SCRATCH.with(|s| *s.borrow_mut() = Some(scratch));
+    }
+    out
+}
+
 /// Every check on one text, as `role`.
 pub(crate) fn scan(text: &str, role: Role, ctx: &Context<'_>) -> Vec<Pending> {
     let mut out = Vec::new();
-    scan_into(text, role, ctx, &mut Scratch::default(), &mut out);
+    with_scratch(|scratch| scan_into(text, role, ctx, scratch, &mut out));
     out
 }
 
@@ -147,7 +168,7 @@ pub(crate) fn scan_into(
         phrases::directives(&reading.text, &tokens.words, on_reading);
         secrets::secret_words(&tokens.words, on_reading);
         secrets::secret_places(&reading.text, &tokens.paths, &tokens.words, on_reading);
-        markup::markup(&reading.text, on_reading);
+        markup::markup(&reading.text, &tokens.marks, on_reading);
         if shadows {
             shadow::shadowing(&reading.text, &tokens.names, ctx, on_reading);
         }

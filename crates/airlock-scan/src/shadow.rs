@@ -36,11 +36,40 @@ pub struct ToolIndex {
     tails: FxMap<Box<str>, Vec<u32>>,
     /// One bit per key's hash: "certainly not a key" for most words.
     filter: Vec<u64>,
+    /// Shortest and longest key, in bytes.
+    lengths: (usize, usize),
+    /// A bit per (first byte, last byte, length) of the keys that are
+    /// letters and digits only (a camelCase tool name read in lower case):
+    /// most plain words are turned away with one look-up.
+    plain_keys: Vec<u64>,
+}
+
+/// Bits of [`ToolIndex::plain_keys`].
+const PLAIN_BITS: usize = 4096;
+
+fn plain_bit(key: &[u8]) -> Option<usize> {
+    let (first, last) = (key.first()?, key.last()?);
+    Some((usize::from(*first) * 97 + usize::from(*last) * 31 + key.len() * 7) % PLAIN_BITS)
 }
 
 impl NameFilter for ToolIndex {
     #[inline]
     fn maybe(&self, token: &[u8]) -> bool {
+        if token.len() < self.lengths.0 || token.len() > self.lengths.1 {
+            return false;
+        }
+        if token.iter().all(u8::is_ascii_alphanumeric) {
+            let Some(bit) = plain_bit(token) else {
+                return false;
+            };
+            if self
+                .plain_keys
+                .get(bit / 64)
+                .is_none_or(|w| w & (1 << (bit % 64)) == 0)
+            {
+                return false;
+            }
+        }
         let bit = fx(token) as usize & (FILTER_BITS - 1);
         self.filter
             .get(bit / 64)
@@ -92,6 +121,15 @@ impl ToolIndex {
                 if key.len() >= 3 && key.bytes().all(is_token_byte) {
                     if index.filter.is_empty() {
                         index.filter = vec![0; FILTER_BITS / 64];
+                        index.lengths = (key.len(), key.len());
+                    }
+                    index.lengths.0 = index.lengths.0.min(key.len());
+                    index.lengths.1 = index.lengths.1.max(key.len());
+                    if key.bytes().all(|b| b.is_ascii_alphanumeric()) {
+                        if let Some(bit) = plain_bit(key.as_bytes()) {
+                            index.plain_keys.resize(PLAIN_BITS / 64, 0);
+                            index.plain_keys[bit / 64] |= 1 << (bit % 64);
+                        }
                     }
                     let bit = fx(key.as_bytes()) as usize & (FILTER_BITS - 1);
                     index.filter[bit / 64] |= 1 << (bit % 64);

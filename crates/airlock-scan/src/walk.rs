@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::chars::{clean_counted, needs_cleaning, visible};
-use crate::scan::{scan, scan_into, Pending, Role, Scratch};
+use crate::scan::{scan, scan_into, with_scratch, Pending, Role, Scratch};
 use crate::{Context, Finding, FindingKind, Severity};
 
 /// Deepest nesting of a definition that is walked; deeper parts are not
@@ -73,25 +73,25 @@ enum Seg<'v> {
     Index(usize),
 }
 
-struct Walker<'c, 'v> {
+struct Walker<'c, 'v, 's> {
     ctx: &'c Context<'c>,
     path: Vec<Seg<'v>>,
     texts: usize,
     cut: bool,
     out: Vec<Finding>,
-    scratch: Scratch,
+    scratch: &'s mut Scratch,
     pending: Vec<Pending>,
 }
 
-impl<'c, 'v> Walker<'c, 'v> {
-    fn new(ctx: &'c Context<'c>) -> Self {
+impl<'c, 'v, 's> Walker<'c, 'v, 's> {
+    fn new(ctx: &'c Context<'c>, scratch: &'s mut Scratch) -> Self {
         Walker {
             ctx,
             path: Vec::new(),
             texts: 0,
             cut: false,
             out: Vec::new(),
-            scratch: Scratch::default(),
+            scratch,
             pending: Vec::new(),
         }
     }
@@ -146,7 +146,7 @@ impl<'c, 'v> Walker<'c, 'v> {
         if !self.count() {
             return;
         }
-        scan_into(text, role, self.ctx, &mut self.scratch, &mut self.pending);
+        scan_into(text, role, self.ctx, self.scratch, &mut self.pending);
         if !self.pending.is_empty() {
             let field = self.field();
             let pending = std::mem::take(&mut self.pending);
@@ -304,13 +304,15 @@ fn bound_field(f: &str) -> String {
 }
 
 fn walk(definition: &Value, zone: Zone, ctx: &Context<'_>) -> Vec<Finding> {
-    let mut w = Walker::new(ctx);
-    match definition {
-        Value::Object(_) => w.value(definition, zone, None, 0),
-        // Not a definition at all: read whatever it is as text.
-        other => w.value(other, Zone::Other, None, 0),
-    }
-    w.finish()
+    with_scratch(|scratch| {
+        let mut w = Walker::new(ctx, scratch);
+        match definition {
+            Value::Object(_) => w.value(definition, zone, None, 0),
+            // Not a definition at all: read whatever it is as text.
+            other => w.value(other, Zone::Other, None, 0),
+        }
+        w.finish()
+    })
 }
 
 /// Every text an app would read in a tool definition (an rmcp `Tool` as

@@ -341,6 +341,17 @@ pub(crate) struct Tokens {
     pub(crate) paths: Vec<Span>,
     /// Identifier-like tokens that the name filter let through.
     pub(crate) names: Vec<Span>,
+    /// Where markup may start: each `<`, `[` and `\\`.
+    pub(crate) marks: Vec<u32>,
+}
+
+impl Tokens {
+    /// Bytes held by the buffers.
+    pub(crate) fn capacity(&self) -> usize {
+        self.words.capacity() * std::mem::size_of::<Word>()
+            + (self.paths.capacity() + self.names.capacity()) * std::mem::size_of::<Span>()
+            + self.marks.capacity() * 4
+    }
 }
 
 /// A quick filter over token names: "certainly not indexed" or "maybe".
@@ -395,9 +406,25 @@ pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 struct Vocabulary {
     slots: Vec<(u128, u64)>,
     mask: usize,
+    /// A bit per (first byte, last byte, length) of a vocabulary word: most
+    /// other words are turned away without touching the table.
+    quick: [u64; QUICK_BITS / 64],
+}
+
+/// Bits of [`Vocabulary::quick`].
+const QUICK_BITS: usize = 4096;
+
+fn quick_bit(first: u8, last: u8, len: usize) -> usize {
+    (usize::from(first) * 97 + usize::from(last) * 31 + len * 7) % QUICK_BITS
 }
 
 impl Vocabulary {
+    #[inline]
+    fn may_have(&self, first: u8, last: u8, len: usize) -> bool {
+        let bit = quick_bit(first, last, len);
+        self.quick[bit / 64] & (1 << (bit % 64)) != 0
+    }
+
     fn slot(key: u128, mask: usize) -> usize {
         let lo = key as u64;
         let hi = (key >> 64) as u64;
@@ -430,8 +457,12 @@ fn vocabulary() -> &'static Vocabulary {
         let mut v = Vocabulary {
             slots: vec![(0, 0); size],
             mask: size - 1,
+            quick: [0; QUICK_BITS / 64],
         };
         for &(w, c) in VOCAB {
+            let b = w.as_bytes();
+            let bit = quick_bit(b[0], b[b.len() - 1], b.len());
+            v.quick[bit / 64] |= 1 << (bit % 64);
             let key = key_of(w.as_bytes());
             let mut i = Vocabulary::slot(key, v.mask);
             while v.slots[i].1 != 0 && v.slots[i].0 != key {
@@ -560,6 +591,7 @@ pub(crate) fn tokenize(reading: &str, filter: Option<&dyn NameFilter>, out: &mut
     out.words.clear();
     out.paths.clear();
     out.names.clear();
+    out.marks.clear();
     let vocab = vocabulary();
     let b = reading.as_bytes();
     let mut open = Open {
@@ -584,6 +616,7 @@ pub(crate) fn tokenize(reading: &str, filter: Option<&dyn NameFilter>, out: &mut
                     clause_first = true;
                 }
                 b',' | b';' | b':' => clause_first = true,
+                b'<' | b'[' | b'\\' => out.marks.push(u32::try_from(i).unwrap_or(u32::MAX)),
                 _ => {}
             }
             i += 1;
@@ -630,7 +663,7 @@ pub(crate) fn tokenize(reading: &str, filter: Option<&dyn NameFilter>, out: &mut
                 break;
             }
         }
-        if (2..=MAX_WORD).contains(&n) {
+        if (2..=MAX_WORD).contains(&n) && vocab.may_have(key[0], key[n - 1], n) {
             let class = vocab.get(u128::from_le_bytes(key));
             if class != 0 {
                 out.words.push(Word {
