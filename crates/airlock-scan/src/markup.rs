@@ -3,7 +3,7 @@
 //! chat-template tokens (`<|im_start|>`, `[INST]`), tags styled invisible,
 //! ordinary HTML, and terminal escapes written out as text (`\x1b[`).
 
-use crate::scan::Hit;
+use crate::scan::Hits;
 use crate::{FindingKind, Severity};
 
 /// Tag names that frame text for the model or hide it when rendered.
@@ -107,19 +107,9 @@ fn hides(attributes: &str) -> bool {
 /// Longest stretch of a tag's attributes that is looked at, in bytes.
 const MAX_ATTRIBUTES: usize = 512;
 
-fn hit(kind: FindingKind, severity: Severity, start: usize, end: usize, detail: String) -> Hit {
-    Hit {
-        kind,
-        severity,
-        start,
-        end,
-        detail,
-    }
-}
-
 /// Adds a hit for each piece of markup in `reading` (offsets in the
 /// reading), looking only where the tokenizer saw a `<`, `[` or `\\`.
-pub(crate) fn markup(reading: &str, marks: &[u32], hits: &mut Vec<Hit>) {
+pub(crate) fn markup(reading: &str, marks: &[u32], hits: &mut Hits) {
     let b = reading.as_bytes();
     // Where the last construct ended: marks inside it are part of it.
     let mut resume = 0;
@@ -138,32 +128,30 @@ pub(crate) fn markup(reading: &str, marks: &[u32], hits: &mut Vec<Hit>) {
 }
 
 /// Looks at the `<` at `at`; returns where to go on.
-fn angle(reading: &str, at: usize, hits: &mut Vec<Hit>) -> usize {
+fn angle(reading: &str, at: usize, hits: &mut Hits) -> usize {
     let b = reading.as_bytes();
     let rest = &reading[at..];
     if rest.starts_with("<!--") {
         return match reading[at + 4..].find("-->") {
             Some(e) => {
                 let end = at + 4 + e + 3;
-                hits.push(hit(
-                    FindingKind::HtmlComment,
-                    Severity::Serious,
-                    at,
-                    end,
-                    "An HTML comment: hidden when the text is rendered, read by the model.".into(),
-                ));
+                hits.add(FindingKind::HtmlComment, Severity::Serious, at, end, || {
+                    "An HTML comment: hidden when the text is rendered, read by the model.".into()
+                });
                 end
             }
             None => {
-                hits.push(hit(
+                hits.add(
                     FindingKind::HtmlComment,
                     Severity::Serious,
                     at,
                     reading.len(),
-                    "An HTML comment that never ends: everything after it is hidden when the \
+                    || {
+                        "An HTML comment that never ends: everything after it is hidden when the \
                      text is rendered, and read by the model."
-                        .into(),
-                ));
+                            .into()
+                    },
+                );
                 reading.len()
             }
         };
@@ -176,7 +164,7 @@ fn angle(reading: &str, at: usize, hits: &mut Vec<Hit>) -> usize {
         if let Some(n) = name_end {
             if n > 0 && inner[n..].starts_with("|>") {
                 let end = at + 2 + n + 2;
-                hits.push(chat_token(&reading[at..end], at, end));
+                chat_token(hits, &reading[at..end], at, end);
                 return end;
             }
         }
@@ -184,7 +172,7 @@ fn angle(reading: &str, at: usize, hits: &mut Vec<Hit>) -> usize {
     }
     for token in ["<<sys>>", "<</sys>>"] {
         if rest.starts_with(token) {
-            hits.push(chat_token(token, at, at + token.len()));
+            chat_token(hits, token, at, at + token.len());
             return at + token.len();
         }
     }
@@ -228,61 +216,45 @@ fn angle(reading: &str, at: usize, hits: &mut Vec<Hit>) -> usize {
     }
     let tag_end = end + 1;
     if FRAMING.contains(&name) {
-        hits.push(hit(
-            FindingKind::HtmlTag,
-            Severity::Serious,
-            at,
-            tag_end,
+        hits.add(FindingKind::HtmlTag, Severity::Serious, at, tag_end, || {
             format!(
                 "A <{name}> tag: it frames text as instructions for the model, or hides it \
                  when rendered."
-            ),
-        ));
+            )
+        });
     } else if ORDINARY.contains(&name) && spaces == 0 {
         if hides(&reading[i..end]) {
-            hits.push(hit(
-                FindingKind::HtmlTag,
-                Severity::Serious,
-                at,
-                tag_end,
+            hits.add(FindingKind::HtmlTag, Severity::Serious, at, tag_end, || {
                 format!(
                     "A <{name}> tag styled to be invisible: its text is hidden when rendered, \
                      and read by the model."
-                ),
-            ));
+                )
+            });
         } else {
-            hits.push(hit(
-                FindingKind::HtmlTag,
-                Severity::Notice,
-                at,
-                tag_end,
-                format!("HTML markup (<{name}>): shown as text by most apps."),
-            ));
+            hits.add(FindingKind::HtmlTag, Severity::Notice, at, tag_end, || {
+                format!("HTML markup (<{name}>): shown as text by most apps.")
+            });
         }
     }
     tag_end
 }
 
-fn chat_token(token: &str, start: usize, end: usize) -> Hit {
-    hit(
-        FindingKind::HtmlTag,
-        Severity::Serious,
-        start,
-        end,
+fn chat_token(hits: &mut Hits, token: &str, start: usize, end: usize) {
+    hits.add(FindingKind::HtmlTag, Severity::Serious, start, end, || {
         format!(
             "A chat-template token ({token}): it imitates the boundary between system, user \
              and assistant turns."
-        ),
-    )
+        )
+    });
 }
 
 /// Looks at the `[` at `at`: `[INST]`, `[/INST]`, and the Markdown comment
 /// idiom `[//]: # (...)`.
-fn bracket(reading: &str, at: usize, hits: &mut Vec<Hit>) -> usize {
+fn bracket(reading: &str, at: usize, hits: &mut Hits) -> usize {
     let rest = &reading[at..];
     for token in ["[inst]", "[/inst]", "[system]", "[/system]"] {
         if rest.starts_with(token) {
-            hits.push(chat_token(token, at, at + token.len()));
+            chat_token(hits, token, at, at + token.len());
             return at + token.len();
         }
     }
@@ -295,13 +267,9 @@ fn bracket(reading: &str, at: usize, hits: &mut Vec<Hit>) -> usize {
     ] {
         if rest.starts_with(idiom) {
             let end = rest.find('\n').map_or(reading.len(), |e| at + e);
-            hits.push(hit(
-                FindingKind::HtmlComment,
-                Severity::Serious,
-                at,
-                end,
-                "A Markdown comment: hidden when the text is rendered, read by the model.".into(),
-            ));
+            hits.add(FindingKind::HtmlComment, Severity::Serious, at, end, || {
+                "A Markdown comment: hidden when the text is rendered, read by the model.".into()
+            });
             return end;
         }
     }
@@ -311,24 +279,18 @@ fn bracket(reading: &str, at: usize, hits: &mut Vec<Hit>) -> usize {
 /// Looks at the `\` at `at`: a terminal escape written out as text
 /// (`\x1b[`, `\u001b[`, `\033[`, `\e[`), which a program that prints it
 /// with escapes interpreted turns into a real one.
-fn literal_escape(reading: &str, at: usize, hits: &mut Vec<Hit>) -> usize {
+fn literal_escape(reading: &str, at: usize, hits: &mut Hits) -> usize {
     let rest = &reading[at + 1..];
     for code in ["x1b", "u001b", "033", "u{1b}", "e"] {
         if let Some(after) = rest.strip_prefix(code) {
             let opens = after.starts_with('[') || (code != "e" && after.starts_with(']'));
             if opens {
                 let end = at + 1 + code.len() + 1;
-                hits.push(hit(
-                    FindingKind::TerminalEscape,
-                    Severity::Warning,
-                    at,
-                    end,
-                    format!(
+                hits.add(FindingKind::TerminalEscape, Severity::Warning, at, end, || format!(
                         "A terminal escape written out as text (\\{code}{}): harmless as text, \
                          but a terminal that interprets it can hide or rewrite what a person reads.",
                         &after[..1]
-                    ),
-                ));
+                    ));
                 return end;
             }
         }

@@ -5,7 +5,7 @@
 //! Each rule is a few words within a short window of one sentence, checked
 //! only at the words that can start it, so the scan stays linear.
 
-use crate::scan::Hit;
+use crate::scan::Hits;
 use crate::words::{class::*, Word};
 use crate::{FindingKind, Severity};
 
@@ -94,15 +94,15 @@ pub(crate) const MAX_ORDER_BYTES: usize = 100;
 
 /// Adds a hit for each directive in `words` (a reading of `reading`); the
 /// hit ranges are byte offsets in the reading.
-pub(crate) fn directives(reading: &str, words: &[Word], hits: &mut Vec<Hit>) {
-    let push = |hits: &mut Vec<Hit>, from: usize, to: usize, severity: Severity, detail: &str| {
-        hits.push(Hit {
-            kind: FindingKind::ModelDirective,
+pub(crate) fn directives(reading: &str, words: &[Word], hits: &mut Hits) {
+    let push = |hits: &mut Hits, from: usize, to: usize, severity: Severity, detail: &str| {
+        hits.add(
+            FindingKind::ModelDirective,
             severity,
-            start: words[from].start as usize,
-            end: words[to].end as usize,
-            detail: detail.to_owned(),
-        });
+            words[from].start as usize,
+            words[to].end as usize,
+            || detail.to_owned(),
+        );
     };
     for (i, w) in words.iter().enumerate() {
         if w.class == 0 {
@@ -273,15 +273,17 @@ pub(crate) fn directives(reading: &str, words: &[Word], hits: &mut Vec<Hit>) {
         if w.is(READ) && imperative(words, i) {
             let rest = sentence_rest(reading, w.end as usize);
             if names_user_file(rest) {
-                hits.push(Hit {
-                    kind: FindingKind::ModelDirective,
-                    severity: Severity::Serious,
-                    start: w.start as usize,
-                    end: w.end as usize + rest.len(),
-                    detail: "Tells the model to read or send a file of the user's: a description \
-                             has no business asking for the user's files."
-                        .to_owned(),
-                });
+                hits.add(
+                    FindingKind::ModelDirective,
+                    Severity::Serious,
+                    w.start as usize,
+                    w.end as usize + rest.len(),
+                    || {
+                        "Tells the model to read or send a file of the user's: a description \
+                         has no business asking for the user's files."
+                            .to_owned()
+                    },
+                );
             }
         }
         // "before using this tool, read ...": a precondition for the model.

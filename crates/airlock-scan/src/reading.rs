@@ -11,7 +11,7 @@
 use crate::chars::{
     char_name, classify, decode_selectors, escape_len, is_plain, tag_ascii, visible, Hidden,
 };
-use crate::scan::Hit;
+use crate::scan::Hits;
 use crate::{FindingKind, Severity, INVISIBLE_RUN_SERIOUS};
 
 /// The text as read, with a way back to the original's byte offsets. One is
@@ -50,7 +50,7 @@ impl Reading {
 
     /// Reads `text` (at most [`crate::MAX_SCANNED_BYTES`] long, cut by the
     /// caller), and adds a hit for each run of hidden characters to `hits`.
-    pub(crate) fn read(&mut self, text: &str, hits: &mut Vec<Hit>) {
+    pub(crate) fn read(&mut self, text: &str, hits: &mut Hits) {
         self.text.clear();
         self.map.clear();
         let plain = is_plain(text);
@@ -98,7 +98,7 @@ impl Reading {
                 }
                 Some(Hidden::Escape) => {
                     let n = escape_len(text, i).max(len);
-                    hits.push(escape_hit(text, i, n));
+                    escape_hit(hits, text, i, n);
                     i += n;
                     prev = Some(c);
                     continue;
@@ -195,7 +195,7 @@ impl Runs {
         at: usize,
         class: Option<Hidden>,
         prev: Option<char>,
-        hits: &mut Vec<Hit>,
+        hits: &mut Hits,
     ) {
         // Escapes are reported by the reader, one per sequence.
         let class = class.filter(|c| *c != Hidden::Escape);
@@ -204,9 +204,7 @@ impl Runs {
                 self.current = Some((c, start, count + 1));
                 return;
             }
-            if let Some(hit) = run_hit(text, c, start, at, count, self.before) {
-                hits.push(hit);
-            }
+            run_hit(hits, text, c, start, at, count, self.before);
             self.current = None;
         }
         if let Some(c) = class {
@@ -216,94 +214,113 @@ impl Runs {
     }
 }
 
-fn run_hit(
+/// The kind and severity of a run of hidden characters (none for "\r\n").
+fn run_kind(
     text: &str,
     class: Hidden,
     start: usize,
     end: usize,
     count: usize,
     before: Option<char>,
-) -> Option<Hit> {
-    let run = &text[start..end];
-    let first = run.chars().next()?;
-    let name = format!("U+{:04X} {}", first as u32, char_name(first));
-    let hit = |kind, severity, detail: String| Hit {
-        kind,
-        severity,
-        start,
-        end,
-        detail,
-    };
+) -> Option<(FindingKind, Severity)> {
     Some(match class {
-        Hidden::Invisible if count >= INVISIBLE_RUN_SERIOUS => hit(
-            FindingKind::InvisibleCharacter,
-            Severity::Serious,
-            format!(
-                "A run of {count} invisible characters ({name} first): a person sees nothing \
+        Hidden::Invisible if count >= INVISIBLE_RUN_SERIOUS => {
+            (FindingKind::InvisibleCharacter, Severity::Serious)
+        }
+        Hidden::Invisible | Hidden::LineSeparator => {
+            (FindingKind::InvisibleCharacter, Severity::Warning)
+        }
+        Hidden::Bidi => (FindingKind::BidiControl, Severity::Serious),
+        Hidden::Tag if emoji_flag(&text[start..end], before) => {
+            (FindingKind::TagCharacter, Severity::Warning)
+        }
+        Hidden::Tag => (FindingKind::TagCharacter, Severity::Serious),
+        Hidden::VariationSelector if count >= 2 => {
+            (FindingKind::VariationSelector, Severity::Serious)
+        }
+        Hidden::VariationSelector => (FindingKind::VariationSelector, Severity::Warning),
+        Hidden::CarriageReturn => {
+            // "\r\n" is an ordinary line end.
+            if text.as_bytes().get(end) == Some(&b'\n') && count == 1 {
+                return None;
+            }
+            (FindingKind::ControlCharacter, Severity::Warning)
+        }
+        Hidden::Control => (FindingKind::ControlCharacter, Severity::Serious),
+        Hidden::Escape => return None,
+    })
+}
+
+/// An emoji subdivision flag: black flag, two to seven tag letters or
+/// digits, cancel tag.
+fn emoji_flag(run: &str, before: Option<char>) -> bool {
+    let letters = run.chars().filter(|&c| c != '\u{E007F}').count();
+    before == Some('\u{1F3F4}')
+        && run.ends_with('\u{E007F}')
+        && (2..=7).contains(&letters)
+        && run
+            .chars()
+            .filter_map(tag_ascii)
+            .all(|a| a.is_ascii_lowercase() || a.is_ascii_digit())
+}
+
+/// Adds the hit of a run of hidden characters.
+fn run_hit(
+    hits: &mut Hits,
+    text: &str,
+    class: Hidden,
+    start: usize,
+    end: usize,
+    count: usize,
+    before: Option<char>,
+) {
+    let Some((kind, severity)) = run_kind(text, class, start, end, count, before) else {
+        return;
+    };
+    hits.add(kind, severity, start, end, || {
+        run_detail(&text[start..end], class, count, before)
+    });
+}
+
+/// The sentence about a run of hidden characters.
+fn run_detail(run: &str, class: Hidden, count: usize, before: Option<char>) -> String {
+    let Some(first) = run.chars().next() else {
+        return String::new();
+    };
+    let name = format!("U+{:04X} {}", first as u32, char_name(first));
+    match class {
+        Hidden::Invisible if count >= INVISIBLE_RUN_SERIOUS => format!(
+            "A run of {count} invisible characters ({name} first): a person sees nothing \
                  there, yet a run this long can carry a hidden message."
-            ),
         ),
-        Hidden::Invisible => hit(
-            FindingKind::InvisibleCharacter,
-            Severity::Warning,
-            format!(
-                "Invisible character {name}{}: a person does not see it but the model reads it; \
+        Hidden::Invisible => format!(
+            "Invisible character {name}{}: a person does not see it but the model reads it; \
                  it can split words to slip past checks. Removed before apps see it.",
-                times(count)
-            ),
+            times(count)
         ),
-        Hidden::LineSeparator => hit(
-            FindingKind::InvisibleCharacter,
-            Severity::Warning,
-            format!(
-                "{name}: a line break in some apps and nothing in others, so people may read \
+        Hidden::LineSeparator => format!(
+            "{name}: a line break in some apps and nothing in others, so people may read \
                  different text. Replaced by a line break."
-            ),
         ),
-        Hidden::Bidi => hit(
-            FindingKind::BidiControl,
-            Severity::Serious,
-            format!(
-                "Bidirectional control {name}{}: it reorders how text is displayed, so what a \
+        Hidden::Bidi => format!(
+            "Bidirectional control {name}{}: it reorders how text is displayed, so what a \
                  person sees can differ from what the model reads.",
-                times(count)
-            ),
+            times(count)
         ),
         Hidden::Tag => {
             let decoded: String = run.chars().filter_map(tag_ascii).collect();
-            let letters = run.chars().filter(|&c| c != '\u{E007F}').count();
-            let flag = before == Some('\u{1F3F4}')
-                && run.ends_with('\u{E007F}')
-                && (2..=7).contains(&letters)
-                && decoded
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
-            if flag {
-                hit(
-                    FindingKind::TagCharacter,
-                    Severity::Warning,
-                    format!(
-                        "An emoji subdivision flag spelled with tag characters ('{decoded}'): \
+            if emoji_flag(run, before) {
+                format!(
+                    "An emoji subdivision flag spelled with tag characters ('{decoded}'): \
                          harmless, but tag characters are removed before apps see them."
-                    ),
                 )
             } else if decoded.is_empty() {
-                hit(
-                    FindingKind::TagCharacter,
-                    Severity::Serious,
-                    format!(
-                        "{count} Unicode tag characters: invisible to a person, read by the model."
-                    ),
-                )
+                format!("{count} Unicode tag characters: invisible to a person, read by the model.")
             } else {
-                hit(
-                    FindingKind::TagCharacter,
-                    Severity::Serious,
-                    format!(
-                        "Unicode tag characters spell hidden text '{}': invisible to a person, \
+                format!(
+                    "Unicode tag characters spell hidden text '{}': invisible to a person, \
                          read by the model.",
-                        bounded(&decoded, 120)
-                    ),
+                    bounded(&decoded, 120)
                 )
             }
         }
@@ -312,62 +329,43 @@ fn run_hit(
             let spelled = decode_selectors(&chars)
                 .map(|t| format!(" that spell '{}'", bounded(&visible(&t), 120)))
                 .unwrap_or_default();
-            hit(
-                FindingKind::VariationSelector,
-                Severity::Serious,
-                format!(
-                    "{count} variation selectors in a row{spelled}: no emoji needs more than one, \
+            format!(
+                "{count} variation selectors in a row{spelled}: no emoji needs more than one, \
                      and a run can carry hidden bytes."
-                ),
             )
         }
-        Hidden::VariationSelector => hit(
-            FindingKind::VariationSelector,
-            Severity::Warning,
-            format!(
-                "Variation selector {name}: normal after an emoji or ideograph, invisible on its \
+        Hidden::VariationSelector => format!(
+            "Variation selector {name}: normal after an emoji or ideograph, invisible on its \
                  own. Removed before apps see it."
-            ),
         ),
         Hidden::CarriageReturn => {
-            // "\r\n" is an ordinary line end.
-            if text.as_bytes().get(end) == Some(&b'\n') && count == 1 {
-                return None;
-            }
-            hit(
-                FindingKind::ControlCharacter,
-                Severity::Warning,
-                "A carriage return not followed by a line feed: in a terminal, the text after \
+            "A carriage return not followed by a line feed: in a terminal, the text after \
                  it is written over the text before it."
-                    .to_owned(),
-            )
+                .to_owned()
         }
-        Hidden::Control => hit(
-            FindingKind::ControlCharacter,
-            Severity::Serious,
-            format!(
-                "Control character {name}{}: it has no use in a description, and terminals act \
+        Hidden::Control => format!(
+            "Control character {name}{}: it has no use in a description, and terminals act \
                  on control characters instead of showing them.",
-                times(count)
-            ),
+            times(count)
         ),
-        Hidden::Escape => return None,
-    })
+        Hidden::Escape => String::new(),
+    }
 }
 
-fn escape_hit(text: &str, at: usize, len: usize) -> Hit {
-    let seq = visible(&text[at..at + len]);
-    Hit {
-        kind: FindingKind::TerminalEscape,
-        severity: Severity::Serious,
-        start: at,
-        end: at + len,
-        detail: format!(
-            "Terminal escape sequence {}: in a terminal it can hide, recolour or overwrite the \
-             text a person reads.",
-            bounded(&seq, 60)
-        ),
-    }
+fn escape_hit(hits: &mut Hits, text: &str, at: usize, len: usize) {
+    hits.add(
+        FindingKind::TerminalEscape,
+        Severity::Serious,
+        at,
+        at + len,
+        || {
+            format!(
+                "Terminal escape sequence {}: in a terminal it can hide, recolour or overwrite \
+                 the text a person reads.",
+                bounded(&visible(&text[at..at + len]), 60)
+            )
+        },
+    );
 }
 
 fn times(count: usize) -> String {

@@ -21,6 +21,66 @@ pub(crate) struct Hit {
     pub(crate) detail: String,
 }
 
+/// Hits kept of one kind in one text beyond which only a worse one is kept
+/// (the rest are counted): 1 MB of escape sequences makes a few hundred
+/// thousand, and each would format a sentence.
+const MAX_KEPT_HITS: u16 = 32;
+
+/// The hits of one text: the first of each kind (and any worse one after
+/// them), and how many more there were.
+#[derive(Default)]
+pub(crate) struct Hits {
+    pub(crate) list: Vec<Hit>,
+    kept: [u16; FindingKind::ALL.len()],
+    best: [Option<Severity>; FindingKind::ALL.len()],
+    extra: [usize; FindingKind::ALL.len()],
+}
+
+impl Hits {
+    fn clear(&mut self) {
+        self.list.clear();
+        self.kept = [0; FindingKind::ALL.len()];
+        self.best = [None; FindingKind::ALL.len()];
+        self.extra = [0; FindingKind::ALL.len()];
+    }
+
+    /// Whether a hit of `kind` at `severity` would be kept.
+    pub(crate) fn wants(&self, kind: FindingKind, severity: Severity) -> bool {
+        let k = kind as usize;
+        self.kept[k] < MAX_KEPT_HITS || self.best[k].is_none_or(|b| severity > b)
+    }
+
+    /// Adds a hit; `detail` is only written when the hit is kept.
+    pub(crate) fn add(
+        &mut self,
+        kind: FindingKind,
+        severity: Severity,
+        start: usize,
+        end: usize,
+        detail: impl FnOnce() -> String,
+    ) {
+        let k = kind as usize;
+        if !self.wants(kind, severity) {
+            self.extra[k] += 1;
+            return;
+        }
+        self.kept[k] = self.kept[k].saturating_add(1);
+        self.best[k] = self.best[k].max(Some(severity));
+        self.list.push(Hit {
+            kind,
+            severity,
+            start,
+            end,
+            detail: detail(),
+        });
+    }
+
+    /// How many hits of `kind` there were, kept or not.
+    fn count(&self, kind: FindingKind) -> usize {
+        usize::from(self.kept[kind as usize]) + self.extra[kind as usize]
+    }
+}
+
 /// What a text is, which decides the checks and the length bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Role {
@@ -87,8 +147,8 @@ impl Pending {
 pub(crate) struct Scratch {
     reading: Reading,
     tokens: Tokens,
-    hits: Vec<Hit>,
-    on_reading: Vec<Hit>,
+    hits: Hits,
+    on_reading: Hits,
 }
 
 /// Largest buffers kept for the next scan on this thread, in bytes: one
@@ -105,7 +165,8 @@ pub(crate) fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
     let out = f(&mut scratch);
     let held = scratch.reading.capacity()
         + scratch.tokens.capacity()
-        + (scratch.hits.capacity() + scratch.on_reading.capacity()) * std::mem::size_of::<Hit>();
+        + (scratch.hits.list.capacity() + scratch.on_reading.list.capacity())
+            * std::mem::size_of::<Hit>();
     if held <= MAX_KEPT_SCRATCH {
         SCRATCH.with(|s| *s.borrow_mut() = Some(scratch));
     }
@@ -172,9 +233,12 @@ pub(crate) fn scan_into(
         if shadows {
             shadow::shadowing(&reading.text, &tokens.names, ctx, on_reading);
         }
-        for mut h in on_reading.drain(..) {
-            (h.start, h.end) = reading.original(scanned, h.start, h.end);
-            hits.push(h);
+        for h in on_reading.list.drain(..) {
+            let (start, end) = reading.original(scanned, h.start, h.end);
+            hits.add(h.kind, h.severity, start, end, || h.detail);
+        }
+        for kind in FindingKind::ALL {
+            hits.extra[kind as usize] += on_reading.extra[kind as usize];
         }
     }
     if let Some((bound, name)) = role.bound() {
@@ -182,32 +246,27 @@ pub(crate) fn scan_into(
         if text.len() > bound {
             let n = text.chars().count();
             if n > bound {
-                hits.push(Hit {
-                    kind: FindingKind::ExtremeLength,
-                    severity: Severity::Warning,
-                    start: 0,
-                    end: 0,
-                    detail: format!(
+                hits.add(FindingKind::ExtremeLength, Severity::Warning, 0, 0, || {
+                    format!(
                         "The text is {n} characters long, over the bound of {bound} ({name}): \
                          long enough to bury instructions where no person reads them."
-                    ),
+                    )
                 });
             }
         }
     }
-    if !hits.is_empty() {
+    if !hits.list.is_empty() {
         gather(scanned, hits, out, first);
     }
 }
 
 /// One finding per kind: the worst severity, its first place, and how many
 /// places in all.
-fn gather(text: &str, hits: &[Hit], out: &mut Vec<Pending>, first: usize) {
+fn gather(text: &str, hits: &Hits, out: &mut Vec<Pending>, first: usize) {
     for kind in FindingKind::ALL {
-        let mut count = 0usize;
+        let count = hits.count(kind);
         let mut best: Option<&Hit> = None;
-        for h in hits.iter().filter(|h| h.kind == kind) {
-            count += 1;
+        for h in hits.list.iter().filter(|h| h.kind == kind) {
             if best.is_none_or(|b| h.severity > b.severity) {
                 best = Some(h);
             }

@@ -3,7 +3,7 @@
 //! ("private key", "seed phrase").
 
 use crate::phrases::{imperative, MAX_ORDER_BYTES};
-use crate::scan::Hit;
+use crate::scan::Hits;
 use std::sync::OnceLock;
 
 use crate::words::{class::*, FxMap, Span, Word};
@@ -206,7 +206,7 @@ fn is_name_byte(b: u8) -> bool {
 
 /// Adds a hit for each secret place named in the path-like `tokens` of
 /// `reading` (offsets in the reading).
-pub(crate) fn secret_places(reading: &str, paths: &[Span], words: &[Word], hits: &mut Vec<Hit>) {
+pub(crate) fn secret_places(reading: &str, paths: &[Span], words: &[Word], hits: &mut Hits) {
     for t in paths {
         token(reading, t, words, hits);
     }
@@ -253,7 +253,7 @@ fn prefixes() -> &'static Prefixes {
 }
 
 /// Checks one path-like token.
-fn token(reading: &str, t: &Span, words: &[Word], hits: &mut Vec<Hit>) {
+fn token(reading: &str, t: &Span, words: &[Word], hits: &mut Hits) {
     let (start, end) = (t.start as usize, t.end as usize);
     let tok = &reading.as_bytes()[start..end];
     let p = prefixes();
@@ -277,33 +277,33 @@ fn token(reading: &str, t: &Span, words: &[Word], hits: &mut Vec<Hit>) {
                 continue;
             }
             let order = ordered(words, start + at, t.sentence);
-            let (severity, detail) = if place.only_secrets || order {
-                (
-                    Severity::Serious,
-                    format!(
-                        "{} {}, where {} live: a description has no reason to point the model \
-                         at it.",
-                        if order { "Asks for" } else { "Names" },
-                        place.name,
-                        place.what
-                    ),
-                )
+            let severity = if place.only_secrets || order {
+                Severity::Serious
             } else {
-                (
-                    Severity::Warning,
-                    format!(
-                        "Mentions {}, where {} live: check why the tool's text names it.",
-                        place.name, place.what
-                    ),
-                )
+                Severity::Warning
             };
-            hits.push(Hit {
-                kind: FindingKind::SecretPath,
+            hits.add(
+                FindingKind::SecretPath,
                 severity,
-                start: start + at,
-                end: start + at + name.len(),
-                detail,
-            });
+                start + at,
+                start + at + name.len(),
+                || {
+                    if severity == Severity::Serious {
+                        format!(
+                            "{} {}, where {} live: a description has no reason to point the \
+                             model at it.",
+                            if order { "Asks for" } else { "Names" },
+                            place.name,
+                            place.what
+                        )
+                    } else {
+                        format!(
+                            "Mentions {}, where {} live: check why the tool's text names it.",
+                            place.name, place.what
+                        )
+                    }
+                },
+            );
         }
     }
 }
@@ -338,7 +338,7 @@ fn after_ok(name: &str, after: &[u8]) -> bool {
 
 /// Adds a hit for each phrase about secrets: "private key", "keychain",
 /// "seed phrase" (offsets in the reading).
-pub(crate) fn secret_words(words: &[Word], hits: &mut Vec<Hit>) {
+pub(crate) fn secret_words(words: &[Word], hits: &mut Hits) {
     for (i, w) in words.iter().enumerate() {
         let next = words
             .get(i + 1)
@@ -353,13 +353,13 @@ pub(crate) fn secret_words(words: &[Word], hits: &mut Vec<Hit>) {
             None
         };
         if let Some((end, what)) = what {
-            hits.push(Hit {
-                kind: FindingKind::SecretPath,
-                severity: Severity::Warning,
-                start: w.start as usize,
-                end: words[end].end as usize,
-                detail: format!("Mentions {what}: check why a tool's text talks about secrets."),
-            });
+            hits.add(
+                FindingKind::SecretPath,
+                Severity::Warning,
+                w.start as usize,
+                words[end].end as usize,
+                || format!("Mentions {what}: check why a tool's text talks about secrets."),
+            );
         }
     }
 }
@@ -371,9 +371,12 @@ mod tests {
     fn places(s: &str) -> Vec<String> {
         let mut tokens = crate::words::Tokens::default();
         crate::words::tokenize(s, None, &mut tokens);
-        let mut hits = Vec::new();
+        let mut hits = Hits::default();
         secret_places(s, &tokens.paths, &tokens.words, &mut hits);
-        hits.iter().map(|h| s[h.start..h.end].to_owned()).collect()
+        hits.list
+            .iter()
+            .map(|h| s[h.start..h.end].to_owned())
+            .collect()
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! the recipient"). [`ToolIndex`] holds every server's tool names, built
 //! once per catalog refresh; the check is one hash look-up per word.
 
-use crate::scan::Hit;
+use crate::scan::Hits;
 use crate::words::{fx, FxMap, NameFilter, Span};
 use crate::{Context, FindingKind, Severity};
 
@@ -194,25 +194,27 @@ fn is_token_byte(b: u8) -> bool {
 /// Adds a hit for each identifier-like token of `reading` (already let
 /// through by the index's filter) that names another server's tool
 /// (offsets in the reading).
-pub(crate) fn shadowing(reading: &str, names: &[Span], ctx: &Context<'_>, hits: &mut Vec<Hit>) {
+pub(crate) fn shadowing(reading: &str, names: &[Span], ctx: &Context<'_>, hits: &mut Hits) {
     let Some(index) = ctx.tools() else {
         return;
     };
     for t in names {
         let (start, end) = (t.start as usize, t.end as usize);
         if let Some(tool) = index.other(ctx.server(), &reading[start..end]) {
-            hits.push(Hit {
-                kind: FindingKind::Shadowing,
-                severity: Severity::Serious,
+            hits.add(
+                FindingKind::Shadowing,
+                Severity::Serious,
                 start,
                 end,
-                detail: format!(
+                || {
+                    format!(
                     "Names '{}', a tool of server '{}': a description that talks about another \
                      server's tool can steer how the model uses it.",
                     crate::reading::bounded(&crate::visible(&tool.name), 64),
                     crate::reading::bounded(&crate::visible(&tool.server), 64),
-                ),
-            });
+                )
+                },
+            );
         }
     }
 }

@@ -157,7 +157,7 @@ const CHARACTER_KINDS: [FindingKind; 5] = [
 fn clean_is_idempotent_and_leaves_nothing_hidden() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let ctx = Context::alone("fuzz");
-    for round in 0..4000 {
+    for round in 0..2000 {
         let s = random_text(&mut rng, 120);
         let once = clean(&s);
         assert_eq!(clean(&once), once, "round {round}: {s:?}");
@@ -195,7 +195,7 @@ fn nothing_panics_and_outputs_stay_bounded() {
         ("whatsapp", "send_message", "whatsapp__send_message"),
     ]);
     let ctx = Context::new("fuzz", &index);
-    for round in 0..2000 {
+    for round in 0..1000 {
         let s = random_text(&mut rng, 300);
         for f in scan_text("d", &s, &ctx) {
             assert!(
@@ -296,7 +296,6 @@ fn one_megabyte_inputs_are_linear() {
         let t = Instant::now();
         let shown = visible(text);
         let shown_in = t.elapsed();
-        eprintln!("{name}: scan {scanned:?}, clean {cleaned_in:?}, visible {shown_in:?}");
         assert!(
             scanned < LINEAR_BOUND && cleaned_in < LINEAR_BOUND && shown_in < LINEAR_BOUND,
             "{name}: scan {scanned:?}, clean {cleaned_in:?}, visible {shown_in:?}"

@@ -501,6 +501,26 @@ fn one_finding_per_kind_per_text_with_a_count() {
 }
 
 #[test]
+fn counts_go_on_past_the_kept_hits_and_a_worse_one_is_kept() {
+    let many = "a\u{200B}b ".repeat(100);
+    let found = scan(&many);
+    let f = found
+        .iter()
+        .find(|f| f.kind == K::InvisibleCharacter)
+        .expect("finding");
+    assert!(f.detail.contains("100 places"), "{}", f.detail);
+    // Forty ordinary tags, then a framing one: the worst still counts.
+    let text = format!("{}<important>", "<b>".repeat(40));
+    assert_eq!(sev(&text, K::HtmlTag), Some(S::Serious));
+    let f = scan(&text)
+        .into_iter()
+        .find(|f| f.kind == K::HtmlTag)
+        .expect("finding");
+    assert!(f.excerpt.contains("<important>"), "{}", f.excerpt);
+    assert!(f.detail.contains("41 places"), "{}", f.detail);
+}
+
+#[test]
 fn stable_words() {
     assert_eq!(
         serde_json::to_value(K::InvisibleCharacter).expect("json"),
