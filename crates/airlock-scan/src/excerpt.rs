@@ -125,6 +125,18 @@ mod tests {
     }
 
     #[test]
+    fn runs_are_widened_up_to_the_bound() {
+        let tag = '\u{E0041}';
+        let at: String = std::iter::repeat_n(tag, MAX_RUN_WIDENING + 1).collect();
+        // A range on the first character takes in the whole run after it.
+        let (s, e) = whole_runs(&at, 0, tag.len_utf8());
+        assert_eq!((s, e), (0, at.len()));
+        let over: String = std::iter::repeat_n(tag, MAX_RUN_WIDENING + 2).collect();
+        let (_, e) = whole_runs(&over, 0, tag.len_utf8());
+        assert_eq!(e, over.len() - tag.len_utf8());
+    }
+
+    #[test]
     fn one_line_only() {
         let e = excerpt("line one\nbad\u{1b}[8m\nline three", 12, 16);
         assert!(!e.contains('\n'), "{e}");

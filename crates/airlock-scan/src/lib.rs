@@ -42,6 +42,8 @@
 //! change) is the backstop; this crate makes sure that what the person reads
 //! is what the model reads.
 
+#![warn(missing_docs)]
+
 mod chars;
 mod excerpt;
 mod markup;

@@ -297,3 +297,29 @@ fn literal_escape(reading: &str, at: usize, hits: &mut Hits) -> usize {
     }
     at + 1
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tags(reading: &str) -> Vec<Severity> {
+        let marks: Vec<u32> = reading
+            .bytes()
+            .enumerate()
+            .filter(|(_, b)| matches!(b, b'<' | b'[' | b'\\'))
+            .map(|(i, _)| i as u32)
+            .collect();
+        let mut hits = Hits::default();
+        markup(reading, &marks, &mut hits);
+        hits.list.iter().map(|h| h.severity).collect()
+    }
+
+    #[test]
+    fn attributes_are_read_up_to_the_bound() {
+        // "<b" + attributes + ">": the ">" must come within MAX_ATTRIBUTES.
+        let at = format!("<b {}>", "x".repeat(MAX_ATTRIBUTES - 2));
+        let over = format!("<b {}>", "x".repeat(MAX_ATTRIBUTES - 1));
+        assert_eq!(tags(&at), vec![Severity::Notice]);
+        assert!(tags(&over).is_empty());
+    }
+}

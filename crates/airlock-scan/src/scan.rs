@@ -296,3 +296,35 @@ fn gather(text: &str, hits: &Hits, out: &mut Vec<Pending>, first: usize) {
     }
     out[first..].sort_by(|a, b| b.severity.cmp(&a.severity).then(a.kind.cmp(&b.kind)));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hits_are_kept_up_to_the_bound_and_counted_after() {
+        let mut hits = Hits::default();
+        let k = FindingKind::HtmlTag;
+        for i in 0..usize::from(MAX_KEPT_HITS) {
+            hits.add(k, Severity::Notice, i, i + 1, || "kept".into());
+        }
+        assert_eq!(hits.list.len(), usize::from(MAX_KEPT_HITS));
+        hits.add(k, Severity::Notice, 0, 1, || unreachable!("not written"));
+        assert_eq!(hits.list.len(), usize::from(MAX_KEPT_HITS));
+        // A worse one is still kept.
+        hits.add(k, Severity::Serious, 0, 1, || "worse".into());
+        assert_eq!(hits.list.len(), usize::from(MAX_KEPT_HITS) + 1);
+        assert_eq!(hits.count(k), usize::from(MAX_KEPT_HITS) + 2);
+    }
+
+    #[test]
+    fn big_buffers_are_not_kept() {
+        let ctx = Context::alone("s");
+        let small = "x".repeat(1000);
+        let _ = scan(&small, Role::Other, &ctx);
+        assert!(SCRATCH.with(|s| s.borrow().is_some()));
+        let big = "x ".repeat(MAX_KEPT_SCRATCH);
+        let _ = scan(&big, Role::Other, &ctx);
+        assert!(SCRATCH.with(|s| s.borrow().is_none()));
+    }
+}

@@ -379,6 +379,23 @@ mod tests {
             .collect()
     }
 
+    fn severity(s: &str) -> Option<Severity> {
+        let mut tokens = crate::words::Tokens::default();
+        crate::words::tokenize(s, None, &mut tokens);
+        let mut hits = Hits::default();
+        secret_places(s, &tokens.paths, &tokens.words, &mut hits);
+        hits.list.first().map(|h| h.severity)
+    }
+
+    #[test]
+    fn an_order_reaches_max_order_bytes() {
+        // "read" then spaces: the place starts MAX_ORDER_BYTES after the verb.
+        let at = format!("read{}.env", " ".repeat(MAX_ORDER_BYTES));
+        let over = format!("read{}.env", " ".repeat(MAX_ORDER_BYTES + 1));
+        assert_eq!(severity(&at), Some(Severity::Serious));
+        assert_eq!(severity(&over), Some(Severity::Warning));
+    }
+
     #[test]
     fn boundaries() {
         assert_eq!(places("read ~/.ssh/id_rsa now"), vec![".ssh", "id_rsa"]);

@@ -4,7 +4,7 @@
 //! once per catalog refresh; the check is one hash look-up per word.
 
 use crate::scan::Hits;
-use crate::words::{fx, FxMap, NameFilter, Span};
+use crate::words::{fx, FxMap, NameFilter, Span, MIN_NAME};
 use crate::{Context, FindingKind, Severity};
 
 /// Bits of the filter that lets a text skip the look-up of words that are
@@ -118,7 +118,7 @@ impl ToolIndex {
                 }
             }
             for key in keys {
-                if key.len() >= 3 && key.bytes().all(is_token_byte) {
+                if key.len() >= MIN_NAME && key.bytes().all(is_token_byte) {
                     if index.filter.is_empty() {
                         index.filter = vec![0; FILTER_BITS / 64];
                         index.lengths = (key.len(), key.len());
@@ -222,6 +222,24 @@ pub(crate) fn shadowing(reading: &str, names: &[Span], ctx: &Context<'_>, hits: 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bare_names_from_the_minimum_length() {
+        let at = "a".repeat(MIN_BARE_NAME - 2) + "_b";
+        let below = "a".repeat(MIN_BARE_NAME - 3) + "_b";
+        assert!(distinctive(&at), "{at}");
+        assert!(!distinctive(&below), "{below}");
+        let index = ToolIndex::new([
+            ("other", at.as_str(), "other__x"),
+            ("other", below.as_str(), "other__y"),
+        ]);
+        assert!(index.other("this", &at).is_some());
+        assert!(index.other("this", &below).is_none());
+        // The names apps see are indexed from MIN_NAME bytes.
+        let index = ToolIndex::new([("o", "a", "o_a"), ("o", "b", "ob")]);
+        assert!(index.other("this", "o_a").is_some());
+        assert!(index.other("this", "ob").is_none());
+    }
 
     #[test]
     fn distinctive_names() {

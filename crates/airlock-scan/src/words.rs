@@ -507,8 +507,9 @@ const fn byte_classes() -> [u8; 256] {
 
 static CLASSES: [u8; 256] = byte_classes();
 
-/// Shortest identifier-like token looked up as a tool name.
-const MIN_NAME: usize = 3;
+/// Shortest identifier-like token looked up as a tool name (and shortest
+/// key the tool index holds).
+pub(crate) const MIN_NAME: usize = 3;
 
 /// The open path-like and identifier-like tokens while tokenizing.
 /// Each token keeps the sentence it started in (a sentence's last token
