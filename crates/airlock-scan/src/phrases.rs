@@ -105,9 +105,6 @@ pub(crate) fn directives(reading: &str, words: &[Word], hits: &mut Hits) {
         );
     };
     for (i, w) in words.iter().enumerate() {
-        if w.class == 0 {
-            continue;
-        }
         // "do not tell the user", "without mentioning this", "never notify users".
         if w.is(TELL | SHOW) {
             if let Some(n) = behind(words, i, 3, NEG) {
