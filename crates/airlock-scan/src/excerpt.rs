@@ -84,6 +84,12 @@ fn one_line(s: &str) -> String {
         .replace('\t', " ")
 }
 
+/// [`visible`] on one line (a line break shown as "⏎", a tab as a space):
+/// for fields and sentences, which are single lines.
+pub(crate) fn visible_line(text: &str) -> String {
+    one_line(&visible(text))
+}
+
 /// The last `max` characters of `s`, with "…" in front when cut.
 fn cut_start(s: &str, max: usize) -> String {
     let n = s.chars().count();

@@ -9,8 +9,9 @@
 //! ASCII, so a look-alike spelling reads like the word it imitates.
 
 use crate::chars::{
-    char_name, classify, decode_selectors, escape_len, is_plain, tag_ascii, visible, Hidden,
+    char_name, classify, decode_selectors, escape_len, is_plain, tag_ascii, Hidden,
 };
+use crate::excerpt::visible_line;
 use crate::scan::Hits;
 use crate::{FindingKind, Severity, INVISIBLE_RUN_SERIOUS};
 
@@ -327,7 +328,7 @@ fn run_detail(run: &str, class: Hidden, count: usize, before: Option<char>) -> S
         Hidden::VariationSelector if count >= 2 => {
             let chars: Vec<char> = run.chars().collect();
             let spelled = decode_selectors(&chars)
-                .map(|t| format!(" that spell '{}'", bounded(&visible(&t), 120)))
+                .map(|t| format!(" that spell '{}'", bounded(&visible_line(&t), 120)))
                 .unwrap_or_default();
             format!(
                 "{count} variation selectors in a row{spelled}: no emoji needs more than one, \
@@ -362,7 +363,7 @@ fn escape_hit(hits: &mut Hits, text: &str, at: usize, len: usize) {
             format!(
                 "Terminal escape sequence {}: in a terminal it can hide, recolour or overwrite \
                  the text a person reads.",
-                bounded(&visible(&text[at..at + len]), 60)
+                bounded(&visible_line(&text[at..at + len]), 60)
             )
         },
     );

@@ -210,8 +210,8 @@ pub(crate) fn shadowing(reading: &str, names: &[Span], ctx: &Context<'_>, hits: 
                     format!(
                     "Names '{}', a tool of server '{}': a description that talks about another \
                      server's tool can steer how the model uses it.",
-                    crate::reading::bounded(&crate::visible(&tool.name), 64),
-                    crate::reading::bounded(&crate::visible(&tool.server), 64),
+                    crate::reading::bounded(&crate::excerpt::visible_line(&tool.name), 64),
+                    crate::reading::bounded(&crate::excerpt::visible_line(&tool.server), 64),
                 )
                 },
             );

@@ -5,7 +5,8 @@
 
 use serde_json::Value;
 
-use crate::chars::{clean_counted, needs_cleaning, visible};
+use crate::chars::{clean_counted, needs_cleaning};
+use crate::excerpt::visible_line;
 use crate::scan::{scan, scan_into, with_scratch, Pending, Role, Scratch};
 use crate::{Context, Finding, FindingKind, Severity};
 
@@ -105,7 +106,7 @@ impl<'c, 'v, 's> Walker<'c, 'v, 's> {
                         f.push('.');
                     }
                     f.push_str(&crate::reading::bounded(
-                        &visible(k),
+                        &visible_line(k),
                         MAX_FIELD_SEGMENT_CHARS,
                     ));
                 }

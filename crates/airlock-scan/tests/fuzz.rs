@@ -203,6 +203,7 @@ fn nothing_panics_and_outputs_stay_bounded() {
                 "round {round}"
             );
             assert!(!f.detail.is_empty());
+            shown_on_one_line(&f, round);
         }
         assert!(visible(&s).chars().count() <= MAX_VISIBLE_CHARS + 40);
         // A definition made of random keys and strings.
@@ -216,13 +217,30 @@ fn nothing_panics_and_outputs_stay_bounded() {
             "description": s,
             "inputSchema": {"properties": props, "enum": [random_text(&mut rng, 20)]}
         });
-        let _ = scan_tool(&tool, &ctx);
+        for f in scan_tool(&tool, &ctx) {
+            shown_on_one_line(&f, round);
+        }
         clean_json(&mut tool);
         let mut strings = Vec::new();
         collect(&tool, &mut strings);
         for t in strings {
             assert!(!t.chars().any(hidden), "round {round}: {t:?}");
         }
+    }
+}
+
+/// A finding's field, excerpt and sentence are single lines with nothing
+/// hidden: they are shown as they are.
+fn shown_on_one_line(f: &airlock_scan::Finding, round: usize) {
+    for (what, text) in [
+        ("field", &f.field),
+        ("excerpt", &f.excerpt),
+        ("detail", &f.detail),
+    ] {
+        assert!(
+            !text.chars().any(|c| c.is_control() || hidden(c)),
+            "round {round}: {what} {text:?}"
+        );
     }
 }
 
