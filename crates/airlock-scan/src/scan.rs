@@ -1,0 +1,330 @@
+//! One text, every check: the hidden characters met while reading it, then
+//! the phrase, secret, markup and shadowing checks on the reading, then its
+//! length; hits gathered into one finding per kind.
+
+use crate::excerpt::excerpt;
+use crate::reading::{bounded, Reading};
+use crate::words::{tokenize, NameFilter, Tokens};
+use crate::{
+    markup, phrases, secrets, shadow, Context, Finding, FindingKind, Severity,
+    MAX_DESCRIPTION_CHARS, MAX_INSTRUCTIONS_CHARS, MAX_NAME_CHARS, MAX_SCANNED_BYTES,
+    MAX_SCHEMA_TEXT_CHARS, MAX_URI_CHARS,
+};
+
+/// One thing found, before it is gathered into a [`Finding`].
+pub(crate) struct Hit {
+    pub(crate) kind: FindingKind,
+    pub(crate) severity: Severity,
+    /// Byte range (in the original text, or in the reading until converted).
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) detail: String,
+}
+
+/// Hits kept of one kind in one text beyond which only a worse one is kept
+/// (the rest are counted): 1 MB of escape sequences makes a few hundred
+/// thousand, and each would format a sentence.
+const MAX_KEPT_HITS: u16 = 32;
+
+/// The hits of one text: the first of each kind (and any worse one after
+/// them), and how many more there were.
+#[derive(Default)]
+pub(crate) struct Hits {
+    pub(crate) list: Vec<Hit>,
+    kept: [u16; FindingKind::ALL.len()],
+    best: [Option<Severity>; FindingKind::ALL.len()],
+    extra: [usize; FindingKind::ALL.len()],
+}
+
+impl Hits {
+    fn clear(&mut self) {
+        self.list.clear();
+        self.kept = [0; FindingKind::ALL.len()];
+        self.best = [None; FindingKind::ALL.len()];
+        self.extra = [0; FindingKind::ALL.len()];
+    }
+
+    /// Whether a hit of `kind` at `severity` would be kept.
+    pub(crate) fn wants(&self, kind: FindingKind, severity: Severity) -> bool {
+        let k = kind as usize;
+        self.kept[k] < MAX_KEPT_HITS || self.best[k].is_none_or(|b| severity > b)
+    }
+
+    /// Adds a hit; `detail` is only written when the hit is kept.
+    pub(crate) fn add(
+        &mut self,
+        kind: FindingKind,
+        severity: Severity,
+        start: usize,
+        end: usize,
+        detail: impl FnOnce() -> String,
+    ) {
+        let k = kind as usize;
+        if !self.wants(kind, severity) {
+            self.extra[k] += 1;
+            return;
+        }
+        self.kept[k] = self.kept[k].saturating_add(1);
+        self.best[k] = self.best[k].max(Some(severity));
+        self.list.push(Hit {
+            kind,
+            severity,
+            start,
+            end,
+            detail: detail(),
+        });
+    }
+
+    /// How many hits of `kind` there were, kept or not.
+    fn count(&self, kind: FindingKind) -> usize {
+        usize::from(self.kept[kind as usize]) + self.extra[kind as usize]
+    }
+}
+
+/// What a text is, which decides the checks and the length bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// A description or title of a tool, prompt or resource.
+    Description,
+    /// A server's instructions.
+    Instructions,
+    /// Prose inside a schema: a description, title or comment.
+    SchemaText,
+    /// Any other string inside a schema: an enum or const value, a default,
+    /// an example, a pattern. Not checked for shadowing (an enum value may
+    /// well equal another server's tool name).
+    SchemaValue,
+    /// A name: of a tool, prompt, argument, property, or any object key.
+    /// Not checked for shadowing (a name is not prose about other tools).
+    Name,
+    /// A URI, URI template or MIME type: hidden characters and length only.
+    Uri,
+    /// Anything else an app may pass on (`_meta`, icons): every check but
+    /// shadowing and length.
+    Other,
+}
+
+impl Role {
+    fn bound(self) -> Option<(usize, &'static str)> {
+        match self {
+            Role::Description => Some((MAX_DESCRIPTION_CHARS, "MAX_DESCRIPTION_CHARS")),
+            Role::Instructions => Some((MAX_INSTRUCTIONS_CHARS, "MAX_INSTRUCTIONS_CHARS")),
+            Role::SchemaText | Role::SchemaValue => {
+                Some((MAX_SCHEMA_TEXT_CHARS, "MAX_SCHEMA_TEXT_CHARS"))
+            }
+            Role::Name => Some((MAX_NAME_CHARS, "MAX_NAME_CHARS")),
+            Role::Uri => Some((MAX_URI_CHARS, "MAX_URI_CHARS")),
+            Role::Other => None,
+        }
+    }
+}
+
+/// A finding without its field (the walker names the field only when there
+/// is something to report).
+#[derive(Debug)]
+pub(crate) struct Pending {
+    pub(crate) kind: FindingKind,
+    pub(crate) severity: Severity,
+    pub(crate) excerpt: String,
+    pub(crate) detail: String,
+}
+
+impl Pending {
+    pub(crate) fn with_field(self, field: String) -> Finding {
+        Finding {
+            kind: self.kind,
+            severity: self.severity,
+            field,
+            excerpt: self.excerpt,
+            detail: self.detail,
+        }
+    }
+}
+
+/// Buffers reused from text to text, so a walk allocates nothing per text
+/// that has nothing to report.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    reading: Reading,
+    tokens: Tokens,
+    hits: Hits,
+    on_reading: Hits,
+}
+
+/// Largest buffers kept for the next scan on this thread, in bytes: one
+/// huge text must not pin its memory for good.
+const MAX_KEPT_SCRATCH: usize = 256 * 1024;
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Option<Scratch>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's reused buffers.
+pub(crate) fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
+    let mut scratch = SCRATCH.with(|s| s.borrow_mut().take()).unwrap_or_default();
+    let out = f(&mut scratch);
+    let held = scratch.reading.capacity()
+        + scratch.tokens.capacity()
+        + (scratch.hits.list.capacity() + scratch.on_reading.list.capacity())
+            * std::mem::size_of::<Hit>();
+    if held <= MAX_KEPT_SCRATCH {
+        SCRATCH.with(|s| *s.borrow_mut() = Some(scratch));
+    }
+    out
+}
+
+/// Every check on one text, as `role`.
+pub(crate) fn scan(text: &str, role: Role, ctx: &Context<'_>) -> Vec<Pending> {
+    let mut out = Vec::new();
+    with_scratch(|scratch| scan_into(text, role, ctx, scratch, &mut out));
+    out
+}
+
+/// [`scan`] with reused buffers; findings are added to `out`.
+pub(crate) fn scan_into(
+    text: &str,
+    role: Role,
+    ctx: &Context<'_>,
+    scratch: &mut Scratch,
+    out: &mut Vec<Pending>,
+) {
+    let first = out.len();
+    let mut cut = text.len().min(MAX_SCANNED_BYTES);
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let scanned = &text[..cut];
+    if cut < text.len() {
+        out.push(Pending {
+            kind: FindingKind::ExtremeLength,
+            severity: Severity::Serious,
+            excerpt: excerpt(text, 0, 0),
+            detail: format!(
+                "The text is {} bytes long; only the first {MAX_SCANNED_BYTES} were inspected \
+                 (MAX_SCANNED_BYTES), so the rest could hide anything.",
+                text.len()
+            ),
+        });
+    }
+
+    let Scratch {
+        reading,
+        tokens,
+        hits,
+        on_reading,
+    } = scratch;
+    hits.clear();
+    on_reading.clear();
+    reading.read(scanned, hits);
+    if role != Role::Uri {
+        let shadows = matches!(
+            role,
+            Role::Description | Role::Instructions | Role::SchemaText
+        );
+        let filter = ctx
+            .tools()
+            .filter(|t| shadows && !t.is_empty())
+            .map(|t| t as &dyn NameFilter);
+        tokenize(&reading.text, filter, tokens);
+        phrases::directives(&reading.text, &tokens.words, on_reading);
+        secrets::secret_words(&tokens.words, on_reading);
+        secrets::secret_places(&reading.text, &tokens.paths, &tokens.words, on_reading);
+        markup::markup(&reading.text, &tokens.marks, on_reading);
+        if shadows {
+            shadow::shadowing(&reading.text, &tokens.names, ctx, on_reading);
+        }
+        for h in on_reading.list.drain(..) {
+            let (start, end) = reading.original(scanned, h.start, h.end);
+            hits.add(h.kind, h.severity, start, end, || h.detail);
+        }
+        for kind in FindingKind::ALL {
+            hits.extra[kind as usize] += on_reading.extra[kind as usize];
+        }
+    }
+    if let Some((bound, name)) = role.bound() {
+        // Bytes bound characters from above: count only when it can matter.
+        if text.len() > bound {
+            let n = text.chars().count();
+            if n > bound {
+                hits.add(FindingKind::ExtremeLength, Severity::Warning, 0, 0, || {
+                    format!(
+                        "The text is {n} characters long, over the bound of {bound} ({name}): \
+                         long enough to bury instructions where no person reads them."
+                    )
+                });
+            }
+        }
+    }
+    if !hits.list.is_empty() {
+        gather(scanned, hits, out, first);
+    }
+}
+
+/// One finding per kind: the worst severity, its first place, and how many
+/// places in all.
+fn gather(text: &str, hits: &Hits, out: &mut Vec<Pending>, first: usize) {
+    for kind in FindingKind::ALL {
+        let count = hits.count(kind);
+        let mut best: Option<&Hit> = None;
+        for h in hits.list.iter().filter(|h| h.kind == kind) {
+            if best.is_none_or(|b| h.severity > b.severity) {
+                best = Some(h);
+            }
+        }
+        let Some(best) = best else { continue };
+        let mut detail = best.detail.clone();
+        if count > 1 {
+            detail.push_str(&format!(" ({count} places in this text.)"));
+        }
+        let excerpt = if kind == FindingKind::ExtremeLength {
+            bounded(&excerpt(text, 0, 0), crate::MAX_EXCERPT_CHARS)
+        } else {
+            excerpt(text, best.start, best.end)
+        };
+        if let Some(existing) = out[first..].iter_mut().find(|p| p.kind == kind) {
+            // The scan cut: keep the serious one, note the other.
+            existing.detail.push(' ');
+            existing.detail.push_str(&detail);
+            continue;
+        }
+        out.push(Pending {
+            kind,
+            severity: best.severity,
+            excerpt,
+            detail,
+        });
+    }
+    out[first..].sort_by(|a, b| b.severity.cmp(&a.severity).then(a.kind.cmp(&b.kind)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hits_are_kept_up_to_the_bound_and_counted_after() {
+        let mut hits = Hits::default();
+        let k = FindingKind::HtmlTag;
+        for i in 0..usize::from(MAX_KEPT_HITS) {
+            hits.add(k, Severity::Notice, i, i + 1, || "kept".into());
+        }
+        assert_eq!(hits.list.len(), usize::from(MAX_KEPT_HITS));
+        hits.add(k, Severity::Notice, 0, 1, || unreachable!("not written"));
+        assert_eq!(hits.list.len(), usize::from(MAX_KEPT_HITS));
+        // A worse one is still kept.
+        hits.add(k, Severity::Serious, 0, 1, || "worse".into());
+        assert_eq!(hits.list.len(), usize::from(MAX_KEPT_HITS) + 1);
+        assert_eq!(hits.count(k), usize::from(MAX_KEPT_HITS) + 2);
+    }
+
+    #[test]
+    fn big_buffers_are_not_kept() {
+        let ctx = Context::alone("s");
+        let small = "x".repeat(1000);
+        let _ = scan(&small, Role::Other, &ctx);
+        assert!(SCRATCH.with(|s| s.borrow().is_some()));
+        let big = "x ".repeat(MAX_KEPT_SCRATCH);
+        let _ = scan(&big, Role::Other, &ctx);
+        assert!(SCRATCH.with(|s| s.borrow().is_none()));
+    }
+}
