@@ -25,8 +25,9 @@ use airlock_core::elicitation::{Opener, SystemBrowser};
 use airlock_core::events::CoreEvent;
 use airlock_core::servers::{ServerInput, Transport};
 use airlock_core::{Airlock, AirlockOptions};
-use airlock_gateway::forms::{FormRoutes, HostConsent};
-use airlock_gateway::place::ClaimError;
+use airlock_gateway::routing::forms::HostConsent;
+use airlock_gateway::routing::router::Router;
+use airlock_gateway::wire::place::ClaimError;
 use airlock_gateway::{HostError, HostOptions};
 use tauri::{AppHandle, Manager, WindowEvent};
 
@@ -160,7 +161,7 @@ fn start_core(app: &AppHandle) -> Result<(AppState, clients_page::Attached), Str
     });
     // Forms from a server go to the app that made the call when it can show
     // them (the gateway's routes); everything else to the window.
-    let (consent, forms) = HostConsent::wrap(desktop_consent);
+    let (consent, router) = HostConsent::wrap(desktop_consent);
     let opener: Arc<dyn Opener> = Arc::new(SystemBrowser);
     let mut opts = AirlockOptions::new(data_dir.clone(), consent, opener.clone());
     opts.broker = settings.broker();
@@ -168,7 +169,7 @@ fn start_core(app: &AppHandle) -> Result<(AppState, clients_page::Attached), Str
     // system browser, with a loopback listener for the redirect back.
     opts.oauth_browser = Some(Arc::new(LoopbackBrowser::new(opener)));
     // Servers' sampling and roots go to the app whose call asked.
-    opts.app_requests = Some(forms.clone());
+    opts.app_requests = Some(router.clone());
     let core = Airlock::open(opts).map_err(|e| e.to_string())?;
     // Off the start path: pruning a large history goes in batches.
     let pruner = core.clone();
@@ -179,7 +180,7 @@ fn start_core(app: &AppHandle) -> Result<(AppState, clients_page::Attached), Str
     configure_demo_once(&core, &data_dir);
     forward_events(app.clone(), &core);
     let attached = clients_page::Attached::default();
-    serve_gateway(core.clone(), forms, attached.0.clone(), data_dir.clone());
+    serve_gateway(core.clone(), router, attached.0.clone(), data_dir.clone());
     // Connect every configured server in the background.
     let names: Vec<String> = core
         .list_servers()
@@ -244,14 +245,14 @@ fn configure_demo_once(core: &Arc<Airlock>, data_dir: &std::path::Path) {
 /// (airlock_gateway::handover).
 fn serve_gateway(
     core: Arc<Airlock>,
-    forms: Arc<FormRoutes>,
+    router: Arc<Router>,
     attachments: Arc<airlock_gateway::Attachments>,
     data_dir: PathBuf,
 ) {
     tauri::async_runtime::spawn(async move {
         loop {
             let options = HostOptions {
-                forms: Some(forms.clone()),
+                router: Some(router.clone()),
                 attachments: Some(attachments.clone()),
                 take_over: true,
                 ..HostOptions::default()

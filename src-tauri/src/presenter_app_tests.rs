@@ -26,6 +26,7 @@ fn form_from(client: Option<&str>) -> FormConsentRequest {
         origin: Origin::Request,
         schema: parse_schema(&serde_json::json!({"properties": {}})).unwrap(),
         client: client.map(str::to_owned),
+        to_app: None,
     }
 }
 

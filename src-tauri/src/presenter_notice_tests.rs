@@ -47,6 +47,7 @@ fn a_server_name_cannot_become_a_link_or_markup_in_a_notification() {
                 origin: Origin::Request,
                 schema: parse_schema(&serde_json::json!({"properties": {}})).unwrap(),
                 client: None,
+                to_app: None,
             })),
         ];
         for t in texts {

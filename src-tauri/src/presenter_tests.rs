@@ -309,6 +309,7 @@ fn a_form_is_summarised_and_its_secret_looking_fields_named() {
         origin: Origin::Request,
         schema,
         client: None,
+        to_app: None,
     };
     let v = form_inbox_entry(&request, 9);
     assert_eq!(v.kind, PendingKind::Form);

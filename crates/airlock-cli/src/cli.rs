@@ -84,8 +84,16 @@ pub(crate) enum Command {
         #[arg(long)]
         forget_client: bool,
     },
-    /// List a server's tools
-    Tools { server: String },
+    /// List a server's tools, or review the changes of tools and prompts
+    /// held for apps (`tools review [SERVER]`, `tools approve|reject SERVER NAME`)
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+    Tools {
+        #[command(subcommand)]
+        action: Option<crate::cmd::pins::ToolsCmd>,
+        /// The server whose tools to list
+        #[arg(required = true)]
+        server: Option<String>,
+    },
     /// List a server's prompts
     Prompts { server: String },
     /// List a server's resources
@@ -206,6 +214,14 @@ pub(crate) enum ServersCmd {
     },
     /// Export to `mcpServers` JSON (secrets are left out)
     Export,
+    /// Give a resource URI (or, with --template, a template pattern) that
+    /// two servers list to this server: apps read it from this one
+    Own {
+        name: String,
+        uri: String,
+        #[arg(long)]
+        template: bool,
+    },
 }
 
 #[derive(Args)]
@@ -251,6 +267,20 @@ pub(crate) struct AddArgs {
     /// display and proxy variables) plus its own --env
     #[arg(long = "inherit-env", value_name = "NAME")]
     pub(crate) inherit_env: Vec<String>,
+    /// What a change to the server's tools and prompts does for the apps
+    /// behind the gateway: hold it until you approve it (`airlock tools
+    /// review`), notify only (served at once, recorded), or off
+    #[arg(long, value_name = "POLICY", default_value = "hold",
+          value_parser = ["hold", "notify", "off"])]
+    pub(crate) pins: String,
+    /// Largest message Airlock reads from this server, in bytes (default
+    /// 16 MiB): a larger tool result or list fails with an error naming it
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) max_message_bytes: Option<u64>,
+    /// Largest tool or prompt definition served to apps, in bytes (default
+    /// 64 KiB): a larger one is held
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) max_definition_bytes: Option<u64>,
 }
 
 #[derive(Args)]
@@ -273,7 +303,7 @@ pub(crate) struct DaemonArgs {
     #[arg(long, value_name = "SECS")]
     pub(crate) idle_exit: Option<u64>,
     /// Between a server's name and its tool's or prompt's name in what apps see
-    #[arg(long, default_value = airlock_gateway::names::DEFAULT_SEPARATOR, value_name = "TEXT")]
+    #[arg(long, default_value = airlock_gateway::catalog::names::DEFAULT_SEPARATOR, value_name = "TEXT")]
     pub(crate) separator: String,
     /// Also serve MCP over Streamable HTTP on this port (0: any free one;
     /// off by default); every client needs a token (`airlock clients add NAME --token`)

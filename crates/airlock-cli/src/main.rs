@@ -81,7 +81,7 @@ fn consent_for(cli: &Cli) -> Arc<dyn Consent> {
         // The daemon has no terminal: it asks in desktop notifications
         // when it can, else it refuses, saying where to approve.
         ConsentMode::Ask if matches!(cli.command, Command::Daemon(_)) => {
-            airlock_gateway::notify::daemon_consent(Duration::from_secs(cli.give_up_after))
+            airlock_gateway::consent::notify::daemon_consent(Duration::from_secs(cli.give_up_after))
         }
         ConsentMode::Ask => Arc::new(consent::TerminalConsent),
         ConsentMode::Accept => Arc::new(FixedConsent(ConsentDecision::Accept)),
@@ -179,9 +179,10 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
     if let Command::Daemon(args) = &cli.command {
         // Forms go to the app that asked when it can show them: the host
         // needs the consent's routes.
-        let (consent, forms) = airlock_gateway::forms::HostConsent::wrap(consent_for(&cli));
-        let core = open_core_with(&cli, consent, Some(forms.clone()))?;
-        let result = cmd::gateway::daemon(&core, args, forms).await;
+        let (consent, router) =
+            airlock_gateway::routing::forms::HostConsent::wrap(consent_for(&cli));
+        let core = open_core_with(&cli, consent, Some(router.clone()))?;
+        let result = cmd::gateway::daemon(&core, args, router).await;
         core.close();
         return result;
     }
@@ -243,7 +244,14 @@ async fn dispatch(
             server,
             forget_client,
         } => cmd::auth::logout(&core, server, forget_client, json),
-        Command::Tools { server } => cmd::calls::tools(&core, &server, json).await,
+        Command::Tools {
+            action: Some(action),
+            ..
+        } => cmd::pins::run(&core, action, json),
+        Command::Tools { server, .. } => {
+            let server = server.unwrap_or_default();
+            cmd::calls::tools(&core, &server, json).await
+        }
         Command::Prompts { server } => cmd::calls::prompts(&core, &server, json).await,
         Command::Resources { server } => cmd::calls::resources(&core, &server, json).await,
         Command::Read { server, uri } => cmd::calls::read(&core, &server, &uri).await,

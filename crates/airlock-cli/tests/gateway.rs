@@ -322,9 +322,10 @@ fn one_host_per_data_dir_with_a_private_socket() {
 
 /// A server that adds a tool and says so (`notifications/tools/list_changed`
 /// on 2025-11-25, a `subscriptions/listen` stream on 2026-07-28): the app
-/// hears list_changed, sees `<server>__<new tool>` and can call it. A server
-/// that floods the notice costs the app a few list_changed, not thousands,
-/// and the host keeps answering.
+/// hears list_changed, sees `<server>__<new tool>` and can call it (the
+/// servers' changes are set to notify only here; held changes are the rug
+/// pull tests'). A server that floods the notice costs the app a few
+/// list_changed, not thousands, and the host keeps answering.
 #[test]
 fn a_server_that_adds_a_tool_is_listed_again_on_both_revisions() {
     let sb = Sandbox::new();
@@ -336,6 +337,8 @@ fn a_server_that_adds_a_tool_is_listed_again_on_both_revisions() {
             name,
             "--protocol",
             protocol,
+            "--pins",
+            "notify",
             "--command",
             &py,
             "--",
@@ -746,54 +749,98 @@ fn another_app_cannot_answer_a_form_given_to_a_2026_app() {
     drop(daemon);
 }
 
-/// While two apps have requests in flight on one server, a form it asks is
-/// neither's: Airlock's consent answers it (a hostile server cannot steer one
-/// app's form to another by timing it).
+/// While two apps have requests in flight on one server, a form it asks
+/// goes to the app whose request raised it when the protocol says which
+/// (a 2026-07-28 input round of that request), and to neither when it does
+/// not (a 2025-11-25 request-path form): then Airlock's consent answers it.
+/// A hostile server cannot steer one app's form to another by timing it.
 #[test]
-fn a_form_while_two_apps_wait_on_one_server_goes_to_neither() {
-    let sb = Sandbox::new();
-    sb.add_py("py", &[]);
-    let daemon = Daemon::start(&sb, "accept", None);
-    let (a_ready, b_done) = (sb.dir().join("a-ready"), sb.dir().join("b-done"));
-    // A shows its form and its user never answers: its prompt stays in flight.
-    let waiting_ops = json!([
-        {"op": "start", "key": "p", "prompt": "py__introduce"},
-        {"op": "sleep", "ms": 1500},
-        {"op": "elicitations"},
-        {"op": "touch", "path": a_ready},
-        {"op": "wait_file", "path": b_done, "timeout_ms": 60000},
-    ]);
-    let waiting = {
-        let cmd = Cmd::new("node")
-            .arg(peers_dir().join("gateway_client.mjs"))
-            .args(["--name", "waiting-app", "--elicitation", "form-hang"])
-            .args(["--ops", &waiting_ops.to_string(), "--"])
-            .args(shim_argv(&sb, Some("waiting-app"), &[]))
-            .timeout(Duration::from_secs(90));
-        std::thread::spawn(move || cmd.run())
-    };
-    let ops = json!([
-        {"op": "wait_file", "path": a_ready, "timeout_ms": 60000},
-        {"op": "read", "uri": "peer://profile/b"},
-        {"op": "elicitations"},
-        {"op": "touch", "path": b_done},
-    ]);
-    let good = json!({"name": "Bea", "age": 30});
-    let v = lines(&ts_form_app(&sb, &good, &ops).run());
-    assert_eq!(said(&v[1]), "no profile: the form was decline", "{v:?}");
-    assert_eq!(v[2]["elicitations"], json!([]), "B was not asked: {v:?}");
-    let out = waiting.join().expect("waiting app");
-    let w = lines(&out);
-    assert_eq!(
-        w[2]["elicitations"].as_array().map(Vec::len),
-        Some(1),
-        "{out:?}"
-    );
-    let b = sb
-        .elicitations()
-        .into_iter()
-        .find(|r| r["client"] == "form-app")
-        .expect("B's form record");
-    assert_eq!(b["state"], "declined", "Airlock's consent: {b}");
-    drop(daemon);
+fn a_form_while_two_apps_wait_on_one_server_goes_only_where_it_belongs() {
+    for (protocol, goes_to_b) in [("2026-07-28", true), ("2025-11-25", false)] {
+        let sb = Sandbox::new();
+        sb.run(&[
+            "servers",
+            "add",
+            "py",
+            "--protocol",
+            protocol,
+            "--command",
+            &s(&py()),
+            "--",
+            &s(&py_server()),
+            "stdio",
+        ])
+        .ok();
+        let daemon = Daemon::start(&sb, "accept", None);
+        let (a_ready, b_done) = (sb.dir().join("a-ready"), sb.dir().join("b-done"));
+        // A shows its form and its user never answers: its prompt stays in flight.
+        let waiting_ops = json!([
+            {"op": "start", "key": "p", "prompt": "py__introduce"},
+            {"op": "sleep", "ms": 1500},
+            {"op": "elicitations"},
+            {"op": "touch", "path": a_ready},
+            {"op": "wait_file", "path": b_done, "timeout_ms": 60000},
+        ]);
+        let waiting = {
+            let cmd = Cmd::new("node")
+                .arg(peers_dir().join("gateway_client.mjs"))
+                .args(["--name", "waiting-app", "--elicitation", "form-hang"])
+                .args(["--ops", &waiting_ops.to_string(), "--"])
+                .args(shim_argv(&sb, Some("waiting-app"), &[]))
+                .timeout(Duration::from_secs(90));
+            std::thread::spawn(move || cmd.run())
+        };
+        let ops = json!([
+            {"op": "wait_file", "path": a_ready, "timeout_ms": 60000},
+            {"op": "read", "uri": "peer://profile/b"},
+            {"op": "elicitations"},
+            {"op": "touch", "path": b_done},
+        ]);
+        let good = json!({"name": "Bea", "age": 30});
+        let v = lines(&ts_form_app(&sb, &good, &ops).run());
+        let out = waiting.join().expect("waiting app");
+        let w = lines(&out);
+        assert_eq!(
+            w[2]["elicitations"].as_array().map(Vec::len),
+            Some(1),
+            "{protocol}: A was asked its own form: {out:?}"
+        );
+        let b = sb
+            .elicitations()
+            .into_iter()
+            .find(|r| {
+                r["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("profile of b"))
+            })
+            .unwrap_or_else(|| panic!("{protocol}: B's form record: {:?}", sb.elicitations()));
+        if goes_to_b {
+            assert_eq!(b["client"], "form-app", "{protocol}: {b}");
+            assert_eq!(said(&v[1]), "b: Bea (30)", "{protocol}: {v:?}");
+            let asked = v[2]["elicitations"].as_array().cloned().unwrap_or_default();
+            assert_eq!(
+                asked.len(),
+                1,
+                "{protocol}: B was asked its own form: {v:?}"
+            );
+            assert_eq!(asked[0]["message"], "py asks: Fill in the profile of b");
+            assert_eq!(b["state"], "accepted", "{protocol}: {b}");
+        } else {
+            assert_eq!(
+                said(&v[1]),
+                "no profile: the form was decline",
+                "{protocol}: {v:?}"
+            );
+            assert_eq!(
+                v[2]["elicitations"],
+                json!([]),
+                "{protocol}: B was not asked: {v:?}"
+            );
+            assert_eq!(b["state"], "declined", "{protocol}: Airlock's consent: {b}");
+            // Airlock's consent was told who might have asked.
+            let who = b["client"].as_str().unwrap_or_default();
+            assert!(who.starts_with("one of: "), "{protocol}: {b}");
+        }
+        drop(daemon);
+    }
 }

@@ -371,9 +371,9 @@ fn two_apps_at_once_with_different_profiles_see_different_tools() {
     // The instructions name only the servers the profile shows.
     let e_instr = e[0]["instructions"].as_str().unwrap_or_default();
     let c_instr = c[0]["instructions"].as_str().unwrap_or_default();
-    assert!(e_instr.contains("## everything"), "{e_instr}");
+    assert!(e_instr.contains("## Server \"everything\""), "{e_instr}");
     assert!(c_instr.contains("<server>__<name>"), "{c_instr}");
-    assert!(!c_instr.contains("## everything"), "{c_instr}");
+    assert!(!c_instr.contains("## Server \"everything\""), "{c_instr}");
     let e_tools = tool_names(&e[1]);
     assert!(
         e_tools.iter().all(|t| t.starts_with("everything__")),

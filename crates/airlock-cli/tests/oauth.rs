@@ -192,7 +192,7 @@ fn third_party_auth_takes_the_required_error_path_after_sign_in() {
     assert_eq!(first["registrable_domain"], "example.com");
     let text = format!("{}{}", out.stdout, out.stderr);
     assert!(
-        text.contains("asked again for the same URL"),
+        text.contains("asked again for the same page"),
         "the retry was sent and stopped by the loop guard: {out:?}"
     );
     assert_ne!(out.code(), 0);

@@ -119,6 +119,23 @@ impl Airlock {
     where
         T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
     {
+        let limit = crate::servers::ServerOptions::default().message_limit();
+        self.connect_in_process_with(name, io, mode, limit).await
+    }
+
+    /// [`Airlock::connect_in_process`] reading messages of at most
+    /// `max_message_bytes` from the peer.
+    #[cfg(feature = "test-support")]
+    pub async fn connect_in_process_with<T>(
+        self: &Arc<Self>,
+        name: &str,
+        io: T,
+        mode: rmcp::service::ClientLifecycleMode,
+        max_message_bytes: usize,
+    ) -> CoreResult<ConnectionReport>
+    where
+        T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
+    {
         let ctx = ConnectContext {
             store: self.store.clone(),
             broker: self.broker.clone(),
@@ -130,6 +147,7 @@ impl Airlock {
             inherit_env: Vec::new(),
             allow_insecure_http: false,
             app_requests: self.app_requests.clone(),
+            max_message_bytes,
         };
         let session = mcp::connect_io(name, io, mode, &ctx)
             .await
@@ -197,6 +215,7 @@ impl Airlock {
             inherit_env: def.options.inherit_env.clone(),
             allow_insecure_http: def.options.allow_insecure_http,
             app_requests: self.app_requests.clone(),
+            max_message_bytes: def.options.message_limit(),
         };
         if let Transport::Http { url, .. } = &def.transport {
             if crate::servers::plain_http_remote(url) {

@@ -34,6 +34,12 @@ pub enum CoreEvent {
     ListsChanged {
         server: String,
     },
+    /// Changes of `server`'s pinned tools or prompts that wait for the
+    /// user's review (`pending` of them now): a badge, a notification.
+    PinChanges {
+        server: String,
+        pending: usize,
+    },
 }
 
 /// One transition of an elicitation record.

@@ -15,6 +15,7 @@
 
 use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, ErrorData, ListRootsResult};
 
+use crate::caller::AppTarget;
 use crate::elicitation::BoxFuture;
 
 /// Largest sampling request (server to app) or answer (app to server), in
@@ -26,24 +27,34 @@ pub const MAX_ROOT_TEXT_BYTES: usize = 4096;
 
 /// The apps behind the gateway, as seen by a server's connection.
 pub trait AppRequests: Send + Sync {
-    /// A `sampling/createMessage` of `server`, for the app whose call on
-    /// `server` is running; an error says why none can answer.
+    /// A `sampling/createMessage` of `server` for the app `to_app` (the
+    /// one whose requests are in flight on that connection, see
+    /// [`crate::elicitation::Broker::sole_app`]; `None`: none, several, or
+    /// Airlock's own); an error says why none can answer.
     fn create_message<'a>(
         &'a self,
         server: &'a str,
+        to_app: Option<AppTarget>,
         params: CreateMessageRequestParams,
     ) -> BoxFuture<'a, Result<CreateMessageResult, ErrorData>>;
 
-    /// `roots/list` of `server`: the roots of the app whose call on
-    /// `server` is running (none when no such app declared roots).
+    /// `roots/list` of `server`: the roots of the app `to_app` (none when
+    /// there is no such app, or it declared no roots).
     fn list_roots<'a>(
         &'a self,
         server: &'a str,
+        to_app: Option<AppTarget>,
     ) -> BoxFuture<'a, Result<ListRootsResult, ErrorData>>;
 
     /// `notifications/resources/updated` of `server` for `uri` (its own
     /// URI): for the apps subscribed to it, if any (else ignored).
     fn resource_updated(&self, _server: &str, _uri: &str) {}
+
+    /// A log line of `server` (its `notifications/message`, masked of its
+    /// secrets and bounded) for the app `to_app` (see
+    /// [`AppRequests::create_message`]); `None`: no app's, it stays in
+    /// Airlock's own log. Must not wait: the server's connection calls it.
+    fn server_log(&self, _server: &str, _to_app: Option<AppTarget>, _level: &str, _text: &str) {}
 }
 
 fn json_len<T: serde::Serialize>(value: &T) -> usize {

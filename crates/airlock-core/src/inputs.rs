@@ -15,6 +15,7 @@ use rmcp::model::{
 };
 use rmcp::service::ServiceError;
 
+use crate::caller::Caller;
 use crate::elicitation::{Origin, Refusal};
 use crate::mcp::Session;
 use crate::tools::{protocol, session_error, MAX_ELICITATIONS_PER_ROUND, MAX_INPUT_ROUNDS};
@@ -52,20 +53,21 @@ impl Airlock {
         name: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
     ) -> CoreResult<GetPromptResult> {
-        self.get_prompt_for(None, server, name, arguments).await
+        self.get_prompt_for(&Caller::own(), server, name, arguments)
+            .await
     }
 
     /// [`Airlock::get_prompt`] on behalf of an app attached to the gateway
-    /// (`None`: Airlock itself): the forms and pages its server asks for
-    /// name `client`.
+    /// (see [`crate::caller`]): the forms and pages its server asks for
+    /// name it, and its forms may go back to it.
     pub async fn get_prompt_for(
         self: &Arc<Self>,
-        client: Option<&str>,
+        caller: &Caller,
         server: &str,
         name: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
     ) -> CoreResult<GetPromptResult> {
-        self.with_inputs(client, server, |session, (responses, state)| {
+        self.with_inputs(caller, server, |session, (responses, state)| {
             let mut params = GetPromptRequestParams::new(name);
             params.arguments = arguments.clone();
             params.input_responses = responses;
@@ -86,18 +88,18 @@ impl Airlock {
         server: &str,
         uri: &str,
     ) -> CoreResult<ReadResourceResult> {
-        self.read_resource_for(None, server, uri).await
+        self.read_resource_for(&Caller::own(), server, uri).await
     }
 
     /// [`Airlock::read_resource`] on behalf of an app (see
     /// [`Airlock::get_prompt_for`]).
     pub async fn read_resource_for(
         self: &Arc<Self>,
-        client: Option<&str>,
+        caller: &Caller,
         server: &str,
         uri: &str,
     ) -> CoreResult<ReadResourceResult> {
-        self.with_inputs(client, server, |session, (responses, state)| {
+        self.with_inputs(caller, server, |session, (responses, state)| {
             let mut params = ReadResourceRequestParams::new(uri);
             params.input_responses = responses;
             params.request_state = state;
@@ -118,7 +120,7 @@ impl Airlock {
     /// `client`, and a Cancel on a late one stops it (as for tool calls).
     async fn with_inputs<T, F, Fut>(
         self: &Arc<Self>,
-        client: Option<&str>,
+        caller: &Caller,
         server: &str,
         mut send: F,
     ) -> CoreResult<T>
@@ -126,11 +128,11 @@ impl Airlock {
         F: FnMut(Arc<Session>, Retry) -> Fut,
         Fut: Future<Output = Result<Step<T>, ServiceError>>,
     {
-        let session = self.session_for(server, client).await?;
+        let session = self.session_for(server, caller.client()).await?;
         let mut retry: Retry = (None, None);
         let mut rounds = 0usize;
         loop {
-            let guard = self.broker.call_started(session.connection, client);
+            let guard = self.broker.call_started(session.connection, caller);
             let step = tokio::select! {
                 r = send(session.clone(), std::mem::take(&mut retry)) => r,
                 () = guard.cancelled() => return Err(protocol(
@@ -142,7 +144,7 @@ impl Airlock {
             match step.map_err(|e| session_error(&session, e))? {
                 Step::Done(result) => return Ok(result),
                 Step::Input(ir) => {
-                    retry = self.answer_round(client, &session, &mut rounds, ir).await?;
+                    retry = self.answer_round(caller, &session, &mut rounds, ir).await?;
                 }
             }
         }
@@ -152,7 +154,7 @@ impl Airlock {
     /// than [`MAX_INPUT_ROUNDS`] is an error): what the retry carries.
     pub(crate) async fn answer_round(
         &self,
-        client: Option<&str>,
+        caller: &Caller,
         session: &Arc<Session>,
         rounds: &mut usize,
         ir: InputRequiredResult,
@@ -169,7 +171,7 @@ impl Airlock {
         }
         let responses = self
             .fulfil_inputs(
-                client,
+                caller,
                 server,
                 session,
                 ir.input_requests.unwrap_or_default(),
@@ -184,7 +186,7 @@ impl Airlock {
     /// 2026-07-28: answer each input request of an `InputRequiredResult`.
     async fn fulfil_inputs(
         &self,
-        client: Option<&str>,
+        caller: &Caller,
         server: &str,
         session: &Arc<Session>,
         requests: InputRequests,
@@ -196,7 +198,13 @@ impl Airlock {
                     ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
                         let action = self
                             .broker
-                            .fulfil_input_url(server, session.connection, client, &message, &url)
+                            .fulfil_input_url(
+                                server,
+                                session.connection,
+                                caller.client(),
+                                &message,
+                                &url,
+                            )
                             .await
                             .map_err(|r| match r {
                                 Refusal::Cancelled => {
@@ -220,7 +228,9 @@ impl Airlock {
                         match self
                             .broker
                             .handle_form_for(
-                                client,
+                                caller.client(),
+                                // This call's own round: its app, exactly.
+                                caller.call.map(Into::into),
                                 server,
                                 &message,
                                 &schema_json,

@@ -5,6 +5,7 @@
 pub mod about;
 pub mod activity;
 pub mod auth;
+pub mod caller;
 pub mod clients;
 mod connections;
 pub mod elicitation;
@@ -18,7 +19,9 @@ pub mod limits;
 mod lists;
 pub mod mcp;
 mod oauth;
+pub mod owners;
 pub mod paths;
+pub mod pins;
 pub mod progress;
 mod runs;
 pub mod secrets;

@@ -90,6 +90,28 @@ pub const HISTORY_RETENTION_DAYS: Bound = Bound {
     max: 3650,
 };
 
+/// Largest message Airlock reads from a server (a tool result, a list
+/// page, ...), in bytes: a larger one is dropped unread and its request
+/// fails with an error naming this limit. Per server: `--max-message-bytes`.
+pub const MAX_MESSAGE_BYTES: Bound = Bound {
+    what: "largest message from a server",
+    unit: "bytes",
+    default: 16 * 1024 * 1024,
+    min: 64 * 1024,
+    max: 1024 * 1024 * 1024,
+};
+
+/// Largest tool or prompt definition (canonical JSON) served to apps, in
+/// bytes: a larger one is held, its calls refused with this limit named.
+/// Per server: `--max-definition-bytes`.
+pub const MAX_DEFINITION_BYTES: Bound = Bound {
+    what: "largest tool or prompt definition",
+    unit: "bytes",
+    default: 64 * 1024,
+    min: 1024,
+    max: 1024 * 1024,
+};
+
 /// First reconnect back-off; doubled on each failure up to `MAX_BACKOFF`.
 pub const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 /// Largest reconnect back-off.
@@ -147,6 +169,8 @@ mod tests {
             MAX_PER_MINUTE,
             CONNECT_TIMEOUT_SECS,
             HISTORY_RETENTION_DAYS,
+            MAX_MESSAGE_BYTES,
+            MAX_DEFINITION_BYTES,
         ] {
             assert!(b.check(b.min).is_ok(), "{b:?}");
             assert!(b.check(b.max).is_ok(), "{b:?}");

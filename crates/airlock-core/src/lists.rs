@@ -16,6 +16,9 @@ pub const MAX_COMPLETION_CHARS: usize = 1000;
 pub const MAX_LIST_PAGES: usize = 100;
 /// Items of one list (tools, prompts, resources) Airlock keeps at most.
 pub const MAX_LIST_ITEMS: usize = 10_000;
+/// Bytes of one whole list (its items as JSON) Airlock keeps at most: each
+/// page is bounded by the server's message limit, the whole by this.
+pub const MAX_LIST_BYTES: usize = 32 * 1024 * 1024;
 
 pub(crate) fn paginated(cursor: Option<String>) -> Option<rmcp::model::PaginatedRequestParams> {
     cursor.map(|c| rmcp::model::PaginatedRequestParams::default().with_cursor(Some(c)))
@@ -31,14 +34,23 @@ pub(crate) async fn list_bounded<T, F, Fut>(
     mut page: F,
 ) -> CoreResult<Vec<T>>
 where
+    T: serde::Serialize,
     F: FnMut(Option<String>) -> Fut,
     Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), ServiceError>>,
 {
     let mut items = Vec::new();
     let mut cursor = None;
     let mut seen = HashSet::new();
+    let mut bytes = 0usize;
     for _ in 0..MAX_LIST_PAGES {
         let (batch, next) = page(cursor).await.map_err(|e| session_error(session, e))?;
+        bytes = bytes.saturating_add(serde_json::to_vec(&batch).map_or(usize::MAX, |b| b.len()));
+        if bytes > MAX_LIST_BYTES {
+            return Err(protocol(
+                &session.server,
+                format!("the server's {what} came to more than {MAX_LIST_BYTES} bytes; stopped"),
+            ));
+        }
         items.extend(batch);
         if items.len() > MAX_LIST_ITEMS {
             return Err(protocol(

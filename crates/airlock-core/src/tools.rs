@@ -12,6 +12,7 @@ use rmcp::service::ServiceError;
 use serde::Serialize;
 use tracing::Instrument;
 
+use crate::caller::Caller;
 use crate::elicitation::{Refusal, RequiredElicitation};
 use crate::lists::{list_bounded, paginated};
 use crate::mcp::Session;
@@ -68,6 +69,17 @@ pub struct ToolCallError(pub String);
 /// end we would notice otherwise): close the session so the supervisor
 /// reconnects, and report the error.
 pub(crate) fn session_error(session: &Session, e: ServiceError) -> CoreError {
+    if too_large(&e) {
+        // One answer over the server's limit (rmcp's HTTP client refused
+        // it): the connection itself is fine.
+        return protocol(
+            &session.server,
+            format!(
+                "its answer was larger than Airlock's limit per message, so it was not read (`airlock servers edit {} --max-message-bytes N` changes the limit): {e}",
+                session.server
+            ),
+        );
+    }
     if matches!(
         e,
         ServiceError::TransportSend(_) | ServiceError::TransportClosed
@@ -75,6 +87,12 @@ pub(crate) fn session_error(session: &Session, e: ServiceError) -> CoreError {
         session.close();
     }
     service_error(&session.server, e)
+}
+
+/// An answer refused for its size (rmcp's HTTP client's words).
+fn too_large(e: &ServiceError) -> bool {
+    matches!(e, ServiceError::TransportSend(_))
+        && e.to_string().contains("exceeded the maximum size")
 }
 
 fn service_error(server: &str, e: ServiceError) -> CoreError {
@@ -208,20 +226,23 @@ impl Airlock {
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
     ) -> CoreResult<CallOutcome> {
-        self.call_tool_with_progress(client, server, tool, arguments, None)
+        self.call_tool_with_progress(&Caller::named(client), server, tool, arguments, None)
             .await
     }
 
-    /// [`Airlock::call_tool_for`] whose server's progress reports (checked,
-    /// latest only: see [`crate::progress`]) go to `progress`.
+    /// [`Airlock::call_tool_for`] made for `caller` (an app's call through
+    /// the gateway: what its server asks meanwhile goes back to it, see
+    /// [`crate::caller`]), whose server's progress reports (checked, latest
+    /// only: see [`crate::progress`]) go to `progress`.
     pub async fn call_tool_with_progress(
         self: &Arc<Self>,
-        client: Option<&str>,
+        caller: &Caller,
         server: &str,
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
         progress: Option<&crate::progress::ProgressSender>,
     ) -> CoreResult<CallOutcome> {
+        let client = caller.client();
         let started_at = now_ms();
         let t0 = Instant::now();
         let args_json = arguments.as_ref().map_or_else(
@@ -246,7 +267,7 @@ impl Airlock {
             t0,
         };
         let result = self
-            .call_tool_inner(client, server, tool, arguments, progress)
+            .call_tool_inner(caller, server, tool, arguments, progress)
             .instrument(tracing::trace_span!("call.server"))
             .await;
         unfinished.call = None;
@@ -299,12 +320,13 @@ impl Airlock {
 
     async fn call_tool_inner(
         self: &Arc<Self>,
-        client: Option<&str>,
+        caller: &Caller,
         server: &str,
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
         progress: Option<&crate::progress::ProgressSender>,
     ) -> CoreResult<(rmcp::model::CallToolResult, Arc<crate::secrets::Redactor>)> {
+        let client = caller.client();
         let mut session = self
             .session_for(server, client)
             .instrument(tracing::trace_span!("call.session"))
@@ -319,7 +341,7 @@ impl Airlock {
         loop {
             // A Cancel on a late elicitation this call's server asked for
             // stops the call (rmcp sends notifications/cancelled on drop).
-            let guard = self.broker.call_started(session.connection, client);
+            let guard = self.broker.call_started(session.connection, caller);
             let response = tokio::select! {
                 r = crate::progress::call_once(&session, params.clone(), progress).instrument(tracing::trace_span!("call.rpc")) => r,
                 () = guard.cancelled() => return Err(protocol(
@@ -332,7 +354,7 @@ impl Airlock {
                 Ok(CallToolResponse::Complete(r)) => return Ok((r, session.redactor.clone())),
                 Ok(CallToolResponse::InputRequired(ir)) => {
                     let (responses, state) = self
-                        .answer_round(client, &session, &mut input_rounds, ir)
+                        .answer_round(caller, &session, &mut input_rounds, ir)
                         .await?;
                     params.input_responses = responses;
                     params.request_state = state;

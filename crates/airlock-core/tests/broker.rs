@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use airlock_core::caller::{AppCall, AppTarget, Caller};
 use airlock_core::elicitation::{Broker, BrokerSettings, Consent, ConsentDecision, Origin};
 use airlock_core::store::Store;
 use airlock_core::test_support::{open_broker, RecordingOpener, ScriptedConsent};
@@ -368,23 +369,23 @@ async fn consent_carries_familiarity_look_alikes_and_where_a_sign_in_code_goes()
 async fn a_request_sent_on_a_connection_names_the_apps_whose_calls_are_in_flight_there() {
     let (b, store, _dir) = broker(ScriptedConsent::accepting(), RecordingOpener::new());
     assert_eq!(b.clients_in_flight(1), None, "no call: Airlock itself");
-    let own = b.call_started(1, None);
+    let own = b.call_started(1, &Caller::own());
     assert_eq!(b.clients_in_flight(1), None, "Airlock's own call");
-    let cursor = b.call_started(1, Some("cursor"));
-    let _other_connection = b.call_started(2, Some("zed"));
+    let cursor = b.call_started(1, &Caller::named(Some("cursor")));
+    let _other_connection = b.call_started(2, &Caller::named(Some("zed")));
     assert_eq!(
         b.clients_in_flight(1).as_deref(),
         Some("one of: airlock, cursor")
     );
     drop(own);
     assert_eq!(b.clients_in_flight(1).as_deref(), Some("cursor"));
-    let _again = b.call_started(1, Some("cursor"));
+    let _again = b.call_started(1, &Caller::named(Some("cursor")));
     assert_eq!(
         b.clients_in_flight(1).as_deref(),
         Some("cursor"),
         "one app, two calls"
     );
-    let _code = b.call_started(1, Some("claude-code"));
+    let _code = b.call_started(1, &Caller::named(Some("claude-code")));
     assert_eq!(
         b.clients_in_flight(1).as_deref(),
         Some("one of: cursor, claude-code")
@@ -408,4 +409,41 @@ async fn a_request_sent_on_a_connection_names_the_apps_whose_calls_are_in_flight
         record.client.as_deref(),
         Some("one of: cursor, claude-code")
     );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_servers_request_goes_to_an_app_only_when_that_app_alone_has_calls_in_flight() {
+    let (b, _store, _dir) = broker(ScriptedConsent::accepting(), RecordingOpener::new());
+    let app = |app, call| Caller::app("cursor", AppCall { app, call });
+    assert_eq!(b.sole_app(1), None, "nothing in flight");
+    let first = b.call_started(1, &app(7, 1));
+    assert_eq!(
+        b.sole_app(1),
+        Some(AppTarget {
+            app: 7,
+            call: Some(1)
+        }),
+        "one call of one app: that call"
+    );
+    let second = b.call_started(1, &app(7, 2));
+    assert_eq!(
+        b.sole_app(1),
+        Some(AppTarget { app: 7, call: None }),
+        "two calls of one app: the app, not a call"
+    );
+    // Another connection's calls do not count.
+    let _elsewhere = b.call_started(2, &app(8, 3));
+    assert_eq!(b.sole_app(1).map(|t| t.app), Some(7));
+    // Airlock's own call (the window's) on the same connection: nobody is guessed.
+    let own = b.call_started(1, &Caller::own());
+    assert_eq!(b.sole_app(1), None, "the window's call counts");
+    drop(own);
+    // A second app with the same client name is still another app.
+    let other = b.call_started(1, &app(9, 4));
+    assert_eq!(b.sole_app(1), None, "two apps: nobody is guessed");
+    drop(other);
+    drop(first);
+    drop(second);
+    assert_eq!(b.sole_app(1), None);
+    assert_eq!(b.sole_app(2).map(|t| t.app), Some(8));
 }

@@ -23,6 +23,7 @@ impl AppRequests for Updates {
     fn create_message<'a>(
         &'a self,
         _server: &'a str,
+        _to_app: Option<airlock_core::caller::AppTarget>,
         _params: CreateMessageRequestParams,
     ) -> BoxFuture<'a, Result<CreateMessageResult, ErrorData>> {
         Box::pin(async { Err(ErrorData::internal_error("no app", None)) })
@@ -30,6 +31,7 @@ impl AppRequests for Updates {
     fn list_roots<'a>(
         &'a self,
         _server: &'a str,
+        _to_app: Option<airlock_core::caller::AppTarget>,
     ) -> BoxFuture<'a, Result<ListRootsResult, ErrorData>> {
         Box::pin(async { Ok(ListRootsResult::default()) })
     }

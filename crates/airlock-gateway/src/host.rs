@@ -23,30 +23,30 @@ use tokio::net::UnixStream;
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::app::{announce_change, AppSession, CHANGE_COALESCE};
-use crate::attached::Attachments;
 use crate::catalog::{log, Catalog};
-use crate::forms::FormRoutes;
-use crate::hello::{self, Welcome};
-use crate::{limits, place};
+use crate::routing::router::Router;
+use crate::session::app::{announce_change, AppSession, CHANGE_COALESCE};
+use crate::session::attached::Attachments;
+use crate::wire::hello::{self, Welcome};
+use crate::{limits, wire::place};
 
 /// What every app session shares.
 pub struct Gateway {
     pub core: Arc<Airlock>,
-    pub catalog: Catalog,
+    pub catalog: Arc<Catalog>,
     /// `true` once the first connects are done.
     pub started: watch::Receiver<bool>,
-    /// Which apps have calls in flight, for their servers' forms.
-    pub forms: Option<Arc<FormRoutes>>,
+    /// Where servers' messages to apps go (crate::routing::router).
+    pub router: Arc<Router>,
     /// Calls of 2026-07-28 apps waiting for the app's answer to a form.
-    pub rounds: crate::rounds::Rounds,
+    pub rounds: crate::session::rounds::Rounds,
     attached: AtomicUsize,
     /// The count of attached apps, for the idle timer.
     attached_tx: watch::Sender<usize>,
     /// Which apps are attached, for whoever shows them (the desktop).
     pub attachments: Arc<Attachments>,
-    /// Handing the socket over to another host (crate::handover).
-    pub(crate) handover: crate::handover::Handover,
+    /// Handing the socket over to another host (crate::wire::handover).
+    pub(crate) handover: crate::wire::handover::Handover,
 }
 
 #[derive(Clone)]
@@ -55,15 +55,16 @@ pub struct HostOptions {
     pub separator: String,
     /// Exit after this long with no app attached (`None`: run until stopped).
     pub idle_exit: Option<Duration>,
-    /// Where forms go: the routes of the core's [`crate::forms::HostConsent`]
-    /// (`None`: every form is Airlock's own).
-    pub forms: Option<Arc<FormRoutes>>,
+    /// The router of the core's [`crate::routing::forms::HostConsent`] and
+    /// `AppRequests` (`None`: a router of its own, which no form, sampling
+    /// or log line reaches: every form is Airlock's own).
+    pub router: Option<Arc<Router>>,
     /// Also serve Streamable HTTP here (loopback only; `None`: off).
     pub http: Option<std::net::SocketAddr>,
     /// Where the attached apps are listed (`None`: a list of its own).
     pub attachments: Option<Arc<Attachments>>,
     /// When another host owns the socket, ask it to hand over
-    /// ([`crate::handover::claim_taking_over`]; the desktop window).
+    /// ([`crate::wire::handover::claim_taking_over`]; the desktop window).
     pub take_over: bool,
     /// Hand the socket over to a host that asks (the daemon).
     pub hand_over: bool,
@@ -72,9 +73,9 @@ pub struct HostOptions {
 impl Default for HostOptions {
     fn default() -> Self {
         Self {
-            separator: crate::names::DEFAULT_SEPARATOR.to_owned(),
+            separator: crate::catalog::names::DEFAULT_SEPARATOR.to_owned(),
             idle_exit: None,
-            forms: None,
+            router: None,
             http: None,
             attachments: None,
             take_over: false,
@@ -94,12 +95,12 @@ impl Gateway {
             catalog: Catalog::new(core.clone(), options.separator.clone()),
             core,
             started,
-            forms: options.forms.clone(),
-            rounds: crate::rounds::Rounds::default(),
+            router: options.router.clone().unwrap_or_default(),
+            rounds: crate::session::rounds::Rounds::default(),
             attached: AtomicUsize::new(0),
             attached_tx,
             attachments: options.attachments.clone().unwrap_or_default(),
-            handover: crate::handover::Handover::new(options.hand_over),
+            handover: crate::wire::handover::Handover::new(options.hand_over),
         });
         // Subscribe before connecting so that no Ready is missed.
         let events = gateway.core.subscribe();
@@ -117,10 +118,12 @@ impl Gateway {
 /// A server (re)connected: the apps' resource subscriptions there are made
 /// again on its new session (none on its first connect).
 fn resubscribe(gateway: &Arc<Gateway>, server: &str) {
-    if let Some(routes) = gateway.forms.clone() {
-        let (core, server) = (gateway.core.clone(), server.to_owned());
-        tokio::spawn(async move { routes.resources.resubscribe(&core, &server).await });
-    }
+    let (router, core, server) = (
+        gateway.router.clone(),
+        gateway.core.clone(),
+        server.to_owned(),
+    );
+    tokio::spawn(async move { router.resources.resubscribe(&core, &server).await });
 }
 
 async fn follow_status(gateway: Arc<Gateway>, mut events: broadcast::Receiver<CoreEvent>) {
@@ -144,20 +147,37 @@ async fn follow_status(gateway: Arc<Gateway>, mut events: broadcast::Receiver<Co
                     if now && !was {
                         resubscribe(&gateway, &server);
                     }
-                    gateway.catalog.server_changed(&server).await;
+                    gateway.catalog.server_changed(&server);
                 }
             }
             // The server's own tools, prompts or resources changed (coalesced
-            // by the core): list it again and tell the apps.
+            // by the core): its room lists it again, on its own.
             Ok(CoreEvent::ListsChanged { server }) => {
                 if ready.get(&server).copied().unwrap_or(false) {
-                    gateway.catalog.server_changed(&server).await;
+                    gateway.catalog.server_changed(&server);
                 }
             }
             Ok(_) => {}
-            Err(broadcast::error::RecvError::Lagged(_)) => {
-                ready.clear();
-                gateway.catalog.all_changed().await;
+            // Events were lost: what is ready now is read again from the
+            // core (never dropped), and every server is listed again.
+            Err(broadcast::error::RecvError::Lagged(n)) => {
+                log(&format!(
+                    "{n} events were missed: listing every server again"
+                ));
+                let mut names: Vec<String> = ready.keys().cloned().collect();
+                if let Ok(defs) = gateway.core.list_servers() {
+                    names.extend(defs.into_iter().map(|d| d.name));
+                }
+                names.sort();
+                names.dedup();
+                for name in &names {
+                    let now = matches!(gateway.core.status(name), ConnStatus::Ready { .. });
+                    let was = ready.insert(name.clone(), now).unwrap_or(false);
+                    if now && !was {
+                        resubscribe(&gateway, name);
+                    }
+                }
+                gateway.catalog.resync(&names);
             }
             Err(broadcast::error::RecvError::Closed) => return,
         }
@@ -197,11 +217,21 @@ async fn watch_registry(gateway: Arc<Gateway>, started: watch::Sender<bool>) {
         Err(e) => log(&format!("cannot read the server list: {e}")),
     }
     while first.join_next().await.is_some() {}
+    let names: Vec<String> = known.keys().cloned().collect();
+    gateway.catalog.resync(&names);
     let _ = started.send(true);
-    gateway.catalog.all_changed().await;
     let mut last_retry = tokio::time::Instant::now();
+    let mut decisions = core.pin_generation().unwrap_or(0);
     loop {
         tokio::time::sleep(limits::REGISTRY_POLL).await;
+        // Pins approved or rejected, owners chosen (here or in another
+        // airlock process): apply them.
+        if let Ok(now) = core.pin_generation() {
+            if now != decisions {
+                decisions = now;
+                gateway.catalog.decisions_changed();
+            }
+        }
         let Ok(defs) = core.list_servers() else {
             continue;
         };
@@ -244,7 +274,7 @@ async fn watch_registry(gateway: Arc<Gateway>, started: watch::Sender<bool>) {
         for gone in known.keys().filter(|k| !now.contains_key(*k)) {
             log(&format!("{gone}: removed, disconnecting"));
             core.disconnect(gone);
-            gateway.catalog.server_changed(gone).await;
+            gateway.catalog.server_changed(gone);
         }
         known = now;
     }
@@ -300,7 +330,7 @@ pub async fn serve_until(
 ) -> Result<(), HostError> {
     let owned = if options.take_over {
         let dir = data_dir.to_owned();
-        tokio::task::spawn_blocking(move || crate::handover::claim_taking_over(&dir))
+        tokio::task::spawn_blocking(move || crate::wire::handover::claim_taking_over(&dir))
             .await
             .map_err(|e| HostError::Listen(std::io::Error::other(e.to_string())))??
     } else {
@@ -315,7 +345,7 @@ pub async fn serve_until(
             .map_err(HostError::Listen)?;
     let http = match options.http {
         Some(addr) => Some(
-            crate::http::bind(addr.ip(), addr.port())
+            crate::wire::http::bind(addr.ip(), addr.port())
                 .await
                 .map_err(HostError::Http)?,
         ),
@@ -329,7 +359,11 @@ pub async fn serve_until(
     ));
     let stop = CancellationToken::new();
     if let Some(listener) = http {
-        tokio::spawn(crate::http::serve(gateway.clone(), listener, stop.clone()));
+        tokio::spawn(crate::wire::http::serve(
+            gateway.clone(),
+            listener,
+            stop.clone(),
+        ));
     }
     let idle = idle_timer(gateway.attached_tx.subscribe(), options.idle_exit);
     tokio::pin!(idle);
@@ -477,8 +511,8 @@ async fn attach(gateway: Arc<Gateway>, stream: UnixStream, stop: CancellationTok
         return;
     }
     if hello.flush_history {
-        // A reader of history, not an app (crate::flush).
-        crate::flush::answer(&gateway, &mut write).await;
+        // A reader of history, not an app (crate::wire::flush).
+        crate::wire::flush::answer(&gateway, &mut write).await;
         return;
     }
     let Some(_attached) = Attached::new(gateway.clone()) else {
@@ -492,12 +526,28 @@ async fn attach(gateway: Arc<Gateway>, stream: UnixStream, stop: CancellationTok
     if write.write_all(&hello::line(&Welcome::ok())).await.is_err() {
         return;
     }
-    let who = hello.client.clone().unwrap_or_else(|| "(unnamed)".into());
-    let named = hello.client.clone();
-    let session = AppSession::new(gateway.clone(), hello.client);
+    serve_app(gateway, reader, write, hello.client, stop).await;
+}
+
+/// Serve one app's MCP session over `read`/`write` (newline-delimited
+/// JSON-RPC) until either side closes or `stop`: the socket's after its
+/// hello; in-process tests' over a pipe. The caller counts it as attached.
+pub async fn serve_app<R, W>(
+    gateway: Arc<Gateway>,
+    read: R,
+    write: W,
+    client: Option<String>,
+    stop: CancellationToken,
+) where
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    let who = client.clone().unwrap_or_else(|| "(unnamed)".into());
+    let named = client.clone();
+    let session = AppSession::new(gateway.clone(), client);
     let app_id = session.id;
     let subscriptions = session.subscriptions.clone();
-    let transport = AsyncRwTransport::new_server(reader, write)
+    let transport = AsyncRwTransport::new_server(read, write)
         .with_max_line_length(limits::MAX_APP_MESSAGE_BYTES);
     let running =
         match tokio::time::timeout(limits::HANDSHAKE_TIMEOUT, serve_server(session, transport))
@@ -521,12 +571,12 @@ async fn attach(gateway: Arc<Gateway>, stream: UnixStream, stop: CancellationTok
     // Listed under the name its calls are recorded under.
     let listed_as = named.unwrap_or_else(|| {
         peer.peer_info()
-            .map(|i| crate::hello::client_name_from_app(&i.client_info.name))
+            .map(|i| crate::wire::hello::client_name_from_app(&i.client_info.name))
             .unwrap_or_else(|| "unnamed".to_owned())
     });
     let _listed = gateway.attachments.add(app_id, listed_as);
     let session_ct = running.cancellation_token();
-    let reconnect = tokio::spawn(crate::handover::tell_when_moving(
+    let reconnect = tokio::spawn(crate::wire::handover::tell_when_moving(
         gateway.handover.moving(),
         peer.clone(),
     ));

@@ -18,6 +18,9 @@ pub const LIST_PAGE_SIZE: usize = 500;
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long an attaching app waits for the host's first connects.
 pub const STARTUP_WAIT: Duration = Duration::from_secs(45);
+/// How long an attaching app then waits for each ready server's first list
+/// (a slower one arrives later, with list_changed).
+pub const FIRST_LIST_WAIT: Duration = Duration::from_secs(5);
 /// How often the host reads the server list for servers added, edited,
 /// paused, resumed or removed by another Airlock process.
 pub const REGISTRY_POLL: Duration = Duration::from_secs(2);
@@ -44,3 +47,6 @@ pub const MAX_RESOURCE_URI_BYTES: usize = 2048;
 /// Least time between two `notifications/resources/updated` of one URI to
 /// one app (at most 20 a second; updates in between are coalesced).
 pub const RESOURCE_UPDATE_MIN_INTERVAL: Duration = Duration::from_millis(50);
+/// How long a server may take to answer a resource subscribe or unsubscribe
+/// made for apps; then the app gets an error and other servers' are not held.
+pub const SERVER_SUBSCRIBE_TIMEOUT: Duration = Duration::from_secs(10);

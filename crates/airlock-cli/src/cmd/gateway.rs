@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use airlock_core::Airlock;
-use airlock_gateway::forms::FormRoutes;
+use airlock_gateway::routing::router::Router;
 use airlock_gateway::{HostOptions, ShimOptions};
 
 use crate::cli::{Cli, ConsentMode, DaemonArgs, GatewayArgs, OpenMode};
@@ -84,7 +84,7 @@ fn daemon_args(cli: &Cli, data_dir: &std::path::Path) -> Vec<OsString> {
 pub(crate) async fn daemon(
     core: &Arc<Airlock>,
     args: &DaemonArgs,
-    forms: Arc<FormRoutes>,
+    router: Arc<Router>,
 ) -> Result<u8, Failure> {
     if args.separator.is_empty()
         || args.separator.len() > 8
@@ -98,13 +98,13 @@ pub(crate) async fn daemon(
         ));
     }
     if args.http_port.is_some() {
-        airlock_gateway::http::check_bind(args.http_bind)
+        airlock_gateway::wire::http::check_bind(args.http_bind)
             .map_err(|e| usage(format!("--http-bind: {e}")))?;
     }
     let options = HostOptions {
         separator: args.separator.clone(),
         idle_exit: args.idle_exit.map(Duration::from_secs),
-        forms: Some(forms),
+        router: Some(router),
         http: args
             .http_port
             .map(|p| std::net::SocketAddr::new(args.http_bind, p)),

@@ -55,7 +55,7 @@ pub(crate) fn history(core: &Arc<Airlock>, args: History, json: bool) -> Result<
 /// before reading, so a call an app just got its answer for is listed.
 /// (Audit events, logs and elicitations are written on the spot.)
 fn host_writes_its_history(core: &Airlock) {
-    use airlock_gateway::flush::{ask_host, Flush, FLUSH_TIMEOUT};
+    use airlock_gateway::wire::flush::{ask_host, Flush, FLUSH_TIMEOUT};
     if let Flush::NotWritten(why) = ask_host(core.data_dir(), FLUSH_TIMEOUT) {
         eprintln!(
             "note: the running Airlock host did not write its newest calls first ({}); they may be missing here",

@@ -6,6 +6,7 @@ pub(crate) mod calls;
 pub(crate) mod clients;
 pub(crate) mod gateway;
 pub(crate) mod history;
+pub(crate) mod pins;
 pub(crate) mod servers;
 
 use airlock_core::url_safety::{inspect, Policy};

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use airlock_core::pins::PinPolicy;
 use airlock_core::servers::{
     parse_config, InputValue, ProtocolChoice, ServerDef, ServerInput, ServerOptions, Transport,
 };
@@ -32,6 +33,11 @@ pub(crate) fn run(core: &Arc<Airlock>, cmd: ServersCmd, json: bool) -> Result<u8
         ServersCmd::Resume { name } => pause(core, &name, false, json),
         ServersCmd::Import { file, inputs } => import(core, &file, &inputs, json),
         ServersCmd::Export => export(core),
+        ServersCmd::Own {
+            name,
+            uri,
+            template,
+        } => own(core, &name, &uri, template, json),
     }
 }
 
@@ -79,14 +85,19 @@ fn show(core: &Arc<Airlock>, name: &str, json: bool) -> Result<u8, Failure> {
             "redirect_port": o.redirect_port,
         })
     });
+    let trust = trust(core, &def)?;
     if json {
         let mut v = serde_json::to_value(&def).unwrap_or_default();
-        if let (serde_json::Value::Object(m), Some(o)) = (&mut v, &oauth) {
-            m.insert("oauth".into(), o.clone());
+        if let serde_json::Value::Object(m) = &mut v {
+            if let Some(o) = &oauth {
+                m.insert("oauth".into(), o.clone());
+            }
+            m.insert("trust".into(), trust);
         }
         print_json(&v);
     } else {
         output::print_server(&def);
+        print_trust(&def.name, &trust);
         if let Some(o) = oauth {
             let signed_in = o["signed_in"].as_bool().unwrap_or(false);
             say!(
@@ -101,6 +112,72 @@ fn show(core: &Arc<Airlock>, name: &str, json: bool) -> Result<u8, Failure> {
                 say!("  client:  {} (registered by hand)", plain(id));
             }
         }
+    }
+    Ok(0)
+}
+
+/// What apps see of a server besides its definition: its pin policy, the
+/// changes waiting for review, and the URIs it and another server both list.
+fn trust(core: &Arc<Airlock>, def: &ServerDef) -> Result<serde_json::Value, Failure> {
+    let pending = core.pending_pin_changes(Some(&def.name))?.len();
+    let conflicts = core.uri_conflicts(Some(&def.name))?;
+    Ok(serde_json::json!({
+        "pins": def.options.pins,
+        "pending_changes": pending,
+        "uri_conflicts": conflicts,
+    }))
+}
+
+fn print_trust(name: &str, trust: &serde_json::Value) {
+    say!(
+        "pins:      {} ({} change(s) wait for review: `airlock tools review {}`)",
+        trust["pins"].as_str().unwrap_or("hold"),
+        trust["pending_changes"],
+        plain(name)
+    );
+    for c in trust["uri_conflicts"].as_array().into_iter().flatten() {
+        let (uri, kind) = (
+            c["uri"].as_str().unwrap_or_default(),
+            c["kind"].as_str().unwrap_or_default(),
+        );
+        let (server, owner) = (
+            c["server"].as_str().unwrap_or_default(),
+            c["owner"].as_str().unwrap_or_default(),
+        );
+        say!(
+            "conflict:  {kind} {} is listed by {} too; apps read it from {} (`airlock servers own {} {}` gives it to {})",
+            plain(uri),
+            plain(server),
+            plain(owner),
+            plain(server),
+            plain(uri),
+            plain(server)
+        );
+    }
+}
+
+fn own(
+    core: &Arc<Airlock>,
+    name: &str,
+    uri: &str,
+    template: bool,
+    json: bool,
+) -> Result<u8, Failure> {
+    let kind = if template {
+        airlock_core::owners::UriKind::Template
+    } else {
+        airlock_core::owners::UriKind::Resource
+    };
+    core.choose_uri_owner(uri, kind, name)?;
+    if json {
+        print_json(&serde_json::json!({"server": name, "uri": uri, "kind": kind}));
+    } else {
+        say!(
+            "{} {} is {}'s now (a running Airlock applies it within seconds)",
+            kind.as_str(),
+            plain(uri),
+            plain(name)
+        );
     }
     Ok(0)
 }
@@ -250,6 +327,8 @@ fn to_input(a: &AddArgs) -> Result<ServerInput, Failure> {
     }
     let protocol = ProtocolChoice::parse(&a.protocol)
         .ok_or_else(|| usage(format!("--protocol: unknown revision {:?}", a.protocol)))?;
+    let pins = PinPolicy::parse(&a.pins)
+        .ok_or_else(|| usage(format!("--pins: hold, notify or off (got {:?})", a.pins)))?;
     Ok(ServerInput {
         name: a.name.clone(),
         transport,
@@ -257,6 +336,9 @@ fn to_input(a: &AddArgs) -> Result<ServerInput, Failure> {
             protocol,
             allow_insecure_http: a.allow_insecure_http,
             inherit_env: a.inherit_env.clone(),
+            pins,
+            max_message_bytes: a.max_message_bytes,
+            max_definition_bytes: a.max_definition_bytes,
         },
     })
 }

@@ -181,8 +181,10 @@ impl Redirect for LoopbackRedirect {
         self.opener.open(authorization_url).map_err(|e| {
             AuthFlowError::new(
                 AuthStep::UserAuthorization,
+                // Never the page's address: this text may reach an app
+                // through the gateway. `--open print` shows it to the user.
                 format!(
-                    "cannot open the browser ({e}); open this URL yourself: {authorization_url}"
+                    "cannot open the browser ({e}); sign in again with `airlock --open print login <server>` to get the sign-in page's address"
                 ),
             )
         })?;

@@ -115,6 +115,8 @@ struct InFlight {
     id: u64,
     token: CancellationToken,
     client: Option<String>,
+    /// The gateway's app and call (`None`: Airlock itself).
+    call: Option<crate::caller::AppCall>,
 }
 
 /// How [`Broker::clients_in_flight`] starts a list of several apps.
@@ -122,6 +124,18 @@ pub const ONE_OF: &str = "one of: ";
 
 /// Longest "one of: ..." list of apps kept, in characters.
 const MAX_CLIENTS_TEXT: usize = 200;
+
+/// One of a server's slots under its per-server limits, released on drop.
+pub struct AdmitPermit {
+    broker: Arc<Broker>,
+    server: String,
+}
+
+impl Drop for AdmitPermit {
+    fn drop(&mut self) {
+        self.broker.release(&self.server);
+    }
+}
 
 /// A tool call in flight; cancelled when the user cancels a late
 /// elicitation its server asked for. Unregisters itself when dropped.
@@ -388,6 +402,17 @@ impl Broker {
         })
     }
 
+    /// A server's sampling request (to an app's model) takes a slot of the
+    /// same per-server limits as its elicitations: held while the app
+    /// answers, released when the returned permit is dropped.
+    pub fn admit_sampling(self: &Arc<Self>, server: &str) -> Result<AdmitPermit, RateLimit> {
+        self.admit(server)?;
+        Ok(AdmitPermit {
+            broker: self.clone(),
+            server: server.to_owned(),
+        })
+    }
+
     pub(super) fn release(&self, server: &str) {
         let mut counters = self.counters.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = counters.get_mut(server) {
@@ -397,9 +422,13 @@ impl Broker {
 
     // ----- tool calls in flight -----
 
-    /// Register a tool call on `connection` made by `client` (`None`:
-    /// Airlock itself); keep the guard while it runs.
-    pub fn call_started(self: &Arc<Self>, connection: u64, client: Option<&str>) -> CallGuard {
+    /// Register a request on `connection` made for `caller`; keep the
+    /// guard while it runs.
+    pub fn call_started(
+        self: &Arc<Self>,
+        connection: u64,
+        caller: &crate::caller::Caller,
+    ) -> CallGuard {
         let id = self.next_call.fetch_add(1, Ordering::Relaxed);
         let token = CancellationToken::new();
         self.calls
@@ -410,7 +439,8 @@ impl Broker {
             .push(InFlight {
                 id,
                 token: token.clone(),
-                client: client.map(str::to_owned),
+                client: caller.client.clone(),
+                call: caller.call,
             });
         CallGuard {
             broker: self.clone(),
@@ -426,6 +456,27 @@ impl Broker {
         for call in calls.get(&connection).into_iter().flatten() {
             call.token.cancel();
         }
+    }
+
+    /// The app a server's request on `connection` (not tied to one call:
+    /// 2025-11-25) goes to: the one app whose requests are in flight there,
+    /// with the call when it has only one. `None` when none are, when
+    /// several apps' are, or when Airlock's own are too (the window's or
+    /// the CLI's): then nobody is guessed and Airlock's own consent answers.
+    pub fn sole_app(&self, connection: u64) -> Option<crate::caller::AppTarget> {
+        let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        let list = calls.get(&connection)?;
+        let first = list.first()?.call?;
+        if list
+            .iter()
+            .any(|c| c.call.is_none_or(|a| a.app != first.app))
+        {
+            return None;
+        }
+        Some(crate::caller::AppTarget {
+            app: first.app,
+            call: (list.len() == 1).then_some(first.call),
+        })
     }
 
     /// Who an elicitation sent on `connection` (not tied to one call) is

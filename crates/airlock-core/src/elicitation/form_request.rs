@@ -59,6 +59,7 @@ impl Broker {
         let never = Withdrawal::default();
         self.handle_form_for(
             None,
+            None,
             server,
             message,
             schema_json,
@@ -70,12 +71,14 @@ impl Broker {
     }
 
     /// [`Broker::handle_form`] for the app `client` (`None`: Airlock
-    /// itself); `withdrawal` tells, if the question is dropped unanswered,
-    /// whether the server withdrew it.
+    /// itself), which the consent port may show it to when `to_app` names
+    /// it (see [`FormConsentRequest::to_app`]); `withdrawal` tells, if the
+    /// question is dropped unanswered, whether the server withdrew it.
     #[allow(clippy::too_many_arguments)]
     pub async fn handle_form_for(
         &self,
         client: Option<&str>,
+        to_app: Option<crate::caller::AppTarget>,
         server: &str,
         message: &str,
         schema_json: &serde_json::Value,
@@ -150,6 +153,7 @@ impl Broker {
             origin,
             schema,
             client: client.map(str::to_owned),
+            to_app,
         };
         let mut asking = Unanswered {
             broker: self,

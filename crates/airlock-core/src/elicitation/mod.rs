@@ -27,7 +27,7 @@ mod url;
 
 pub use crate::lifecycle::{ElicitationState, Mode, Origin};
 pub use broker::{
-    Broker, BrokerSettings, CallGuard, Withdrawal, DEFAULT_MAX_PENDING_PER_SERVER,
+    AdmitPermit, Broker, BrokerSettings, CallGuard, Withdrawal, DEFAULT_MAX_PENDING_PER_SERVER,
     DEFAULT_MAX_PER_MINUTE, MAX_ELICITATION_ID_BYTES, MAX_MESSAGE_CHARS, MAX_OPEN_RECORDS,
     MAX_TRACKED, ONE_OF,
 };

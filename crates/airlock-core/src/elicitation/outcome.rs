@@ -81,9 +81,10 @@ impl std::fmt::Display for Refusal {
             ),
             Self::Blocked { reason, .. } => write!(f, "blocked: {}", reason.describe()),
             Self::RateLimited { limit } => write!(f, "rate-limited: {}", limit.describe()),
-            Self::LoopDetected { url } => write!(
-                f,
-                "loop detected: the server asked again for the same URL after a retry ({url})"
+            // Never the URL: this text reaches apps through the gateway;
+            // the record in Airlock's history has it.
+            Self::LoopDetected { .. } => f.write_str(
+                "loop detected: the server asked again for the same page after a retry (its address is in Airlock's history)",
             ),
             Self::Expired { after_secs } => {
                 write!(f, "expired: no completion within {after_secs} s")
@@ -140,9 +141,13 @@ mod tests {
         }
         .to_string()
         .starts_with("rate-limited: "));
-        assert!(Refusal::LoopDetected { url: "u".into() }
-            .to_string()
-            .contains("asked again for the same URL"));
+        let looped = Refusal::LoopDetected {
+            url: "https://secret.example/page".into(),
+        }
+        .to_string();
+        assert!(looped.contains("asked again for the same page"), "{looped}");
+        // The text reaches apps through the gateway: never the address.
+        assert!(!looped.contains("secret.example"), "{looped}");
         assert!(Refusal::Expired { after_secs: 2 }
             .to_string()
             .contains("no completion within 2 s"));

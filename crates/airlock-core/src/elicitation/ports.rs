@@ -138,6 +138,12 @@ pub struct FormConsentRequest {
     pub schema: FormSchema,
     /// See [`UrlConsentRequest::client`].
     pub client: Option<String>,
+    /// The gateway's app (and call) this form belongs to: known exactly
+    /// for a 2026-07-28 input round of an app's call; on a 2025-11-25
+    /// connection, the one app whose requests are in flight there (none of
+    /// Airlock's own). `None`: Airlock's own consent answers.
+    #[serde(skip)]
+    pub to_app: Option<crate::caller::AppTarget>,
 }
 
 /// A person's answer to a form: `{"action": "accept", "content": {..}}`,

@@ -13,7 +13,7 @@ use rmcp::transport::auth::AuthorizationManager;
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransportConfig, StreamableHttpError,
 };
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::RoleClient;
 
 use super::errors::{auth_challenge, error_chain, tail_suffix};
@@ -96,6 +96,9 @@ impl Attempting<'_> {
             Transport::Http { url, headers } => {
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
                 config.custom_headers = http_headers(headers)?;
+                // rmcp bounds what it reads over HTTP; the server's limit applies.
+                config.max_sse_event_size = self.ctx.max_message_bytes;
+                config.max_json_response_size = self.ctx.max_message_bytes;
                 match auth {
                     Some(manager) => {
                         let t = StreamableHttpClientTransport::with_client(
@@ -121,7 +124,7 @@ impl Attempting<'_> {
         args: &[String],
         env: &std::collections::BTreeMap<String, String>,
         cwd: Option<&str>,
-    ) -> Result<TokioChildProcess, ConnectError> {
+    ) -> Result<super::stdio::StdioTransport, ConnectError> {
         let mut cmd = tokio::process::Command::new(command);
         // A minimal inherited environment, not all of Airlock's (which may
         // hold other programs' tokens), then what the configuration sets.
@@ -134,19 +137,19 @@ impl Attempting<'_> {
         if let Some(cwd) = cwd {
             cmd.current_dir(cwd);
         }
-        let (child, stderr_pipe) = TokioChildProcess::builder(cmd)
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => ConnectError::CommandNotFound {
-                    command: command.to_owned(),
-                },
-                _ => ConnectError::Spawn {
-                    command: command.to_owned(),
-                    detail: e.to_string(),
-                },
-            })?;
-        if let Some(pipe) = stderr_pipe {
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => ConnectError::CommandNotFound {
+                command: command.to_owned(),
+            },
+            _ => ConnectError::Spawn {
+                command: command.to_owned(),
+                detail: e.to_string(),
+            },
+        })?;
+        if let Some(pipe) = child.stderr.take() {
             stderr::spawn_reader(
                 pipe,
                 self.server.to_owned(),
@@ -156,7 +159,24 @@ impl Attempting<'_> {
                 self.stderr_tail.clone(),
             );
         }
-        Ok(child)
+        // Messages over the server's limit are dropped as they stream by
+        // (super::oversize); the server's log says so.
+        let (store, events, redactor, server) = (
+            self.ctx.store.clone(),
+            self.ctx.events.clone(),
+            self.ctx.redactor.clone(),
+            self.server.to_owned(),
+        );
+        let on_drop = Box::new(move |what: String| {
+            super::log_line(
+                &store, &events, &redactor, &server, "airlock", "warning", &what,
+            );
+        });
+        super::stdio::StdioTransport::new(child, self.ctx.max_message_bytes, self.server, on_drop)
+            .map_err(|e| ConnectError::Spawn {
+                command: command.to_owned(),
+                detail: e.to_string(),
+            })
     }
 
     /// A failed handshake as a readable reason, with the server's last stderr lines.
@@ -394,6 +414,22 @@ where
     let connection = NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed);
     let client = AirlockClient::new(server, connection, ctx);
     let handler = client.clone();
+    // Read through the same bound as a child's stdout (super::oversize).
+    let (read, write) = tokio::io::split(io);
+    let (store, events, redactor, name) = (
+        ctx.store.clone(),
+        ctx.events.clone(),
+        ctx.redactor.clone(),
+        server.to_owned(),
+    );
+    let on_drop = Box::new(move |what: String| {
+        super::log_line(
+            &store, &events, &redactor, &name, "airlock", "warning", &what,
+        );
+    });
+    let read = super::oversize::CappedLines::new(read, ctx.max_message_bytes, server, on_drop);
+    let io = rmcp::transport::async_rw::AsyncRwTransport::new_client(read, write)
+        .with_max_line_length(ctx.max_message_bytes.saturating_add(4096));
     let running = tokio::time::timeout(ctx.connect_timeout, client.serve_with_lifecycle(io, mode))
         .await
         .map_err(|_| ConnectError::Timeout {

@@ -153,8 +153,18 @@ impl ClientHandler for AirlockClient {
         };
         let params = crate::forward::checked_sampling(params, "sampling request")
             .inspect_err(|e| self.log("airlock", "warning", &e.message))?;
-        let answer =
-            until_cancelled(&context.ct, apps.create_message(&self.server, params)).await??;
+        // Sampling counts against the server's limits, like its elicitations.
+        let _slot = self.broker.admit_sampling(&self.server).map_err(|limit| {
+            let why = format!("sampling request refused: {}", limit.describe());
+            self.log("airlock", "warning", &why);
+            ErrorData::new(rmcp::model::ErrorCode::INVALID_REQUEST, why, None)
+        })?;
+        let to_app = self.broker.sole_app(self.connection);
+        let answer = until_cancelled(
+            &context.ct,
+            apps.create_message(&self.server, to_app, params),
+        )
+        .await??;
         crate::forward::checked_sampling(answer, "app's sampling answer")
     }
 
@@ -166,7 +176,8 @@ impl ClientHandler for AirlockClient {
         let Some(apps) = &self.app_requests else {
             return Ok(rmcp::model::ListRootsResult::default());
         };
-        let roots = until_cancelled(&context.ct, apps.list_roots(&self.server)).await??;
+        let to_app = self.broker.sole_app(self.connection);
+        let roots = until_cancelled(&context.ct, apps.list_roots(&self.server, to_app)).await??;
         Ok(crate::forward::checked_roots(roots))
     }
 
@@ -239,6 +250,7 @@ impl ClientHandler for AirlockClient {
                     w,
                     self.broker.handle_form_for(
                         self.broker.clients_in_flight(self.connection).as_deref(),
+                        self.broker.sole_app(self.connection),
                         &self.server,
                         &message,
                         &schema_json,
@@ -334,6 +346,7 @@ impl ClientHandler for AirlockClient {
             w,
             self.broker.handle_form_for(
                 self.broker.clients_in_flight(self.connection).as_deref(),
+                self.broker.sole_app(self.connection),
                 &self.server,
                 message,
                 &schema,
@@ -371,6 +384,14 @@ impl ClientHandler for AirlockClient {
             None => text,
         };
         self.log("notification", &level, &text);
+        // To the app whose request caused it (the one app with requests in
+        // flight on this connection), if any: never to the others.
+        if let Some(apps) = &self.app_requests {
+            let text = self.redactor.redact(&text);
+            let text = crate::store::truncate_text(&text, crate::store::MAX_LOG_LINE_BYTES);
+            let to_app = self.broker.sole_app(self.connection);
+            apps.server_log(&self.server, to_app, &level, &text);
+        }
     }
 
     /// The server withdrew one of its requests: if the user is being asked

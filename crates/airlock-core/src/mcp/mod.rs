@@ -6,7 +6,9 @@ mod errors;
 mod handler;
 mod list_changes;
 pub(crate) mod listen;
+pub mod oversize;
 mod stderr;
+mod stdio;
 mod withdrawals;
 
 use std::collections::VecDeque;
@@ -163,6 +165,8 @@ pub struct ConnectContext {
     pub allow_insecure_http: bool,
     /// Where sampling and roots requests go (the gateway's apps).
     pub app_requests: Option<Arc<dyn crate::forward::AppRequests>>,
+    /// Largest message read from the server, in bytes (see [`oversize`]).
+    pub max_message_bytes: usize,
 }
 
 /// What a connect needs for MCP authorization: where tokens live and,

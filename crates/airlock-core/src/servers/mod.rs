@@ -190,6 +190,46 @@ pub struct ServerOptions {
     /// Environment variables of Airlock's own a stdio server inherits
     /// beyond the minimal set (`*`: all of them).
     pub inherit_env: Vec<String>,
+    /// What a change to the server's tools and prompts does (default: held
+    /// until the user approves it; see [`crate::pins`]).
+    pub pins: crate::pins::PinPolicy,
+    /// Largest message Airlock reads from the server, in bytes (`None`:
+    /// [`crate::limits::MAX_MESSAGE_BYTES`]'s default).
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub max_message_bytes: Option<u64>,
+    /// Largest tool or prompt definition served to apps, in bytes (`None`:
+    /// [`crate::limits::MAX_DEFINITION_BYTES`]'s default).
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub max_definition_bytes: Option<u64>,
+}
+
+impl ServerOptions {
+    /// The message limit in force (the server's own, else the default).
+    pub fn message_limit(&self) -> usize {
+        let bytes = self
+            .max_message_bytes
+            .unwrap_or(crate::limits::MAX_MESSAGE_BYTES.default);
+        usize::try_from(bytes).unwrap_or(usize::MAX)
+    }
+
+    /// The definition limit in force (the server's own, else the default).
+    pub fn definition_limit(&self) -> usize {
+        let bytes = self
+            .max_definition_bytes
+            .unwrap_or(crate::limits::MAX_DEFINITION_BYTES.default);
+        usize::try_from(bytes).unwrap_or(usize::MAX)
+    }
+
+    /// Every value inside its bounds ([`crate::limits`]).
+    pub fn validate(&self) -> Result<(), String> {
+        if let Some(n) = self.max_message_bytes {
+            crate::limits::MAX_MESSAGE_BYTES.check(n)?;
+        }
+        if let Some(n) = self.max_definition_bytes {
+            crate::limits::MAX_DEFINITION_BYTES.check(n)?;
+        }
+        Ok(())
+    }
 }
 
 /// Is `url` plain `http://` to a host other than this computer?
@@ -383,6 +423,7 @@ impl ServerInput {
             server: server.to_owned(),
             detail,
         };
+        self.options.validate().map_err(invalid)?;
         let values = self.transport.values();
         if values.len() > MAX_ENTRIES {
             return Err(DefinitionError::TooMany {

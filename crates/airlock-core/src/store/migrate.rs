@@ -44,6 +44,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
         include_str!("../../migrations/0014_tool_call_search.sql"),
     ),
     (15, include_str!("../../migrations/0015_audit_search.sql")),
+    (16, include_str!("../../migrations/0016_trust.sql")),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

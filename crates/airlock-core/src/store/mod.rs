@@ -7,6 +7,8 @@ pub mod clients;
 mod domains;
 mod history;
 mod migrate;
+pub mod owners;
+pub mod pins;
 mod queries;
 mod search;
 mod writer;

@@ -1,490 +1,508 @@
-//! What every attached app sees: the tools, prompts and resources of every
-//! enabled (not paused) server that is connected, under collision-free
-//! names, and the servers' instructions combined. Built from the core's
-//! sessions, cached, and rebuilt when a server connects or disconnects (the
-//! core's status events); each rebuild is announced to the apps.
+//! What every attached app sees, each server in a room of its own.
+//!
+//! Each server's lists are kept in its room: refreshed by a task of its
+//! own when the server connects, reconnects, drops or says its lists
+//! changed; one refresh at a time per server, at most one per
+//! [`REFRESH_MIN_INTERVAL`], each list bounded in time
+//! ([`fetch::LIST_TIMEOUT`]). The last good list keeps serving while a
+//! refresh is slow or fails. No lock here is held across I/O to a server:
+//! an app's list or call reads the current [`View`] at once, whatever any
+//! server is doing, so a slow or flooding server costs only itself.
+//!
+//! After each list comes in, its tools and prompts are compared with their
+//! pins ([`airlock_core::pins`]: changed or added ones held until the user
+//! approves them, hidden characters removed, poisoned ones held at first
+//! sight), its resource URIs and templates with their owners ([`owners`]),
+//! its instructions fenced ([`instructions`]); then the view is rebuilt
+//! ([`view`]) and, if what apps see changed, they are told (list_changed).
 
-use std::collections::{BTreeMap, HashMap};
+pub mod fetch;
+pub mod instructions;
+pub mod names;
+pub mod owners;
+pub mod templates;
+pub mod view;
+
+use std::collections::{BTreeMap, HashSet};
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use airlock_core::owners::{UriConflict, UriKind};
+use airlock_core::pins::PinKind;
 use airlock_core::status::ConnStatus;
 use airlock_core::Airlock;
-use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
-use tokio::sync::broadcast;
+use rmcp::model::{Resource, ResourceTemplate, Tool};
+use tokio::sync::{broadcast, watch};
 
-use crate::names;
+use fetch::ServerItems;
+pub use view::{HeldRoute, Route, Served, View};
 
-/// How long listing one server's tools, prompts or resources may take
-/// before the gateway goes on without them (they come back on its next
-/// connect).
-pub const LIST_TIMEOUT: Duration = Duration::from_secs(15);
-/// Longest combined instructions, in bytes.
-pub const MAX_COMBINED_INSTRUCTIONS_BYTES: usize = 64 * 1024;
+/// Least time between two refreshes of one server: a server that says its
+/// lists changed all the time is listed at most this often.
+pub const REFRESH_MIN_INTERVAL: Duration = Duration::from_secs(1);
 /// Changes buffered for slow apps; one that lags still gets one list_changed.
 pub const CHANGE_CHANNEL_CAPACITY: usize = 16;
-
-/// What one server offers, as last listed.
-#[derive(Debug, Default)]
-struct ServerItems {
-    tools: Vec<Tool>,
-    prompts: Vec<Prompt>,
-    resources: Vec<Resource>,
-    templates: Vec<ResourceTemplate>,
-    instructions: Option<String>,
-}
-
-/// Where an exposed name leads.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Route {
-    pub server: String,
-    /// The item's own name (tool, prompt) or URI (resource) on that server.
-    pub name: String,
-}
-
-/// One consistent picture of everything served, with its routes.
-#[derive(Debug, Default)]
-pub struct View {
-    pub tools: Vec<Tool>,
-    pub prompts: Vec<Prompt>,
-    pub resources: Vec<Resource>,
-    pub templates: Vec<ResourceTemplate>,
-    pub instructions: String,
-    /// The intro and each server's section of `instructions`, for apps
-    /// whose profile hides some servers.
-    intro: String,
-    sections: Vec<(String, String)>,
-    /// The servers in this view, sorted.
-    pub servers: Vec<String>,
-    tool_routes: HashMap<String, Route>,
-    prompt_routes: HashMap<String, Route>,
-    resource_routes: HashMap<String, Route>,
-    /// Which server each template pattern (and a URI fitting one) goes to.
-    pub template_owners: crate::templates::Owners,
-}
-
-impl View {
-    pub fn tool(&self, exposed: &str) -> Option<&Route> {
-        self.tool_routes.get(exposed)
-    }
-    pub fn prompt(&self, exposed: &str) -> Option<&Route> {
-        self.prompt_routes.get(exposed)
-    }
-    pub fn resource(&self, uri: &str) -> Option<&Route> {
-        self.resource_routes.get(uri)
-    }
-
-    /// Where a URI is read or subscribed: a listed resource, else the
-    /// server whose template the URI fits (the URI is the server's own).
-    pub fn resource_route(&self, uri: &str) -> Option<Route> {
-        self.resource(uri).cloned().or_else(|| {
-            self.template_owners.of_uri(uri).map(|server| Route {
-                server: server.to_owned(),
-                name: uri.to_owned(),
-            })
-        })
-    }
-
-    /// The combined instructions of only the servers `shown` allows.
-    pub fn instructions_for(&self, shown: impl Fn(&str) -> bool) -> String {
-        combine(
-            &self.intro,
-            self.sections.iter().filter(|(server, _)| shown(server)),
-        )
-    }
-}
-
-/// `intro`, then sections while the whole stays bounded.
-fn combine<'a>(intro: &str, sections: impl Iterator<Item = &'a (String, String)>) -> String {
-    let mut text = intro.to_owned();
-    for (_, section) in sections {
-        if text.len() + section.len() > MAX_COMBINED_INSTRUCTIONS_BYTES {
-            text.push_str("\n\n(further servers' instructions left out: too long)");
-            break;
-        }
-        text.push_str(section);
-    }
-    text
-}
-
-struct State {
-    cache: BTreeMap<String, Arc<ServerItems>>,
-    /// `None`: something changed since the last build.
-    view: Option<Arc<View>>,
-}
-
-pub struct Catalog {
-    core: Arc<Airlock>,
-    separator: String,
-    state: tokio::sync::Mutex<State>,
-    /// The instructions of the newest view (for `get_info`, which cannot wait).
-    instructions: Mutex<String>,
-    changes: broadcast::Sender<()>,
-}
 
 /// One line in the host's log (its stderr).
 pub(crate) fn log(text: &str) {
     eprintln!("airlock daemon: {text}");
 }
 
+/// One server's room.
+#[derive(Default)]
+struct Room {
+    /// The last good lists, as the server sent them.
+    raw: Option<Arc<ServerItems>>,
+    /// A fingerprint of `raw`: an unchanged list is not reconciled again.
+    raw_print: u64,
+    /// What the apps see of it.
+    served: Option<Arc<Served>>,
+    /// A refresh task runs; `again`: run once more when it ends (`fetch`:
+    /// list the server again, else only apply decisions to `raw`).
+    running: bool,
+    again: Option<bool>,
+    /// Its first refresh ended (apps attaching at start wait for it, bounded).
+    settled: bool,
+    last: Option<Instant>,
+}
+
+pub struct Catalog {
+    core: Arc<Airlock>,
+    separator: String,
+    rooms: Mutex<BTreeMap<String, Room>>,
+    view: Mutex<Arc<View>>,
+    book: Mutex<owners::Book>,
+    /// The conflicts last recorded (written again only when they change).
+    conflicts: Mutex<Vec<UriConflict>>,
+    changes: broadcast::Sender<()>,
+    /// Bumped when a room settles or a view is built.
+    settled: watch::Sender<u64>,
+}
+
+/// A fingerprint of a server's lists (its bytes as JSON).
+fn print(items: &ServerItems) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for part in [
+        serde_json::to_vec(&items.tools),
+        serde_json::to_vec(&items.prompts),
+        serde_json::to_vec(&items.resources),
+        serde_json::to_vec(&items.templates),
+    ] {
+        part.unwrap_or_default().hash(&mut h);
+    }
+    items.instructions.hash(&mut h);
+    h.finish()
+}
+
+/// A fingerprint of what apps see.
+fn print_view(v: &View) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for part in [
+        serde_json::to_vec(&v.tools),
+        serde_json::to_vec(&v.prompts),
+        serde_json::to_vec(&v.resources),
+        serde_json::to_vec(&v.templates),
+    ] {
+        part.unwrap_or_default().hash(&mut h);
+    }
+    v.instructions.hash(&mut h);
+    h.finish()
+}
+
 impl Catalog {
-    pub fn new(core: Arc<Airlock>, separator: impl Into<String>) -> Self {
+    pub fn new(core: Arc<Airlock>, separator: impl Into<String>) -> Arc<Self> {
         let (changes, _) = broadcast::channel(CHANGE_CHANNEL_CAPACITY);
-        Self {
+        let book = match core.uri_owners() {
+            Ok(o) => owners::Book::from_owners(o),
+            Err(e) => {
+                log(&format!("cannot read the owners of resource URIs: {e}"));
+                owners::Book::default()
+            }
+        };
+        let separator = separator.into();
+        let empty = view::build(&BTreeMap::new(), &separator, &book);
+        Arc::new(Self {
             core,
-            separator: separator.into(),
-            state: tokio::sync::Mutex::new(State {
-                cache: BTreeMap::new(),
-                view: None,
-            }),
-            instructions: Mutex::new(intro(names::DEFAULT_SEPARATOR)),
+            separator,
+            rooms: Mutex::new(BTreeMap::new()),
+            view: Mutex::new(Arc::new(empty)),
+            book: Mutex::new(book),
+            conflicts: Mutex::new(Vec::new()),
             changes,
-        }
+            settled: watch::channel(0).0,
+        })
     }
 
-    /// A message each time the lists changed (coalesce them: several
-    /// servers may connect at once).
+    fn rooms(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Room>> {
+        self.rooms.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A message each time what apps see changed.
     pub fn subscribe(&self) -> broadcast::Receiver<()> {
         self.changes.subscribe()
     }
 
+    /// The view now: never waits for a server.
+    pub fn view(&self) -> Arc<View> {
+        self.view.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The instructions of the view now (for `get_info`).
     pub fn instructions(&self) -> String {
-        self.instructions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.view().instructions.clone()
     }
 
-    /// A server connected, disconnected or reconnected: list it again
-    /// before the next answer, and tell the apps.
-    pub async fn server_changed(&self, server: &str) {
-        let mut st = self.state.lock().await;
-        st.cache.remove(server);
-        st.view = None;
-        drop(st);
-        let _ = self.changes.send(());
+    /// `server` connected, disconnected, reconnected or said its lists
+    /// changed: list it again, on its own.
+    pub fn server_changed(self: &Arc<Self>, server: &str) {
+        self.schedule(server, true);
     }
 
-    /// Forget everything (events were lost): list every server again.
-    pub async fn all_changed(&self) {
-        let mut st = self.state.lock().await;
-        st.cache.clear();
-        st.view = None;
-        drop(st);
-        let _ = self.changes.send(());
+    /// Decisions were made (pins approved or rejected, owners chosen),
+    /// maybe in another process: apply them to every server's last lists.
+    pub fn decisions_changed(self: &Arc<Self>) {
+        match self.core.uri_owners() {
+            Ok(o) => {
+                *self.book.lock().unwrap_or_else(|e| e.into_inner()) = owners::Book::from_owners(o)
+            }
+            Err(e) => log(&format!("cannot read the owners of resource URIs: {e}")),
+        }
+        let servers: Vec<String> = self.rooms().keys().cloned().collect();
+        for s in servers {
+            self.schedule(&s, false);
+        }
     }
 
-    /// The servers to serve: configured, not paused, connected.
-    fn ready_servers(&self) -> Vec<String> {
-        let servers = match self.core.list_servers() {
-            Ok(s) => s,
-            Err(e) => {
-                log(&format!("cannot read the server list: {e}"));
-                return Vec::new();
+    /// Events were lost: list every server the core knows again.
+    pub fn resync(self: &Arc<Self>, servers: &[String]) {
+        let mut all: HashSet<String> = self.rooms().keys().cloned().collect();
+        all.extend(servers.iter().cloned());
+        for s in all {
+            self.schedule(&s, true);
+        }
+    }
+
+    /// Wait (at most `within`) until every server that is ready now has
+    /// finished its first refresh, so that an app attaching at start-up
+    /// sees every server that answers in time.
+    pub async fn first_lists(&self, ready: &[String], within: Duration) {
+        let mut settled = self.settled.subscribe();
+        let all_settled = |this: &Self| {
+            let rooms = this.rooms();
+            ready
+                .iter()
+                .all(|s| rooms.get(s).is_none_or(|r| r.settled || !r.running))
+        };
+        let _ = tokio::time::timeout(within, async {
+            while !all_settled(self) {
+                if settled.changed().await.is_err() {
+                    return;
+                }
+            }
+        })
+        .await;
+    }
+
+    fn schedule(self: &Arc<Self>, server: &str, fetch: bool) {
+        let mut rooms = self.rooms();
+        let room = rooms.entry(server.to_owned()).or_default();
+        if room.running {
+            room.again = Some(room.again.unwrap_or(false) || fetch);
+            return;
+        }
+        room.running = true;
+        drop(rooms);
+        let (this, server) = (self.clone(), server.to_owned());
+        tokio::spawn(async move { this.refresh(server, fetch).await });
+    }
+
+    /// The refresh task of one server's room (see the module docs).
+    async fn refresh(self: Arc<Self>, server: String, mut fetch: bool) {
+        loop {
+            let wait =
+                self.rooms().get(&server).and_then(|r| r.last).map(|at| {
+                    (at + REFRESH_MIN_INTERVAL).saturating_duration_since(Instant::now())
+                });
+            if let Some(wait) = wait.filter(|w| !w.is_zero()) {
+                tokio::time::sleep(wait).await;
+            }
+            self.refresh_once(&server, fetch).await;
+            let mut rooms = self.rooms();
+            let Some(room) = rooms.get_mut(&server) else {
+                return;
+            };
+            room.last = Some(Instant::now());
+            room.settled = true;
+            let again = room.again.take();
+            if again.is_none() {
+                room.running = false;
+                if room.raw.is_none() {
+                    rooms.remove(&server);
+                }
+            }
+            drop(rooms);
+            self.settled.send_modify(|n| *n += 1);
+            match again {
+                Some(next) => fetch = next,
+                None => return,
+            }
+        }
+    }
+
+    /// Is `server` to be served: connected and not paused.
+    fn is_served(&self, server: &str) -> bool {
+        matches!(self.core.status(server), ConnStatus::Ready { .. })
+            && !self.core.get_server(server).is_ok_and(|d| d.paused)
+    }
+
+    async fn refresh_once(&self, server: &str, fetch: bool) {
+        if !self.is_served(server) {
+            let had = {
+                let mut rooms = self.rooms();
+                let room = rooms.entry(server.to_owned()).or_default();
+                room.raw = None;
+                room.raw_print = 0;
+                room.served.take().is_some()
+            };
+            if had {
+                self.rebuild();
+            }
+            return;
+        }
+        let last = self.rooms().get(server).and_then(|r| r.raw.clone());
+        let raw = if fetch {
+            match fetch::fetch(&self.core, server, last.as_deref()).await {
+                Some(items) => {
+                    let p = print(&items);
+                    let same = self
+                        .rooms()
+                        .get(server)
+                        .is_some_and(|r| r.raw_print == p && r.served.is_some());
+                    if same {
+                        return;
+                    }
+                    let items = Arc::new(items);
+                    let mut rooms = self.rooms();
+                    let room = rooms.entry(server.to_owned()).or_default();
+                    room.raw = Some(items.clone());
+                    room.raw_print = p;
+                    items
+                }
+                None => return,
+            }
+        } else {
+            match last {
+                Some(raw) => raw,
+                None => return,
             }
         };
-        let mut names: Vec<String> = servers
-            .into_iter()
-            .filter(|d| !d.paused)
-            .filter(|d| matches!(self.core.status(&d.name), ConnStatus::Ready { .. }))
-            .map(|d| d.name)
-            .collect();
-        names.sort();
-        names
+        let served = self.serve(server, &raw);
+        self.rooms().entry(server.to_owned()).or_default().served = Some(Arc::new(served));
+        self.rebuild();
     }
 
-    /// The current view: cached, or rebuilt after a change (listing the
-    /// servers that changed, at once).
-    pub async fn view(&self) -> Arc<View> {
-        let mut st = self.state.lock().await;
-        if let Some(v) = &st.view {
-            return v.clone();
-        }
-        let wanted = self.ready_servers();
-        st.cache.retain(|name, _| wanted.contains(name));
-        let mut fetches = tokio::task::JoinSet::new();
-        for name in wanted.iter().filter(|n| !st.cache.contains_key(*n)) {
-            let (core, name) = (self.core.clone(), name.clone());
-            fetches.spawn(async move {
-                let items = fetch(&core, &name).await;
-                (name, items)
-            });
-        }
-        while let Some(done) = fetches.join_next().await {
-            if let Ok((name, items)) = done {
-                st.cache.insert(name, Arc::new(items));
-            }
-        }
-        let view = Arc::new(build(&st.cache, &self.separator));
-        *self.instructions.lock().unwrap_or_else(|e| e.into_inner()) = view.instructions.clone();
-        st.view = Some(view.clone());
-        view
-    }
-}
-
-/// List one server's tools, prompts and resources (what its capabilities
-/// declare), each bounded in time; a list that fails is logged and left empty.
-async fn fetch(core: &Arc<Airlock>, server: &str) -> ServerItems {
-    let session = match tokio::time::timeout(LIST_TIMEOUT, core.session(server)).await {
-        Ok(Ok(s)) => s,
-        Ok(Err(e)) => {
-            log(&format!("{server}: not served: {e}"));
-            return ServerItems::default();
-        }
-        Err(_) => {
-            log(&format!(
-                "{server}: not served: no session within {LIST_TIMEOUT:?}"
-            ));
-            return ServerItems::default();
-        }
-    };
-    let caps = session.info.capabilities.clone();
-    let declares = |what: &str| caps.get(what).is_some_and(|v| !v.is_null());
-    async fn bounded<T>(
-        server: &str,
-        what: &str,
-        list: impl std::future::Future<Output = airlock_core::CoreResult<Vec<T>>>,
-    ) -> Vec<T> {
-        match tokio::time::timeout(LIST_TIMEOUT, list).await {
-            Ok(Ok(items)) => items,
-            Ok(Err(e)) => {
-                log(&format!("{server}: cannot list its {what}: {e}"));
-                Vec::new()
-            }
-            Err(_) => {
-                log(&format!(
-                    "{server}: listing its {what} took longer than {LIST_TIMEOUT:?}; left out"
-                ));
-                Vec::new()
-            }
-        }
-    }
-    let tools = if declares("tools") {
-        bounded(server, "tools", core.list_tools(server)).await
-    } else {
-        Vec::new()
-    };
-    let prompts = if declares("prompts") {
-        bounded(server, "prompts", core.list_prompts(server)).await
-    } else {
-        Vec::new()
-    };
-    let resources = if declares("resources") {
-        bounded(server, "resources", core.list_resources(server)).await
-    } else {
-        Vec::new()
-    };
-    let templates = if declares("resources") {
-        bounded(
-            server,
-            "resource templates",
-            core.list_resource_templates(server),
-        )
-        .await
-    } else {
-        Vec::new()
-    };
-    ServerItems {
-        tools,
-        prompts,
-        resources,
-        templates,
-        instructions: session.info.instructions.clone(),
-    }
-}
-
-fn intro(separator: &str) -> String {
-    format!(
-        "Airlock serves the tools and prompts of several MCP servers over this one connection; each is named <server>{separator}<name>. Resources keep their URIs. Sign-ins and web pages a server needs are handled in Airlock: a call waits for them and returns the tool's real result, or an error that says why."
-    )
-}
-
-/// Build the view: names in server order (sorted), collisions resolved
-/// and logged, instructions combined and bounded.
-fn build(cache: &BTreeMap<String, Arc<ServerItems>>, separator: &str) -> View {
-    let mut view = View {
-        servers: cache.keys().cloned().collect(),
-        ..View::default()
-    };
-
-    let tool_pairs: Vec<(&str, &str)> = cache
-        .iter()
-        .flat_map(|(s, items)| {
+    /// What the apps may see of `raw` (one server's lists): pins applied,
+    /// URI claims recorded, everything cleaned of hidden characters.
+    fn serve(&self, server: &str, raw: &ServerItems) -> Served {
+        let tools = self.tool_index(server, raw);
+        let limit = self
+            .core
+            .get_server(server)
+            .map(|d| d.options.definition_limit())
+            .unwrap_or(airlock_core::limits::MAX_DEFINITION_BYTES.default as usize);
+        let mut served = Served::default();
+        let reconcile = |kind: PinKind, items: Vec<serde_json::Value>| {
+            self.core
+                .reconcile_pins(server, kind, items, &tools, limit)
+                .map_err(|e| {
+                    log(&format!(
+                        "{server}: cannot check its {} against their pins: {e}; none served",
+                        kind.as_str()
+                    ))
+                })
+                .ok()
+        };
+        let as_json = |items: &[Tool]| {
             items
-                .tools
                 .iter()
-                .map(move |t| (s.as_str(), t.name.as_ref()))
-        })
-        .collect();
-    let (tool_names, collisions) = names::assign(&tool_pairs, separator);
-    report(&collisions, "tool");
-    let tools = cache.values().flat_map(|items| items.tools.iter());
-    for ((tool, exposed), (server, own)) in tools.zip(tool_names).zip(&tool_pairs) {
-        let mut t = tool.clone();
-        t.name = exposed.clone().into();
-        view.tools.push(t);
-        view.tool_routes.insert(
-            exposed,
-            Route {
-                server: (*server).to_owned(),
-                name: (*own).to_owned(),
-            },
-        );
-    }
-
-    let prompt_pairs: Vec<(&str, &str)> = cache
-        .iter()
-        .flat_map(|(s, items)| {
-            items
-                .prompts
-                .iter()
-                .map(move |p| (s.as_str(), p.name.as_str()))
-        })
-        .collect();
-    let (prompt_names, collisions) = names::assign(&prompt_pairs, separator);
-    report(&collisions, "prompt");
-    let prompts = cache.values().flat_map(|items| items.prompts.iter());
-    for ((prompt, exposed), (server, own)) in prompts.zip(prompt_names).zip(&prompt_pairs) {
-        let mut p = prompt.clone();
-        p.name = exposed.clone();
-        view.prompts.push(p);
-        view.prompt_routes.insert(
-            exposed,
-            Route {
-                server: (*server).to_owned(),
-                name: (*own).to_owned(),
-            },
-        );
-    }
-
-    // Resource URIs are kept as they are: the first server to list one
-    // serves it; a second is logged (a URI cannot have two owners).
-    for (server, items) in cache {
-        for r in &items.resources {
-            if let Some(owner) = view.resource_routes.get(&r.uri) {
-                log(&format!(
-                    "resource {:?} of {server} is not served: {} lists the same URI",
-                    r.uri, owner.server
-                ));
-                continue;
-            }
-            view.resource_routes.insert(
-                r.uri.clone(),
-                Route {
-                    server: server.clone(),
-                    name: r.uri.clone(),
-                },
-            );
-            view.resources.push(r.clone());
+                .filter_map(|t| serde_json::to_value(t).ok())
+                .collect()
+        };
+        if let Some(r) = reconcile(PinKind::Tool, as_json(&raw.tools)) {
+            served.tools = typed(r.served);
+            served.held_tools = r.held;
         }
-    }
-
-    (view.templates, view.template_owners) = crate::templates::Owners::build(
-        cache
+        let prompts: Vec<serde_json::Value> = raw
+            .prompts
             .iter()
-            .map(|(s, items)| (s, items.templates.as_slice())),
-    );
-
-    view.intro = intro(separator);
-    for (server, items) in cache {
-        let Some(own) = items
-            .instructions
-            .as_deref()
-            .filter(|t| !t.trim().is_empty())
-        else {
-            continue;
-        };
-        let section = format!(
-            "\n\n## {server} (tools named {}{separator}...)\n{own}",
-            names::prefix(server)
+            .filter_map(|p| serde_json::to_value(p).ok())
+            .collect();
+        if let Some(r) = reconcile(PinKind::Prompt, prompts) {
+            served.prompts = typed(r.served);
+            served.held_prompts = r.held;
+        }
+        served.resources = cleaned_with_uri(server, &raw.resources, |r: &Resource| r.uri.clone());
+        served.templates = cleaned_with_uri(server, &raw.templates, |t: &ResourceTemplate| {
+            t.uri_template.clone()
+        });
+        self.claim(
+            server,
+            UriKind::Resource,
+            served.resources.iter().map(|r| r.uri.clone()).collect(),
         );
-        view.sections.push((server.clone(), section));
+        self.claim(
+            server,
+            UriKind::Template,
+            served
+                .templates
+                .iter()
+                .map(|t| t.uri_template.clone())
+                .collect(),
+        );
+        served.section = raw.instructions.as_deref().and_then(|own| {
+            instructions::section(server, &names::prefix(server), &self.separator, own)
+        });
+        served
     }
-    view.instructions = combine(&view.intro, view.sections.iter());
-    view
+
+    /// Every server's tools as the scanner's shadowing check needs them:
+    /// the others' from the view now, `server`'s own from `raw`.
+    fn tool_index(&self, server: &str, raw: &ServerItems) -> airlock_scan::ToolIndex {
+        let view = self.view();
+        let prefix = names::prefix(server);
+        let own: Vec<(String, String)> = raw
+            .tools
+            .iter()
+            .map(|t| {
+                let exposed = format!("{prefix}{}{}", self.separator, t.name);
+                (t.name.to_string(), exposed)
+            })
+            .collect();
+        let others = view
+            .tool_routes()
+            .filter(|(_, r)| r.server != server)
+            .map(|(exposed, r)| (r.server.as_str(), r.name.as_str(), exposed.as_str()));
+        let mine = own.iter().map(|(n, e)| (server, n.as_str(), e.as_str()));
+        airlock_scan::ToolIndex::new(others.chain(mine))
+    }
+
+    /// Record `server`'s claims on `uris` and learn their owners.
+    fn claim(&self, server: &str, kind: UriKind, uris: Vec<String>) {
+        match self.core.sync_uri_claims(server, kind, &uris) {
+            Ok(owners) => self
+                .book
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .update(server, kind, &uris, owners),
+            Err(e) => log(&format!(
+                "{server}: cannot record its {}s' owners: {e}",
+                kind.as_str()
+            )),
+        }
+    }
+
+    /// Build the view from every room; tell the apps if what they see changed.
+    fn rebuild(&self) {
+        let rooms: BTreeMap<String, Arc<Served>> = self
+            .rooms()
+            .iter()
+            .filter_map(|(s, r)| r.served.clone().map(|v| (s.clone(), v)))
+            .collect();
+        let view = {
+            let book = self.book.lock().unwrap_or_else(|e| e.into_inner());
+            view::build(&rooms, &self.separator, &book)
+        };
+        self.record_conflicts(&view.conflicts);
+        let changed = {
+            let mut current = self.view.lock().unwrap_or_else(|e| e.into_inner());
+            let changed =
+                print_view(&current) != print_view(&view) || current.servers != view.servers;
+            *current = Arc::new(view);
+            changed
+        };
+        self.settled.send_modify(|n| *n += 1);
+        if changed {
+            let _ = self.changes.send(());
+        }
+    }
+
+    /// Record the conflicts when they differ from the last recorded, and
+    /// log the new ones.
+    fn record_conflicts(&self, now: &[UriConflict]) {
+        let mut now: Vec<UriConflict> = now.to_vec();
+        now.sort();
+        now.dedup_by(|a, b| a.uri == b.uri && a.kind == b.kind && a.server == b.server);
+        let mut last = self.conflicts.lock().unwrap_or_else(|e| e.into_inner());
+        let same = last.len() == now.len()
+            && last.iter().zip(&now).all(|(a, b)| {
+                a.uri == b.uri && a.kind == b.kind && a.server == b.server && a.owner == b.owner
+            });
+        if same {
+            return;
+        }
+        for c in now.iter().filter(|c| {
+            !last
+                .iter()
+                .any(|l| l.uri == c.uri && l.kind == c.kind && l.server == c.server)
+        }) {
+            log(&format!(
+                "{} {:?} of {} is not served: {} owns it (choose with `airlock resources owner`)",
+                c.kind.as_str(),
+                airlock_core::url_safety::neutralize_for_display(&c.uri, 200),
+                c.server,
+                c.owner
+            ));
+        }
+        if let Err(e) = self.core.set_uri_conflicts(&now) {
+            log(&format!("cannot record resource URI conflicts: {e}"));
+        }
+        *last = now;
+    }
 }
 
-fn report(collisions: &[names::Collision], what: &str) {
-    for c in collisions {
-        log(&format!(
-            "{what} {:?} of {} is served as {:?}: {:?} was taken by another server's {what}",
-            c.item, c.server, c.given, c.wanted
-        ));
-    }
+/// Definitions as JSON (cleaned) back into the SDK's types; one that no
+/// longer parses is left out (and logged).
+fn typed<T: serde::de::DeserializeOwned>(
+    items: Vec<(String, serde_json::Value)>,
+) -> Vec<(String, T)> {
+    items
+        .into_iter()
+        .filter_map(|(name, v)| match serde_json::from_value(v) {
+            Ok(t) => Some((name, t)),
+            Err(e) => {
+                log(&format!("{name:?} is not served: {e}"));
+                None
+            }
+        })
+        .collect()
+}
+
+/// Resources or templates with their hidden characters removed; one whose
+/// URI had any is left out (a URI with hidden characters is not the URI
+/// it looks like).
+fn cleaned_with_uri<T>(server: &str, items: &[T], uri: impl Fn(&T) -> String) -> Vec<T>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned,
+{
+    items
+        .iter()
+        .filter_map(|item| {
+            let before = uri(item);
+            let mut v = serde_json::to_value(item).ok()?;
+            airlock_scan::clean_json(&mut v);
+            let cleaned: T = serde_json::from_value(v).ok()?;
+            if uri(&cleaned) != before {
+                log(&format!(
+                    "{server}: resource {:?} is not served: its URI has hidden characters",
+                    airlock_scan::visible(&before)
+                ));
+                return None;
+            }
+            Some(cleaned)
+        })
+        .collect()
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn tool(name: &str) -> Tool {
-        let mut t = Tool::default();
-        t.name = name.to_owned().into();
-        t
-    }
-
-    fn resource(uri: &str) -> Resource {
-        serde_json::from_value(serde_json::json!({"uri": uri, "name": uri})).unwrap()
-    }
-
-    #[test]
-    fn build_names_routes_and_keeps_every_item() {
-        let mut cache = BTreeMap::new();
-        cache.insert(
-            "a".to_owned(),
-            Arc::new(ServerItems {
-                tools: vec![tool("b__c"), tool("echo")],
-                resources: vec![resource("file:///x")],
-                instructions: Some("Use a carefully.".into()),
-                ..ServerItems::default()
-            }),
-        );
-        cache.insert(
-            "a__b".to_owned(),
-            Arc::new(ServerItems {
-                tools: vec![tool("c")],
-                resources: vec![resource("file:///x"), resource("file:///y")],
-                ..ServerItems::default()
-            }),
-        );
-        let v = build(&cache, "__");
-        let names: Vec<&str> = v.tools.iter().map(|t| t.name.as_ref()).collect();
-        assert_eq!(names, ["a__b__c", "a__echo", "a__b__c_2"]);
-        assert_eq!(
-            v.tool("a__b__c_2"),
-            Some(&Route {
-                server: "a__b".into(),
-                name: "c".into()
-            })
-        );
-        assert_eq!(v.tool("a__b__c").map(|r| r.name.as_str()), Some("b__c"));
-        assert!(v.tool("c").is_none());
-        // The first owner of a URI keeps it.
-        assert_eq!(v.resources.len(), 2);
-        assert_eq!(
-            v.resource("file:///x").map(|r| r.server.as_str()),
-            Some("a")
-        );
-        assert!(v
-            .instructions
-            .contains("## a (tools named a__...)\nUse a carefully."));
-        assert_eq!(v.servers, ["a", "a__b"]);
-    }
-
-    #[test]
-    fn combined_instructions_are_bounded() {
-        let mut cache = BTreeMap::new();
-        for i in 0..10 {
-            cache.insert(
-                format!("s{i}"),
-                Arc::new(ServerItems {
-                    instructions: Some("x".repeat(16 * 1024)),
-                    ..ServerItems::default()
-                }),
-            );
-        }
-        let v = build(&cache, "__");
-        assert!(v.instructions.len() <= MAX_COMBINED_INSTRUCTIONS_BYTES + 100);
-        assert!(v.instructions.contains("left out"));
-    }
-}
+mod tests;

@@ -2,7 +2,9 @@
 //! nobody can be asked here yet, so every URL, sign-in and form is refused
 //! with a reason the log and the app's tool error carry: open Airlock to
 //! approve. When a notification server with actions runs, the daemon asks
-//! there instead ([`crate::notify`]).
+//! there instead ([`crate::consent::notify`]).
+
+pub mod notify;
 
 use airlock_core::elicitation::{
     BoxFuture, Consent, ConsentDecision, ContinueDecision, FormAnswer, FormConsentRequest,

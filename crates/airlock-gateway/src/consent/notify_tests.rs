@@ -123,6 +123,7 @@ fn late_and_form_notices_name_the_app() {
         )
         .unwrap(),
         client: Some("lm-studio".into()),
+        to_app: None,
     });
     assert_eq!(
         form.summary,

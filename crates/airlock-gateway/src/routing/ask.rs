@@ -21,7 +21,7 @@ const PING_TIMEOUT: Duration = Duration::from_secs(30);
 pub fn spend_request_id_zero(app: &Peer<RoleServer>) {
     let Some(info) = app.peer_info() else { return };
     let c = &info.capabilities;
-    if !crate::sampling::has_requests(app)
+    if !crate::routing::sampling::has_requests(app)
         || (c.sampling.is_none() && c.roots.is_none() && c.elicitation.is_none())
     {
         return;

@@ -1,18 +1,17 @@
 //! Forms a server asks during an app's tool call, prompt or resource read
-//! ([`crate::requests`]) go to that app when it can show them (it declared form elicitation: as a request on a 2025-11-25
+//! ([`crate::session::requests`]) go to that app when it can show them (it declared form elicitation: as a request on a 2025-11-25
 //! session, as the call's answer in rounds on 2026-07-28, see
-//! [`crate::rounds`]), and to Airlock's own consent otherwise. Either way the answer is Airlock's to
+//! [`crate::session::rounds`]), and to Airlock's own consent otherwise. Either way the answer is Airlock's to
 //! check: the broker validates it against the schema before the server
 //! sees it, and records the form in history.
 //!
-//! Which app asked: the broker's form question names the server, not the
-//! call. The gateway knows which apps have calls in flight on each server;
-//! when exactly one app does, the form is its; when none or several do, it
-//! is never guessed: Airlock's consent answers.
+//! Which app asked is the core's to say ([`FormConsentRequest::to_app`]):
+//! the call whose input round raised it (2026-07-28), or the one app with
+//! requests in flight on that server's connection (2025-11-25); when none
+//! or several callers (Airlock's own included) have, it is never guessed:
+//! Airlock's consent answers ([`crate::routing::router`]).
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use airlock_core::elicitation::form::{FieldKind, FormSchema, StringFormat};
@@ -28,60 +27,11 @@ use rmcp::service::{Peer, RoleServer};
 use serde_json::{json, Map, Value};
 
 use crate::catalog::log;
-use crate::rounds::RoundForm;
+use crate::routing::router::{FormTarget, Router};
+use crate::session::rounds::RoundForm;
 
 /// How long an app may take to answer a form it was shown.
 pub const APP_FORM_TIMEOUT: Duration = Duration::from_secs(600);
-
-/// The apps with requests in flight (tool calls, prompts, resource reads),
-/// per server.
-#[derive(Default)]
-pub struct FormRoutes {
-    calls: Mutex<HashMap<String, Vec<InFlight>>>,
-    next_call: AtomicU64,
-    /// The apps' resource subscriptions (they follow the servers' updates
-    /// that reach the core through [`airlock_core::forward::AppRequests`]).
-    pub resources: crate::subscribe::ResourceSubscriptions,
-}
-
-struct InFlight {
-    call: u64,
-    app: u64,
-    /// `None`: this app cannot show a form.
-    peer: Option<Peer<RoleServer>>,
-    /// The app, for its sampling and roots ([`crate::sampling`]).
-    caller: Peer<RoleServer>,
-    /// A 2026-07-28 app that shows forms: they go back as the call's
-    /// answer, in rounds ([`crate::rounds`]).
-    round: Option<tokio::sync::mpsc::Sender<RoundForm>>,
-}
-
-/// Where a form goes.
-enum Target {
-    /// A 2025-11-25 app: an `elicitation/create` request to it.
-    Ask(Peer<RoleServer>),
-    /// A 2026-07-28 app: the form is its call's answer.
-    Round(tokio::sync::mpsc::Sender<RoundForm>),
-}
-
-/// One call in flight; it unregisters itself when dropped.
-pub struct CallTicket {
-    routes: Arc<FormRoutes>,
-    server: String,
-    call: u64,
-}
-
-impl Drop for CallTicket {
-    fn drop(&mut self) {
-        let mut calls = self.routes.calls.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(list) = calls.get_mut(&self.server) {
-            list.retain(|c| c.call != self.call);
-            if list.is_empty() {
-                calls.remove(&self.server);
-            }
-        }
-    }
-}
 
 /// Can this app be shown a form: it declared form elicitation (an empty
 /// `elicitation` object means form) on a session that has server-to-client
@@ -112,82 +62,25 @@ fn shows_forms(capabilities: &rmcp::model::ClientCapabilities) -> bool {
         .is_some_and(|e| e.form.is_some() || e.url.is_none())
 }
 
-impl FormRoutes {
-    /// `app` (its session: `peer`) has a call in flight on `server`; `round`:
-    /// where its forms go when the app takes them in rounds.
-    pub fn call_started(
-        self: &Arc<Self>,
-        server: &str,
-        app: u64,
-        caller: Peer<RoleServer>,
-        round: Option<tokio::sync::mpsc::Sender<RoundForm>>,
-    ) -> CallTicket {
-        let peer = takes_forms(&caller).then(|| caller.clone());
-        let call = self.next_call.fetch_add(1, Ordering::Relaxed);
-        self.calls
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(server.to_owned())
-            .or_default()
-            .push(InFlight {
-                call,
-                app,
-                peer,
-                caller,
-                round,
-            });
-        CallTicket {
-            routes: self.clone(),
-            server: server.to_owned(),
-            call,
-        }
-    }
-
-    /// The app whose call on `server` a request of `server` belongs to: the
-    /// only app with calls in flight there (several: nobody is guessed).
-    pub(crate) fn sole_caller(&self, server: &str) -> Option<Peer<RoleServer>> {
-        let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
-        let list = calls.get(server)?;
-        let first = list.first()?;
-        if list.iter().any(|c| c.app != first.app) {
-            return None;
-        }
-        Some(first.caller.clone())
-    }
-
-    /// The app a form of `server` belongs to, when exactly one app has calls
-    /// in flight there and it can show forms.
-    fn sole_app(&self, server: &str) -> Option<Target> {
-        let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
-        let list = calls.get(server)?;
-        let first = list.first()?;
-        if list.iter().any(|c| c.app != first.app) {
-            return None;
-        }
-        if let Some(round) = list.iter().find_map(|c| c.round.clone()) {
-            return Some(Target::Round(round));
-        }
-        first.peer.clone().map(Target::Ask)
-    }
-}
-
 /// The daemon's consent: URLs and sign-ins always Airlock's (`inner`);
 /// forms to the app that asked, when it can show them.
 pub struct HostConsent {
     inner: Arc<dyn Consent>,
-    routes: Arc<FormRoutes>,
+    router: Arc<Router>,
 }
 
 impl HostConsent {
-    /// Wrap a consent; the routes go to the host ([`crate::HostOptions::forms`]).
-    pub fn wrap(inner: Arc<dyn Consent>) -> (Arc<dyn Consent>, Arc<FormRoutes>) {
-        let routes = Arc::new(FormRoutes::default());
+    /// Wrap a consent; the router goes to the host
+    /// ([`crate::HostOptions::router`]) and to the core as its
+    /// `AppRequests`.
+    pub fn wrap(inner: Arc<dyn Consent>) -> (Arc<dyn Consent>, Arc<Router>) {
+        let router = Arc::new(Router::default());
         (
             Arc::new(HostConsent {
                 inner,
-                routes: routes.clone(),
+                router: router.clone(),
             }),
-            routes,
+            router,
         )
     }
 }
@@ -206,9 +99,10 @@ impl Consent for HostConsent {
 
     fn ask_form<'a>(&'a self, request: &'a FormConsentRequest) -> BoxFuture<'a, FormAnswer> {
         Box::pin(async move {
-            let answer = match self.routes.sole_app(&request.server) {
-                Some(Target::Ask(peer)) => ask_app(&peer, request).await,
-                Some(Target::Round(round)) => ask_round(&round, request).await,
+            let target = request.to_app.and_then(|t| self.router.form_target(t));
+            let answer = match target {
+                Some(FormTarget::Ask(peer)) => ask_app(&peer, request).await,
+                Some(FormTarget::Round(round)) => ask_round(&round, request).await,
                 None => None,
             };
             match answer {
@@ -280,7 +174,7 @@ async fn ask_app(peer: &Peer<RoleServer>, request: &FormConsentRequest) -> Optio
     let params = form_params(request)?;
     let form = ServerRequest::ElicitRequest(ElicitRequest::new(params));
     // Dropped when the server withdraws its form: the app's form goes too.
-    let answer = match crate::ask::ask(peer, form, APP_FORM_TIMEOUT).await {
+    let answer = match crate::routing::ask::ask(peer, form, APP_FORM_TIMEOUT).await {
         Ok(ClientResult::ElicitResult(result)) => match result.action {
             ElicitationAction::Accept => match result.content {
                 Some(Value::Object(content)) => FormAnswer::Accept(content),

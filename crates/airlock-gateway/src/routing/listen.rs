@@ -1,6 +1,6 @@
 //! An app's 2026-07-28 `subscriptions/listen` stream: list changes (see
-//! crate::changes) and the updates of the resources its filter names. Each
-//! URI is routed like a `resources/subscribe` (crate::subscribe): to the
+//! crate::routing::changes) and the updates of the resources its filter names. Each
+//! URI is routed like a `resources/subscribe` (crate::routing::subscribe): to the
 //! server that serves it, if the app's profile shows that server; its
 //! updates come on this stream under the URI the app named, and only
 //! those. The stream closing ends its subscriptions (a new filter is a new
@@ -20,9 +20,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rmcp::model::{ErrorData, SubscriptionFilter};
 use rmcp::service::SubscriptionContext;
 
-use crate::app::AppSession;
 use crate::limits;
-use crate::subscribe::{Subscriber, Target};
+use crate::routing::subscribe::{Subscriber, Target};
+use crate::session::app::AppSession;
 
 /// Numbers listen streams (0 is an app's `resources/subscribe`).
 static NEXT_STREAM: AtomicU64 = AtomicU64::new(1);
@@ -94,12 +94,7 @@ pub(crate) async fn serve(
         return Ok(());
     }
     let gateway = &app.gateway;
-    let Some(routes) = &gateway.forms else {
-        return Err(ErrorData::invalid_request(
-            "this Airlock host does not pass resource subscriptions on",
-            None,
-        ));
-    };
+    let routes = &gateway.router;
     let (client, profile, paused) = app.standing(context.request_context())?;
     if paused {
         return Err(ErrorData::invalid_request(
@@ -109,7 +104,7 @@ pub(crate) async fn serve(
     }
     let mut keys = Vec::with_capacity(named.len());
     for uri in uris {
-        if let Some(route) = crate::subscribe::route(gateway, uri, &profile).await {
+        if let Some(route) = crate::routing::subscribe::route(gateway, uri, &profile).await {
             keys.push((route.server, route.name));
         }
     }

@@ -1,25 +1,36 @@
-//! Servers' log messages (`notifications/message`) to the apps that asked
-//! for them with `logging/setLevel`: from the servers the app's profile
-//! shows, at or above its level, as plain text (escaped, bounded), the
-//! logger named after the server, at most [`limits::LOG_BURST`] at once and
-//! [`limits::LOG_LINES_PER_SEC`] a second (the rest dropped, and the next
-//! line passed on says how many). The lines come from the core's events
-//! (already masked of the server's secrets), a bounded channel: an app
-//! that lags loses lines, it never grows a queue.
+//! Servers' log messages (`notifications/message`) to the app whose
+//! request caused them ([`crate::routing::router`]: the core names the one
+//! app with requests in flight on that server's connection; a line nobody's
+//! request caused stays in Airlock's own log), when that app asked for them
+//! with `logging/setLevel`: at or above its level, from a server its profile
+//! shows (checked first, so a hidden server spends nothing), as plain text
+//! (escaped, bounded), the logger named after the server. Each server has a
+//! bucket of its own per app ([`limits::LOG_BURST`] at once,
+//! [`limits::LOG_LINES_PER_SEC`] a second): one server's flood drops its
+//! own lines, never another's; the next line passed on says how many went.
+//!
+//! Nothing waits on an app: a line goes into the app's bounded queue
+//! ([`LOG_QUEUE`]) or is dropped (and counted).
 
 // Logging is deprecated in 2026-07-28 (SEP-2577); 2025-11-25 apps use it.
 #![allow(deprecated)]
 
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use airlock_core::events::CoreEvent;
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use rmcp::service::{Peer, RoleServer};
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::mpsc;
 
 use crate::host::Gateway;
 use crate::limits;
+
+/// Lines waiting for one app; beyond, they are dropped (and counted).
+pub const LOG_QUEUE: usize = 64;
+/// Servers one app keeps a bucket for (one per server it hears from).
+const MAX_BUCKETS: usize = 256;
 
 const ORDER: [LoggingLevel; 8] = [
     LoggingLevel::Debug,
@@ -36,35 +47,94 @@ fn rank(level: LoggingLevel) -> usize {
     ORDER.iter().position(|l| *l == level).unwrap_or(0)
 }
 
-/// A level as the core's log event spells it ("info", "warning", ...).
+/// A level as the core spells it ("info", "warning", ...).
 fn parse(level: &str) -> Option<LoggingLevel> {
     serde_json::from_value(serde_json::Value::String(level.to_owned())).ok()
 }
 
-/// What one app asked for: its level (and the client whose profile applies).
-#[derive(Default)]
-pub struct LogWish {
-    wish: Mutex<Option<(LoggingLevel, String)>>,
-    started: std::sync::atomic::AtomicBool,
+/// One server's line, on its way to an app.
+struct Line {
+    server: String,
+    level: LoggingLevel,
+    text: String,
 }
 
-impl LogWish {
-    /// The app set `level`; the first time, start passing lines to `peer`.
+/// What one app asked for (its level, and the client whose profile applies).
+struct Sink {
+    wish: Arc<Mutex<(LoggingLevel, String)>>,
+    lines: mpsc::Sender<Line>,
+    /// Lines dropped because the app's queue was full.
+    dropped: Arc<AtomicU64>,
+}
+
+/// The apps that asked for log lines, by app number.
+#[derive(Default)]
+pub struct LogSinks(Mutex<HashMap<u64, Sink>>);
+
+impl LogSinks {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Sink>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// App `app` set `level`; the first time, start passing lines to `peer`.
     pub(crate) fn set(
-        self: &Arc<Self>,
+        &self,
         gateway: &Arc<Gateway>,
+        app: u64,
         peer: &Peer<RoleServer>,
         level: LoggingLevel,
         client: String,
     ) {
-        *self.wish.lock().unwrap_or_else(|e| e.into_inner()) = Some((level, client));
-        if !self.started.swap(true, std::sync::atomic::Ordering::SeqCst) {
-            tokio::spawn(forward(gateway.clone(), peer.clone(), self.clone()));
+        let mut sinks = self.lock();
+        if let Some(sink) = sinks.get(&app) {
+            *sink.wish.lock().unwrap_or_else(|e| e.into_inner()) = (level, client);
+            return;
         }
+        let (lines, rx) = mpsc::channel(LOG_QUEUE);
+        let wish = Arc::new(Mutex::new((level, client)));
+        let dropped = Arc::new(AtomicU64::new(0));
+        tokio::spawn(forward(
+            gateway.clone(),
+            app,
+            peer.clone(),
+            wish.clone(),
+            dropped.clone(),
+            rx,
+        ));
+        sinks.insert(
+            app,
+            Sink {
+                wish,
+                lines,
+                dropped,
+            },
+        );
     }
 
-    fn get(&self) -> Option<(LoggingLevel, String)> {
-        self.wish.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    /// The app detached: its lines stop.
+    pub(crate) fn remove(&self, app: u64) {
+        self.lock().remove(&app);
+    }
+
+    /// A server's line for app `app` (nothing if it asked for none).
+    pub(crate) fn deliver(&self, app: u64, server: &str, level: &str, text: &str) {
+        let sinks = self.lock();
+        let Some(sink) = sinks.get(&app) else {
+            return;
+        };
+        let level = parse(level).unwrap_or(LoggingLevel::Info);
+        let wanted = sink.wish.lock().unwrap_or_else(|e| e.into_inner()).0;
+        if rank(level) < rank(wanted) {
+            return;
+        }
+        let line = Line {
+            server: server.to_owned(),
+            level,
+            text: text.to_owned(),
+        };
+        if sink.lines.try_send(line).is_err() {
+            sink.dropped.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 
@@ -101,54 +171,67 @@ impl Bucket {
     }
 }
 
-/// Pass servers' log lines to one app until its transport closes.
-async fn forward(gateway: Arc<Gateway>, peer: Peer<RoleServer>, wish: Arc<LogWish>) {
-    let mut events = gateway.core.subscribe();
-    let mut bucket = Bucket::new();
-    loop {
-        let event = tokio::select! {
-            e = events.recv() => e,
-            () = tokio::time::sleep(Duration::from_secs(5)) => {
-                if peer.is_transport_closed() { return }
-                continue;
-            }
-        };
-        let (server, level, text) = match event {
-            Ok(CoreEvent::Log {
-                server,
-                source,
-                level,
-                text,
-            }) if source == "notification" => (server, level, text),
-            Ok(_) => continue,
-            Err(RecvError::Lagged(n)) => {
-                bucket.dropped += n;
-                continue;
-            }
-            Err(RecvError::Closed) => return,
-        };
+/// Pass one app's lines on until its transport closes or it detaches.
+async fn forward(
+    gateway: Arc<Gateway>,
+    app: u64,
+    peer: Peer<RoleServer>,
+    wish: Arc<Mutex<(LoggingLevel, String)>>,
+    queue_dropped: Arc<AtomicU64>,
+    mut lines: mpsc::Receiver<Line>,
+) {
+    let mut buckets: HashMap<String, Bucket> = HashMap::new();
+    while let Some(line) = lines.recv().await {
         if peer.is_transport_closed() {
-            return;
+            break;
         }
-        let Some((wanted, client)) = wish.get() else {
-            continue;
-        };
-        let level = parse(&level).unwrap_or(LoggingLevel::Info);
-        if rank(level) < rank(wanted) || !bucket.take() {
+        let client = wish.lock().unwrap_or_else(|e| e.into_inner()).1.clone();
+        // The profile first: a server the app does not see spends nothing.
+        if !crate::session::profile::of(&gateway.core, &client).allows_server(&line.server) {
             continue;
         }
-        if !crate::profile::of(&gateway.core, &client).allows_server(&server) {
+        if buckets.len() >= MAX_BUCKETS && !buckets.contains_key(&line.server) {
+            buckets.clear();
+        }
+        let bucket = buckets
+            .entry(line.server.clone())
+            .or_insert_with(Bucket::new);
+        if !bucket.take() {
             continue;
         }
         let mut text =
-            airlock_core::url_safety::neutralize_for_display(&text, limits::MAX_LOG_CHARS);
-        if bucket.dropped > 0 {
-            text = format!("({} earlier lines dropped) {text}", bucket.dropped);
+            airlock_core::url_safety::neutralize_for_display(&line.text, limits::MAX_LOG_CHARS);
+        let dropped = bucket.dropped + queue_dropped.swap(0, Ordering::Relaxed);
+        if dropped > 0 {
+            text = format!("({dropped} earlier lines dropped) {text}");
             bucket.dropped = 0;
         }
         let mut param =
-            LoggingMessageNotificationParam::new(level, serde_json::Value::String(text));
-        param.logger = Some(server);
+            LoggingMessageNotificationParam::new(line.level, serde_json::Value::String(text));
+        param.logger = Some(line.server);
         let _ = peer.notify_logging_message(param).await;
+    }
+    gateway.router.logs.remove(app);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bucket_gives_its_burst_then_refills_slowly() {
+        let mut b = Bucket::new();
+        for _ in 0..limits::LOG_BURST {
+            assert!(b.take());
+        }
+        assert!(!b.take(), "the burst is spent");
+        assert_eq!(b.dropped, 1);
+    }
+
+    #[test]
+    fn levels_are_ordered_and_unknown_ones_read_as_info() {
+        assert!(rank(LoggingLevel::Error) > rank(LoggingLevel::Info));
+        assert_eq!(parse("warning"), Some(LoggingLevel::Warning));
+        assert_eq!(parse("loud"), None);
     }
 }

@@ -1,10 +1,13 @@
 //! A server's sampling and roots requests during an app's call go to that
 //! app ([`airlock_core::forward`]), on the same rule as forms
-//! ([`crate::forms`]): the one app with calls in flight on that server; when
-//! none or several do, nobody is guessed. Sampling goes only to an app that
-//! declared it (else the server gets an error saying so), roots only from
-//! an app that declared them (else none). Both need server-to-client
-//! requests, which exist on 2025-11-25 sessions only.
+//! ([`crate::routing::router`]): the app the core names, the one with
+//! requests in flight on that server's connection; when none or several
+//! callers are (Airlock's own included), nobody is guessed. Sampling goes
+//! only to an app that declared it (else the server gets an error saying
+//! so), roots only from an app that declared them (else none). Both need
+//! server-to-client requests, which exist on 2025-11-25 sessions only.
+//! Sampling counts against the server's limits like its elicitations (the
+//! core admits it first).
 
 // Sampling and roots are deprecated in 2026-07-28 (SEP-2577); 2025-11-25
 // servers and apps still use them.
@@ -20,7 +23,9 @@ use rmcp::model::{
 };
 use rmcp::service::{Peer, RoleServer, ServiceError};
 
-use crate::forms::FormRoutes;
+use airlock_core::caller::AppTarget;
+
+use crate::routing::router::Router;
 
 /// How long an app may take to answer a sampling request (its model, maybe
 /// with the user's approval).
@@ -40,7 +45,7 @@ fn refused(text: String) -> ErrorData {
 
 /// `sampling/createMessage` to the app, with the checks of rmcp's
 /// `Peer::create_message`, bounded by [`APP_SAMPLING_TIMEOUT`], cancelled at
-/// the app when dropped ([`crate::ask`]).
+/// the app when dropped ([`crate::routing::ask`]).
 async fn ask_app(
     app: &Peer<RoleServer>,
     params: CreateMessageRequestParams,
@@ -55,20 +60,21 @@ async fn ask_app(
         .validate()
         .map_err(|e| ServiceError::McpError(ErrorData::invalid_params(e, None)))?;
     let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
-    match crate::ask::ask(app, request, APP_SAMPLING_TIMEOUT).await? {
+    match crate::routing::ask::ask(app, request, APP_SAMPLING_TIMEOUT).await? {
         ClientResult::CreateMessageResult(result) => Ok(*result),
         _ => Err(ServiceError::UnexpectedResponse),
     }
 }
 
-impl AppRequests for FormRoutes {
+impl AppRequests for Router {
     fn create_message<'a>(
         &'a self,
         server: &'a str,
+        to_app: Option<AppTarget>,
         params: CreateMessageRequestParams,
     ) -> BoxFuture<'a, Result<CreateMessageResult, ErrorData>> {
         Box::pin(async move {
-            let Some(app) = self.sole_caller(server) else {
+            let Some(app) = to_app.and_then(|t| self.peer_of(t)) else {
                 return Err(refused(format!(
                     "Airlock passes sampling on only to the one app whose call on {server} is running; there is none, or several"
                 )));
@@ -108,10 +114,11 @@ impl AppRequests for FormRoutes {
 
     fn list_roots<'a>(
         &'a self,
-        server: &'a str,
+        _server: &'a str,
+        to_app: Option<AppTarget>,
     ) -> BoxFuture<'a, Result<ListRootsResult, ErrorData>> {
         Box::pin(async move {
-            let Some(app) = self.sole_caller(server) else {
+            let Some(app) = to_app.and_then(|t| self.peer_of(t)) else {
                 return Ok(ListRootsResult::default());
             };
             let declared = app
@@ -136,5 +143,11 @@ impl AppRequests for FormRoutes {
 
     fn resource_updated(&self, server: &str, uri: &str) {
         self.resources.updated(server, uri);
+    }
+
+    fn server_log(&self, server: &str, to_app: Option<AppTarget>, level: &str, text: &str) {
+        if let Some(target) = to_app {
+            self.logs.deliver(target.app, server, level, text);
+        }
     }
 }

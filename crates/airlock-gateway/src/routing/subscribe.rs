@@ -1,11 +1,16 @@
 //! Resource subscriptions across the gateway: an app subscribes to URIs
 //! it sees, with `resources/subscribe` (2025-11-25) or on a
-//! `subscriptions/listen` stream (2026-07-28, crate::listen); Airlock
+//! `subscriptions/listen` stream (2026-07-28, crate::routing::listen); Airlock
 //! subscribes at the server that serves each (once, however many apps;
 //! `Airlock::subscribe_resource` speaks the server's revision), and each
 //! update of that server for that URI reaches exactly the subscribers of
 //! it. When the last one unsubscribes, closes its stream or detaches,
 //! Airlock unsubscribes at the server.
+//!
+//! Each server is on its own: subscribing and unsubscribing at a server
+//! runs under that server's lock only, each answer bounded by
+//! [`limits::SERVER_SUBSCRIBE_TIMEOUT`], so a server that never answers
+//! costs its own subscribers a time-out and nobody else anything.
 //!
 //! Bounded: [`limits::MAX_RESOURCE_SUBSCRIPTIONS_PER_APP`] URIs per app
 //! (its `resources/subscribe` and all its streams together), URIs of at
@@ -15,7 +20,7 @@
 //! was an update", never a queue). Updates for URIs nobody subscribed to,
 //! or of a server for another server's URI, are ignored.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use airlock_core::Airlock;
@@ -60,9 +65,11 @@ type ByUri = HashMap<Key, HashMap<Subscriber, watch::Sender<()>>>;
 #[derive(Default)]
 pub struct ResourceSubscriptions {
     by_uri: Mutex<ByUri>,
-    /// Subscribes and unsubscribes at the servers one at a time, so the
-    /// server's state follows the apps' (first in, last out).
-    ops: tokio::sync::Mutex<()>,
+    /// Subscribes and unsubscribes at each server one at a time, so the
+    /// server's state follows the apps' (first in, last out); one lock per
+    /// server, so a server that is slow to answer (each answer is bounded
+    /// by [`limits::SERVER_SUBSCRIBE_TIMEOUT`]) delays only its own.
+    ops: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 /// A subscription request, routed: the server and its URI there.
@@ -73,9 +80,36 @@ pub struct Wanted {
     pub uri: String,
 }
 
+/// `op` at `server`, bounded by [`limits::SERVER_SUBSCRIBE_TIMEOUT`].
+async fn at_server<T>(
+    server: &str,
+    op: impl std::future::Future<Output = airlock_core::CoreResult<T>>,
+) -> Result<T, String> {
+    match tokio::time::timeout(limits::SERVER_SUBSCRIBE_TIMEOUT, op).await {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err(format!(
+            "{server} did not answer within {} s",
+            limits::SERVER_SUBSCRIBE_TIMEOUT.as_secs()
+        )),
+    }
+}
+
 impl ResourceSubscriptions {
     fn lock(&self) -> std::sync::MutexGuard<'_, ByUri> {
         self.by_uri.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The lock of `server`'s operations (see [`Self::ops`]).
+    async fn server_ops(&self, server: &str) -> tokio::sync::OwnedMutexGuard<()> {
+        let lock = self
+            .ops
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(server.to_owned())
+            .or_default()
+            .clone();
+        lock.lock_owned().await
     }
 
     /// Subscribe `wanted.subscriber` (its updates to `target`); the first
@@ -86,7 +120,7 @@ impl ResourceSubscriptions {
         wanted: Wanted,
         target: Target,
     ) -> Result<(), ErrorData> {
-        let _ops = self.ops.lock().await;
+        let _ops = self.server_ops(&wanted.server).await;
         let key = (wanted.server, wanted.uri);
         let who = wanted.subscriber;
         let (already, first, count) = {
@@ -102,18 +136,27 @@ impl ResourceSubscriptions {
             return Ok(());
         }
         if count >= limits::MAX_RESOURCE_SUBSCRIPTIONS_PER_APP {
-            return Err(ErrorData::invalid_request(
-                format!(
-                    "too many resource subscriptions from this app (at most {})",
-                    limits::MAX_RESOURCE_SUBSCRIPTIONS_PER_APP
-                ),
-                None,
-            ));
+            return Err(too_many(count, 1));
         }
         if first {
-            core.subscribe_resource(&key.0, &key.1)
-                .await
-                .map_err(|e| crate::app::core_error(&e))?;
+            match tokio::time::timeout(
+                limits::SERVER_SUBSCRIBE_TIMEOUT,
+                core.subscribe_resource(&key.0, &key.1),
+            )
+            .await
+            {
+                Ok(r) => r.map_err(|e| crate::session::app::core_error(&e))?,
+                Err(_) => {
+                    return Err(ErrorData::internal_error(
+                        format!(
+                            "Airlock: {} did not answer the subscription within {} s",
+                            key.0,
+                            limits::SERVER_SUBSCRIBE_TIMEOUT.as_secs()
+                        ),
+                        None,
+                    ))
+                }
+            }
         }
         let (tx, rx) = watch::channel(());
         self.lock().entry(key.clone()).or_default().insert(who, tx);
@@ -124,8 +167,9 @@ impl ResourceSubscriptions {
     /// Subscribe `who` to each of `keys` at once (a listen stream's URIs,
     /// routed), its updates to `target`; at a 2026-07-28 server all the new
     /// URIs go on one new stream. Over the app's bound: an error, nothing
-    /// subscribed. The URIs a server would not subscribe are left out and
-    /// returned, with why.
+    /// subscribed. The URIs a server would not subscribe (or not in time)
+    /// are left out and returned, with why. Each server in turn, under its
+    /// own lock only.
     pub async fn subscribe_many(
         &self,
         core: &Arc<Airlock>,
@@ -134,8 +178,7 @@ impl ResourceSubscriptions {
         keys: Vec<Key>,
         target: &Target,
     ) -> Result<Vec<(Key, String)>, ErrorData> {
-        let _ops = self.ops.lock().await;
-        let (fresh, firsts) = {
+        let fresh: Vec<Key> = {
             let map = self.lock();
             let mut fresh: Vec<Key> = keys
                 .into_iter()
@@ -145,40 +188,48 @@ impl ResourceSubscriptions {
             fresh.dedup();
             let count = count_of(&map, who.app);
             if count + fresh.len() > limits::MAX_RESOURCE_SUBSCRIPTIONS_PER_APP {
-                return Err(ErrorData::invalid_request(
-                    format!(
-                        "too many resource subscriptions from this app (at most {}; it has {count}, this stream adds {})",
-                        limits::MAX_RESOURCE_SUBSCRIPTIONS_PER_APP,
-                        fresh.len()
-                    ),
-                    None,
-                ));
+                return Err(too_many(count, fresh.len()));
             }
-            let mut firsts: BTreeMap<String, Vec<String>> = BTreeMap::new();
-            for (server, uri) in fresh.iter().filter(|k| !map.contains_key(*k)) {
-                firsts.entry(server.clone()).or_default().push(uri.clone());
-            }
-            (fresh, firsts)
+            fresh
         };
-        let (mut refused, mut failed) = (Vec::new(), HashSet::new());
-        for (server, uris) in firsts {
-            let done = core.subscribe_resources(&server, &uris).await;
-            for uri in uris {
-                let why = match &done {
-                    Ok(done) if done.contains(&uri) => continue,
-                    Ok(_) => "the server did not acknowledge it".to_owned(),
-                    Err(e) => e.to_string(),
-                };
-                failed.insert((server.clone(), uri.clone()));
-                refused.push(((server.clone(), uri), why));
-            }
+        let mut by_server: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (server, uri) in fresh {
+            by_server.entry(server).or_default().push(uri);
         }
-        let mut map = self.lock();
-        for key in fresh.into_iter().filter(|k| !failed.contains(k)) {
-            let (tx, rx) = watch::channel(());
-            map.entry(key.clone()).or_default().insert(who, tx);
-            let forward = forward(core.clone(), target.clone(), client.to_owned(), key, rx);
-            tokio::spawn(forward);
+        let mut refused = Vec::new();
+        for (server, uris) in by_server {
+            let _ops = self.server_ops(&server).await;
+            let firsts: Vec<String> = {
+                let map = self.lock();
+                uris.iter()
+                    .filter(|u| !map.contains_key(&(server.clone(), (*u).clone())))
+                    .cloned()
+                    .collect()
+            };
+            let done = if firsts.is_empty() {
+                Ok(Vec::new())
+            } else {
+                at_server(&server, core.subscribe_resources(&server, &firsts)).await
+            };
+            let mut map = self.lock();
+            for uri in uris {
+                let key = (server.clone(), uri);
+                if firsts.contains(&key.1) {
+                    let why = match &done {
+                        Ok(done) if done.contains(&key.1) => None,
+                        Ok(_) => Some("the server did not acknowledge it".to_owned()),
+                        Err(e) => Some(e.clone()),
+                    };
+                    if let Some(why) = why {
+                        refused.push((key, why));
+                        continue;
+                    }
+                }
+                let (tx, rx) = watch::channel(());
+                map.entry(key.clone()).or_default().insert(who, tx);
+                let forward = forward(core.clone(), target.clone(), client.to_owned(), key, rx);
+                tokio::spawn(forward);
+            }
         }
         Ok(refused)
     }
@@ -201,24 +252,37 @@ impl ResourceSubscriptions {
         self.remove(core, |s, _| s.app == app).await;
     }
 
+    /// Remove the subscriptions `which` picks, server by server (each under
+    /// its own lock), unsubscribing at a server the URIs nobody wants now.
     async fn remove(&self, core: &Arc<Airlock>, which: impl Fn(&Subscriber, &Key) -> bool) {
-        let _ops = self.ops.lock().await;
-        let emptied: Vec<Key> = {
-            let mut map = self.lock();
-            let mut emptied = Vec::new();
-            map.retain(|key, subs| {
-                subs.retain(|s, _| !which(s, key));
-                if subs.is_empty() {
-                    emptied.push(key.clone());
-                    return false;
-                }
-                true
-            });
-            emptied
-        };
-        for (server, uri) in emptied {
-            // Failing (server gone, reconnected) leaves nothing to undo here.
-            let _ = core.unsubscribe_resource(&server, &uri).await;
+        let servers: std::collections::BTreeSet<String> = self
+            .lock()
+            .iter()
+            .filter(|(key, subs)| subs.keys().any(|s| which(s, key)))
+            .map(|(key, _)| key.0.clone())
+            .collect();
+        for server in servers {
+            let _ops = self.server_ops(&server).await;
+            let emptied: Vec<String> = {
+                let mut map = self.lock();
+                let mut emptied = Vec::new();
+                map.retain(|key, subs| {
+                    if key.0 != server {
+                        return true;
+                    }
+                    subs.retain(|s, _| !which(s, key));
+                    if subs.is_empty() {
+                        emptied.push(key.1.clone());
+                        return false;
+                    }
+                    true
+                });
+                emptied
+            };
+            for uri in emptied {
+                // Failing (server gone, reconnected, slow) leaves nothing to undo here.
+                let _ = at_server(&server, core.unsubscribe_resource(&server, &uri)).await;
+            }
         }
     }
 
@@ -226,14 +290,16 @@ impl ResourceSubscriptions {
     /// URIs apps are subscribed to there (a failure leaves the apps'
     /// subscriptions, silent until the server sends updates again).
     pub async fn resubscribe(&self, core: &Arc<Airlock>, server: &str) {
-        let _ops = self.ops.lock().await;
+        let _ops = self.server_ops(server).await;
         let uris: Vec<String> = self
             .lock()
             .keys()
             .filter(|k| k.0 == server)
             .map(|k| k.1.clone())
             .collect();
-        let _ = core.subscribe_resources(server, &uris).await;
+        if !uris.is_empty() {
+            let _ = at_server(server, core.subscribe_resources(server, &uris)).await;
+        }
     }
 
     /// A server's `notifications/resources/updated`: signal each app
@@ -249,6 +315,16 @@ impl ResourceSubscriptions {
             }
         }
     }
+}
+
+fn too_many(has: usize, adds: usize) -> ErrorData {
+    ErrorData::invalid_request(
+        format!(
+            "too many resource subscriptions from this app (at most {}; it has {has}, this adds {adds})",
+            limits::MAX_RESOURCE_SUBSCRIPTIONS_PER_APP
+        ),
+        None,
+    )
 }
 
 /// The subscriptions of `app` (all its subscribers).
@@ -271,7 +347,7 @@ async fn forward(
     mut rx: watch::Receiver<()>,
 ) {
     while rx.changed().await.is_ok() {
-        let (profile, paused) = crate::profile::standing(&core, &client);
+        let (profile, paused) = crate::session::profile::standing(&core, &client);
         let shown = !paused && profile.allows_server(&server);
         match &target {
             Target::Session(peer) => {
@@ -304,7 +380,7 @@ pub(crate) async fn route(
     uri: &str,
     profile: &airlock_core::clients::ClientProfile,
 ) -> Option<crate::catalog::Route> {
-    let view = gateway.catalog.view().await;
+    let view = gateway.catalog.view();
     view.resource_route(uri)
         .filter(|r| profile.allows_server(&r.server))
 }
@@ -326,12 +402,6 @@ pub(crate) async fn from_app(
             None,
         ));
     }
-    let Some(routes) = &gateway.forms else {
-        return Err(ErrorData::invalid_request(
-            "this Airlock host does not pass resource subscriptions on",
-            None,
-        ));
-    };
     let route = route(gateway, &wanted.uri, profile).await;
     let Some(route) = route else {
         let shown: String = wanted.uri.chars().take(200).collect();
@@ -343,7 +413,8 @@ pub(crate) async fn from_app(
         ));
     };
     (wanted.server, wanted.uri) = (route.server, route.name);
-    routes
+    gateway
+        .router
         .resources
         .subscribe(&gateway.core, wanted, Target::Session(peer))
         .await

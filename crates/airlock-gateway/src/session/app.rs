@@ -18,11 +18,11 @@ use rmcp::service::{RequestContext, RoleServer, SubscriptionContext, Subscriptio
 use rmcp::ServerHandler;
 use tokio::sync::Semaphore;
 
-pub(crate) use crate::changes::{announce_change, follow_changes, CHANGE_COALESCE};
-use crate::forward::{forward_call, prompt_for_the_app, resource_for_the_app, tool_error};
 use crate::host::Gateway;
 use crate::limits;
-use crate::paging::page;
+pub(crate) use crate::routing::changes::{announce_change, follow_changes, CHANGE_COALESCE};
+use crate::session::forward::{forward_call, prompt_for_the_app, resource_for_the_app, tool_error};
+use crate::session::paging::page;
 
 /// Numbers the attached apps (for form routing).
 static NEXT_APP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -33,15 +33,15 @@ pub struct AppSession {
     pub(crate) id: u64,
     /// `--client NAME` from the hello; else the app's own name is used.
     client: Option<String>,
-    /// The app's slots for requests in flight ([`crate::requests`]).
+    /// The app's slots for requests in flight ([`crate::session::requests`]).
     pub(crate) in_flight: Arc<Semaphore>,
     /// The app's open `subscriptions/listen` streams (2026-07-28).
     pub(crate) subscriptions: Arc<Mutex<Vec<SubscriptionSink>>>,
     /// Over HTTP: the client (token) this session belongs to, from its
     /// first request on.
     bound: Option<Mutex<Option<String>>>,
-    /// The level of servers' log lines this app asked for (crate::logs).
-    logs: Arc<crate::logs::LogWish>,
+    /// Resources servers linked in this app's tool results.
+    links: Arc<crate::session::links::Links>,
 }
 
 impl AppSession {
@@ -53,7 +53,7 @@ impl AppSession {
             in_flight: Arc::new(Semaphore::new(limits::MAX_CALLS_IN_FLIGHT_PER_APP)),
             subscriptions: Arc::new(Mutex::new(Vec::new())),
             bound: None,
-            logs: Arc::default(),
+            links: Arc::default(),
         }
     }
 
@@ -74,7 +74,7 @@ impl AppSession {
         let client = context
             .extensions
             .get::<http::request::Parts>()
-            .and_then(|p| p.extensions.get::<crate::http::HttpClient>())
+            .and_then(|p| p.extensions.get::<crate::wire::http::HttpClient>())
             .map(|c| c.0.clone())
             .ok_or_else(|| ErrorData::invalid_request("no client token on this request", None))?;
         let mut bound = bound.lock().unwrap_or_else(|p| p.into_inner());
@@ -105,7 +105,7 @@ impl AppSession {
         context: &RequestContext<RoleServer>,
     ) -> Result<(String, airlock_core::clients::ClientProfile, bool), ErrorData> {
         let who = self.who(context)?;
-        let (p, paused) = crate::profile::standing(&self.gateway.core, &who);
+        let (p, paused) = crate::session::profile::standing(&self.gateway.core, &who);
         Ok((who, p, paused))
     }
 
@@ -128,7 +128,7 @@ impl AppSession {
         }
         context
             .client_info()
-            .map(|i| crate::hello::client_name_from_app(&i.name))
+            .map(|i| crate::wire::hello::client_name_from_app(&i.name))
             .unwrap_or_else(|| "unnamed".to_owned())
     }
 
@@ -137,18 +137,39 @@ impl AppSession {
     async fn settled(&self) {
         let mut ready = self.gateway.started.clone();
         let _ = tokio::time::timeout(limits::STARTUP_WAIT, ready.wait_for(|done| *done)).await;
+        // Each ready server's first list, bounded: a slow one arrives later
+        // with list_changed instead of holding this app's handshake.
+        let core = &self.gateway.core;
+        let ready: Vec<String> = core
+            .list_servers()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|d| d.name)
+            .filter(|n| {
+                matches!(
+                    core.status(n),
+                    airlock_core::status::ConnStatus::Ready { .. }
+                )
+            })
+            .collect();
+        self.gateway
+            .catalog
+            .first_lists(&ready, limits::FIRST_LIST_WAIT)
+            .await;
     }
 }
 
-/// The app detached: its resource subscriptions end (crate::subscribe).
+/// The app detached: its log lines and resource subscriptions end
+/// (crate::routing).
 impl Drop for AppSession {
     fn drop(&mut self) {
-        let (Some(routes), Ok(rt)) = (&self.gateway.forms, tokio::runtime::Handle::try_current())
-        else {
+        let router = self.gateway.router.clone();
+        router.logs.remove(self.id);
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let (routes, core, id) = (routes.clone(), self.gateway.core.clone(), self.id);
-        rt.spawn(async move { routes.resources.detach(&core, id).await });
+        let (core, id) = (self.gateway.core.clone(), self.id);
+        rt.spawn(async move { router.resources.detach(&core, id).await });
     }
 }
 
@@ -187,7 +208,7 @@ impl ServerHandler for AppSession {
         context.peer.set_peer_info(request.clone());
         self.settled().await;
         // Fresh instructions for get_info.
-        let view = self.gateway.catalog.view().await;
+        let view = self.gateway.catalog.view();
         let mut result = self.negotiate_initialize(&request)?;
         // Only the servers this app's profile shows are named.
         result.instructions = Some(view.instructions_for(|s| profile.allows_server(s)));
@@ -195,7 +216,7 @@ impl ServerHandler for AppSession {
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
-        crate::ask::spend_request_id_zero(&context.peer);
+        crate::routing::ask::spend_request_id_zero(&context.peer);
         // Over HTTP rmcp runs the session: follow the catalog from here.
         if self.bound.is_some() {
             tokio::spawn(follow_changes(
@@ -212,7 +233,7 @@ impl ServerHandler for AppSession {
     ) -> Result<DiscoverResult, ErrorData> {
         let (_, profile) = self.profile(&context)?;
         self.settled().await;
-        let view = self.gateway.catalog.view().await;
+        let view = self.gateway.catalog.view();
         let mut result = DiscoverResult::from_server_info(
             self.supported_protocol_versions().into_owned(),
             self.get_info(),
@@ -227,8 +248,11 @@ impl ServerHandler for AppSession {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let (_, profile) = self.profile(&context)?;
-        let view = self.gateway.catalog.view().await;
-        let (tools, next) = page(&crate::profile::tools(&view, &profile), request.as_ref())?;
+        let view = self.gateway.catalog.view();
+        let (tools, next) = page(
+            &crate::session::profile::tools(&view, &profile),
+            request.as_ref(),
+        )?;
         let mut result = ListToolsResult::with_all_items(tools);
         result.next_cursor = next;
         Ok(result)
@@ -240,7 +264,7 @@ impl ServerHandler for AppSession {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         // A 2026-07-28 app's retry with its answer to a form: the call that
-        // asked it goes on (crate::rounds).
+        // asked it goes on (crate::session::rounds).
         if let Some(state) = request.request_state.as_deref() {
             return self
                 .resume(state, request.input_responses.as_ref(), &context)
@@ -248,12 +272,20 @@ impl ServerHandler for AppSession {
         }
         let slot = self.slot()?;
         let (client, profile, paused) = self.standing(&context)?;
-        let view = self.gateway.catalog.view().await;
+        let view = self.gateway.catalog.view();
         let route = view
             .tool(&request.name)
             .filter(|r| profile.allows_tool(&r.server, &r.name))
             .cloned();
         let Some(route) = route else {
+            // A tool the app knew that is held now (changed since the user
+            // approved it, or poisoned): the reason, as a tool error.
+            if let Some(held) = view
+                .held_tool(&request.name)
+                .filter(|h| profile.allows_server(&h.server))
+            {
+                return Ok(tool_error(format!("Airlock: {}", held.why)));
+            }
             return Err(ErrorData::invalid_params(
                 format!(
                     "unknown tool {:?}: tools/list shows the tools Airlock serves now",
@@ -276,18 +308,25 @@ impl ServerHandler for AppSession {
             return Ok(tool_error(format!("Airlock: {why}")));
         }
         // A form this call's server asks goes to this app, if it can show
-        // it (crate::requests).
-        let server = route.server.clone();
-        let call = forward_call(
+        // it (crate::session::requests).
+        let (core, progress, peer, links) = (
             self.gateway.core.clone(),
-            client.clone(),
-            route,
-            request.arguments,
             context.meta.get_progress_token(),
             context.peer.clone(),
+            self.links.clone(),
         );
-        self.with_forms(&server, &client, slot, &context, call)
-            .await
+        self.with_forms(&client, slot, &context, move |caller| {
+            forward_call(
+                core,
+                caller,
+                route,
+                links,
+                request.arguments,
+                progress,
+                peer,
+            )
+        })
+        .await
     }
 
     #[allow(deprecated)] // logging: 2025-11-25 apps use it
@@ -297,8 +336,10 @@ impl ServerHandler for AppSession {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let (client, _) = self.profile(&context)?;
-        self.logs
-            .set(&self.gateway, &context.peer, request.level, client);
+        self.gateway
+            .router
+            .logs
+            .set(&self.gateway, self.id, &context.peer, request.level, client);
         Ok(())
     }
 
@@ -308,8 +349,11 @@ impl ServerHandler for AppSession {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let (_, profile) = self.profile(&context)?;
-        let view = self.gateway.catalog.view().await;
-        let (prompts, next) = page(&crate::profile::prompts(&view, &profile), request.as_ref())?;
+        let view = self.gateway.catalog.view();
+        let (prompts, next) = page(
+            &crate::session::profile::prompts(&view, &profile),
+            request.as_ref(),
+        )?;
         let mut result = ListPromptsResult::with_all_items(prompts);
         result.next_cursor = next;
         Ok(result)
@@ -328,12 +372,21 @@ impl ServerHandler for AppSession {
         self.refuse_if_paused(&context)?;
         let slot = self.slot()?;
         let (client, profile) = self.profile(&context)?;
-        let view = self.gateway.catalog.view().await;
+        let view = self.gateway.catalog.view();
         let route = view
             .prompt(&request.name)
             .filter(|r| profile.allows_server(&r.server))
             .cloned();
         let Some(route) = route else {
+            if let Some(held) = view
+                .held_prompt(&request.name)
+                .filter(|h| profile.allows_server(&h.server))
+            {
+                return Err(ErrorData::invalid_params(
+                    format!("Airlock: {}", held.why),
+                    None,
+                ));
+            }
             return Err(ErrorData::invalid_params(
                 format!(
                     "unknown prompt {:?}: prompts/list shows the prompts Airlock serves now",
@@ -343,15 +396,14 @@ impl ServerHandler for AppSession {
             ));
         };
         drop(view);
-        let (core, who) = (self.gateway.core.clone(), client.clone());
-        let server = route.server.clone();
-        let get = async move {
-            core.get_prompt_for(Some(&who), &route.server, &route.name, request.arguments)
+        let core = self.gateway.core.clone();
+        self.with_forms(&client, slot, &context, move |caller| async move {
+            core.get_prompt_for(&caller, &route.server, &route.name, request.arguments)
                 .await
                 .map(|r| GetPromptResponse::Complete(prompt_for_the_app(r)))
                 .map_err(|e| core_error(&e))
-        };
-        self.with_forms(&server, &client, slot, &context, get).await
+        })
+        .await
     }
 
     async fn list_resources(
@@ -360,9 +412,9 @@ impl ServerHandler for AppSession {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let (_, profile) = self.profile(&context)?;
-        let view = self.gateway.catalog.view().await;
+        let view = self.gateway.catalog.view();
         let (resources, next) = page(
-            &crate::profile::resources(&view, &profile),
+            &crate::session::profile::resources(&view, &profile),
             request.as_ref(),
         )?;
         let mut result = ListResourcesResult::with_all_items(resources);
@@ -376,9 +428,9 @@ impl ServerHandler for AppSession {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         let (_, profile) = self.profile(&context)?;
-        let view = self.gateway.catalog.view().await;
+        let view = self.gateway.catalog.view();
         let (templates, next) = page(
-            &crate::profile::templates(&view, &profile),
+            &crate::session::profile::templates(&view, &profile),
             request.as_ref(),
         )?;
         let mut result = ListResourceTemplatesResult::with_all_items(templates);
@@ -393,9 +445,9 @@ impl ServerHandler for AppSession {
     ) -> Result<rmcp::model::CompleteResult, ErrorData> {
         self.refuse_if_paused(&context)?;
         let (_, profile) = self.profile(&context)?;
-        let view = self.gateway.catalog.view().await;
+        let view = self.gateway.catalog.view();
         // The prompt's or template's own server, under its own name there.
-        let server = crate::templates::completion_server(&view, &mut request.r#ref);
+        let server = crate::catalog::templates::completion_server(&view, &mut request.r#ref);
         drop(view);
         let Some(server) = server.filter(|s| profile.allows_server(s)) else {
             return Err(ErrorData::invalid_params(
@@ -424,9 +476,17 @@ impl ServerHandler for AppSession {
         self.refuse_if_paused(&context)?;
         let slot = self.slot()?;
         let (client, profile) = self.profile(&context)?;
-        let view = self.gateway.catalog.view().await;
-        let route = view
-            .resource_route(&request.uri)
+        let view = self.gateway.catalog.view();
+        // A link a server returned to this app is read from that server.
+        let linked = self
+            .links
+            .server_of(&request.uri)
+            .map(|server| crate::catalog::Route {
+                server,
+                name: request.uri.clone(),
+            });
+        let route = linked
+            .or_else(|| view.resource_route(&request.uri))
             .filter(|r| profile.allows_server(&r.server));
         let Some(route) = route else {
             return Err(ErrorData::resource_not_found(
@@ -438,16 +498,14 @@ impl ServerHandler for AppSession {
             ));
         };
         drop(view);
-        let (core, who) = (self.gateway.core.clone(), client.clone());
-        let server = route.server.clone();
-        let read = async move {
-            core.read_resource_for(Some(&who), &route.server, &route.name)
+        let core = self.gateway.core.clone();
+        self.with_forms(&client, slot, &context, move |caller| async move {
+            core.read_resource_for(&caller, &route.server, &route.name)
                 .await
                 .map(|r| ReadResourceResponse::Complete(resource_for_the_app(r)))
                 .map_err(|e| core_error(&e))
-        };
-        self.with_forms(&server, &client, slot, &context, read)
-            .await
+        })
+        .await
     }
 
     #[allow(deprecated)] // resources/subscribe: 2025-11-25 apps use it
@@ -458,13 +516,13 @@ impl ServerHandler for AppSession {
     ) -> Result<(), ErrorData> {
         self.refuse_if_paused(&context)?;
         let (client, profile) = self.profile(&context)?;
-        let wanted = crate::subscribe::Wanted {
-            subscriber: crate::subscribe::Subscriber::session(self.id),
+        let wanted = crate::routing::subscribe::Wanted {
+            subscriber: crate::routing::subscribe::Subscriber::session(self.id),
             client,
             server: String::new(),
             uri: request.uri,
         };
-        crate::subscribe::from_app(&self.gateway, wanted, &profile, context.peer).await
+        crate::routing::subscribe::from_app(&self.gateway, wanted, &profile, context.peer).await
     }
 
     #[allow(deprecated)] // resources/unsubscribe: 2025-11-25 apps use it
@@ -473,13 +531,12 @@ impl ServerHandler for AppSession {
         request: rmcp::model::UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if let Some(routes) = &self.gateway.forms {
-            let core = &self.gateway.core;
-            routes
-                .resources
-                .unsubscribe(core, self.id, &request.uri)
-                .await;
-        }
+        let core = &self.gateway.core;
+        self.gateway
+            .router
+            .resources
+            .unsubscribe(core, self.id, &request.uri)
+            .await;
         Ok(())
     }
 
@@ -487,11 +544,11 @@ impl ServerHandler for AppSession {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(crate::listen::accepted(requested))
+        Some(crate::routing::listen::accepted(requested))
     }
 
-    /// A listen stream: list changes (crate::changes) and the updates of
-    /// the resources it names (crate::listen), until it closes.
+    /// A listen stream: list changes (crate::routing::changes) and the updates of
+    /// the resources it names (crate::routing::listen), until it closes.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         {
             let mut subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
@@ -507,7 +564,7 @@ impl ServerHandler for AppSession {
             }
             subs.push(context.sink().clone());
         }
-        let served = crate::listen::serve(self, &context).await;
+        let served = crate::routing::listen::serve(self, &context).await;
         let id = context.sink().id().clone();
         self.subscriptions
             .lock()

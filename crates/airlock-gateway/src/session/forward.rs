@@ -48,21 +48,22 @@ const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
 /// app gets it.
 pub(crate) async fn forward_call(
     core: Arc<airlock_core::Airlock>,
-    client: String,
+    caller: airlock_core::caller::Caller,
     route: crate::catalog::Route,
+    links: Arc<crate::session::links::Links>,
     arguments: Option<rmcp::model::JsonObject>,
     progress_token: Option<rmcp::model::ProgressToken>,
     peer: rmcp::service::Peer<RoleServer>,
-) -> crate::rounds::Finish<CallToolResponse> {
+) -> crate::session::rounds::Finish<CallToolResponse> {
     let progress = progress_token.map(|token| (token, tokio::sync::watch::channel(None)));
     let call = core.call_tool_with_progress(
-        Some(&client),
+        &caller,
         &route.server,
         &route.name,
         arguments,
         progress.as_ref().map(|(_, (tx, _))| tx),
     );
-    let outcome = crate::progress::forwarding(
+    let outcome = crate::routing::progress::forwarding(
         call,
         progress
             .as_ref()
@@ -72,7 +73,10 @@ pub(crate) async fn forward_call(
     .await;
     match outcome {
         Ok(outcome) => match serde_json::from_value::<CallToolResult>(outcome.result) {
-            Ok(result) => Ok(CallToolResponse::Complete(for_the_app(result))),
+            Ok(result) => {
+                links.record(&route.server, &result);
+                Ok(CallToolResponse::Complete(for_the_app(result)))
+            }
             Err(e) => Ok(tool_error(format!(
                 "Airlock: {} returned a result Airlock could not pass on: {e}",
                 route.server

@@ -1,21 +1,22 @@
 //! An app's requests that reach a server and may meet a form on the way:
 //! `tools/call`, `prompts/get` and `resources/read`, the same way for all
 //! three. Each holds one of the app's in-flight slots; while it runs, a form
-//! its server asks goes to this app when it can show one ([`crate::forms`]):
+//! its server asks goes to this app when it can show one ([`crate::routing::forms`]):
 //! an `elicitation/create` request on a 2025-11-25 session, the request's
-//! own answer in rounds on 2026-07-28 ([`crate::rounds`]); so do the
-//! server's sampling and roots requests ([`crate::sampling`]).
+//! own answer in rounds on 2026-07-28 ([`crate::session::rounds`]); so do the
+//! server's sampling and roots requests ([`crate::routing::sampling`]).
 
 use std::future::Future;
 
+use airlock_core::caller::Caller;
 use rmcp::model::{ErrorCode, ErrorData, InputResponses};
 use rmcp::service::{RequestContext, RoleServer};
 use tokio::sync::OwnedSemaphorePermit;
 
-use crate::app::AppSession;
-use crate::forms::{takes_form_rounds, APP_FORM_TIMEOUT};
 use crate::limits;
-use crate::rounds::{Finish, Reply, Running};
+use crate::routing::forms::{takes_form_rounds, APP_FORM_TIMEOUT};
+use crate::session::app::AppSession;
+use crate::session::rounds::{Finish, Reply, Running};
 
 /// What a request the app cancelled ends with.
 pub(crate) fn cancelled_by_the_app() -> ErrorData {
@@ -47,43 +48,47 @@ impl AppSession {
         context: &RequestContext<RoleServer>,
     ) -> Finish<T> {
         let client = self.who(context)?;
-        let answer = crate::rounds::answer_of(responses);
+        let answer = crate::session::rounds::answer_of(responses);
         let running = self
             .gateway
             .rounds
             .resume::<T>(&client, state, answer)
-            .ok_or_else(crate::rounds::unknown_state)?;
+            .ok_or_else(crate::session::rounds::unknown_state)?;
         self.gateway
             .rounds
             .drive(&client, running, APP_FORM_TIMEOUT, context.ct.cancelled())
             .await
     }
 
-    /// Run `work`, a request of this app (`client`, holding `slot`) to
-    /// `server`, so that forms its server asks meanwhile reach this app when
-    /// it can show them. For a 2026-07-28 app that shows forms the request
-    /// runs on its own task, to be parked while the app answers. The app
-    /// cancelling it drops it, which cancels it at the server too.
-    pub(crate) async fn with_forms<T: Reply>(
+    /// Run a request of this app (`client`, holding `slot`) to `server`:
+    /// `work` is given the numbers the core carries with it
+    /// ([`airlock_core::caller`]), so that forms its server asks meanwhile
+    /// reach this app when it can show them (and sampling, roots and log
+    /// lines too: [`crate::routing::router`]). For a 2026-07-28 app that
+    /// shows forms the request runs on its own task, to be parked while the
+    /// app answers. The app cancelling it drops it, which cancels it at the
+    /// server too.
+    pub(crate) async fn with_forms<T: Reply, F>(
         &self,
-        server: &str,
         client: &str,
         slot: OwnedSemaphorePermit,
         context: &RequestContext<RoleServer>,
-        work: impl Future<Output = Finish<T>> + Send + 'static,
-    ) -> Finish<T> {
-        let (round_tx, round_rx) = match (&self.gateway.forms, takes_form_rounds(context)) {
-            (Some(_), true) => {
-                let (tx, rx) = tokio::sync::mpsc::channel(1);
-                (Some(tx), Some(rx))
-            }
-            _ => (None, None),
+        work: impl FnOnce(Caller) -> F,
+    ) -> Finish<T>
+    where
+        F: Future<Output = Finish<T>> + Send + 'static,
+    {
+        let (round_tx, round_rx) = if takes_form_rounds(context) {
+            let (tx, rx) = tokio::sync::mpsc::channel(1);
+            (Some(tx), Some(rx))
+        } else {
+            (None, None)
         };
         let ticket = self
             .gateway
-            .forms
-            .as_ref()
-            .map(|routes| routes.call_started(server, self.id, context.peer.clone(), round_tx));
+            .router
+            .call_started(self.id, context.peer.clone(), round_tx);
+        let work = work(Caller::app(client, ticket.id()));
         if let Some(forms) = round_rx {
             let running = Running {
                 task: tokio::spawn(work),

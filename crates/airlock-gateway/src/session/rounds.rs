@@ -12,7 +12,7 @@
 //!   only with the method it was given for (a prompt's state does not
 //!   resume a tool call).
 //! - Never come back: a parked call is dropped after
-//!   [`crate::forms::APP_FORM_TIMEOUT`] (the server's form is cancelled and
+//!   [`crate::routing::forms::APP_FORM_TIMEOUT`] (the server's form is cancelled and
 //!   the call ends); at most [`MAX_PARKED`] calls are parked at once, and
 //!   each holds one of its app's in-flight call slots.
 //! - Answer with something else: a missing or malformed answer is a cancel;

@@ -4,7 +4,7 @@
 //! writer): an app has its answer before the call's row is in the database.
 //! A reader in another process (`airlock history`) asks the host that owns
 //! the data dir's socket to write what is queued first ([`ask_host`]; the
-//! `flush_history` hello of [`crate::hello`]), bounded by a short deadline,
+//! `flush_history` hello of [`crate::wire::hello`]), bounded by a short deadline,
 //! then reads. With no host there is nothing queued anywhere.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 
-use crate::hello::{self, Hello, Welcome, HELLO_VERSION};
 use crate::host::Gateway;
-use crate::place;
+use crate::wire::hello::{self, Hello, Welcome, HELLO_VERSION};
+use crate::wire::place;
 
 /// Longest a reader waits for the host's answer, and the host for its
 /// writer, before reading (or answering) anyway.

@@ -41,8 +41,8 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::{watch, Notify};
 
 use crate::catalog::log;
-use crate::hello::{self, Hello, Welcome, HELLO_VERSION};
-use crate::place::{self, ClaimError, Owned};
+use crate::wire::hello::{self, Hello, Welcome, HELLO_VERSION};
+use crate::wire::place::{self, ClaimError, Owned};
 
 /// How long the old host lets calls in flight finish.
 pub const DRAIN_WITHIN: Duration = Duration::from_secs(30);

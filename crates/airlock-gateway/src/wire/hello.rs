@@ -7,7 +7,7 @@
 //! ```
 //!
 //! A host that wants the socket (the desktop window) says instead
-//! `{"airlock_gateway":1,"handover":true}`; see [`crate::handover`].
+//! `{"airlock_gateway":1,"handover":true}`; see [`crate::wire::handover`].
 //! A host that is handing over answers every hello with
 //! `{"airlock_gateway":1,"error":"..","moving":true}`: the shim tries again.
 //!
@@ -46,7 +46,7 @@ pub struct Hello {
     /// `--client NAME`; `None`: the host uses the app's own name (clientInfo).
     #[serde(default)]
     pub client: Option<String>,
-    /// A host asking the owner to hand the socket over ([`crate::handover`]).
+    /// A host asking the owner to hand the socket over ([`crate::wire::handover`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub handover: bool,
     /// Not an app: write the queued history, answer, close.

@@ -32,10 +32,10 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use crate::app::AppSession;
 use crate::catalog::log;
 use crate::host::Gateway;
 use crate::limits;
+use crate::session::app::AppSession;
 
 /// The client a request's token belongs to (in the request's extensions).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -28,9 +28,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::handover::RECONNECT_METHOD;
-use crate::shim::{self, ShimError, ShimOptions, STDIN_EOF_GRACE};
-use crate::{limits, place};
+use crate::wire::handover::RECONNECT_METHOD;
+use crate::wire::shim::{self, ShimError, ShimOptions, STDIN_EOF_GRACE};
+use crate::{limits, wire::place};
 
 /// What a request unanswered by a host that went away gets.
 pub const RESTARTED: &str = "Airlock restarted; retry";

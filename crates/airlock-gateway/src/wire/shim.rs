@@ -1,7 +1,7 @@
 //! `airlock gateway --stdio`: the line an app puts in its config. It owns
 //! nothing: it attaches to the running host over the socket (starting
 //! `airlock daemon` when nothing listens), says its hello, and then copies
-//! messages between its stdin/stdout and the socket (crate::relay: across a
+//! messages between its stdin/stdout and the socket (crate::wire::relay: across a
 //! host change it attaches again and replays the app's handshake).
 
 use std::ffi::OsString;
@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::hello::{self, Hello, Welcome, HELLO_VERSION};
-use crate::{limits, place};
+use crate::wire::hello::{self, Hello, Welcome, HELLO_VERSION};
+use crate::{limits, wire::place};
 
 /// How long the shim stays after the app closed its stdin.
 pub const STDIN_EOF_GRACE: Duration = Duration::from_millis(500);
@@ -53,7 +53,7 @@ pub fn run(options: ShimOptions) -> Result<(), ShimError> {
     }
     // A host handing over answers "moving": the next one comes within
     // moments.
-    let deadline = Instant::now() + crate::handover::TAKE_OVER_WITHIN;
+    let deadline = Instant::now() + crate::wire::handover::TAKE_OVER_WITHIN;
     let reader = loop {
         match greet(attach(&options)?, &options) {
             Ok((reader, _)) => break reader,
@@ -63,7 +63,7 @@ pub fn run(options: ShimOptions) -> Result<(), ShimError> {
             Err(e) => return Err(e),
         }
     };
-    crate::relay::run(options, reader)
+    crate::wire::relay::run(options, reader)
 }
 
 fn connect_error(data_dir: &Path) -> impl Fn(std::io::Error) -> ShimError + '_ {
@@ -84,10 +84,10 @@ pub(crate) fn attach(options: &ShimOptions) -> Result<UnixStream, ShimError> {
             ) => {}
         Err(e) => return Err(connect_error(&options.data_dir)(e)),
     }
-    // A host is taking the socket over (crate::handover): wait for it
+    // A host is taking the socket over (crate::wire::handover): wait for it
     // rather than start a daemon that would race it for the socket.
-    let successor = crate::handover::successor_lock_path(&options.data_dir);
-    let until = Instant::now() + crate::handover::TAKE_OVER_WITHIN;
+    let successor = crate::wire::handover::successor_lock_path(&options.data_dir);
+    let until = Instant::now() + crate::wire::handover::TAKE_OVER_WITHIN;
     while place::lock_holder(&successor).is_some() && Instant::now() < until {
         if let Ok(s) = place::connect(&options.data_dir) {
             return Ok(s);

@@ -1,0 +1,145 @@
+//! `airlock tools review [SERVER]`, `airlock tools approve|reject SERVER
+//! NAME`: the changes of pinned tools and prompts that wait for the user
+//! (airlock_core::pins), each with its findings and its diff, hidden
+//! characters made visible; and the decisions. A running host applies a
+//! decision within a couple of seconds.
+
+use std::sync::Arc;
+
+use airlock_core::pins::{ChangeKind, Decision, PinChange, PinKind};
+use airlock_core::Airlock;
+use clap::Subcommand;
+
+use crate::failure::{usage, Failure};
+use crate::output::{plain, print_json};
+
+#[derive(Subcommand)]
+pub(crate) enum ToolsCmd {
+    /// Show the changes of tools and prompts waiting for your review
+    Review { server: Option<String> },
+    /// Approve the change of a server's tool (or prompt): apps see it again
+    Approve {
+        server: String,
+        name: String,
+        /// It is a prompt, not a tool
+        #[arg(long)]
+        prompt: bool,
+    },
+    /// Reject it: it stays withdrawn from apps, and this version is not asked about again
+    Reject {
+        server: String,
+        name: String,
+        #[arg(long)]
+        prompt: bool,
+    },
+}
+
+pub(crate) fn run(core: &Arc<Airlock>, cmd: ToolsCmd, json: bool) -> Result<u8, Failure> {
+    match cmd {
+        ToolsCmd::Review { server } => review(core, server.as_deref(), json),
+        ToolsCmd::Approve {
+            server,
+            name,
+            prompt,
+        } => decide(core, &server, &name, prompt, Decision::Approve, json),
+        ToolsCmd::Reject {
+            server,
+            name,
+            prompt,
+        } => decide(core, &server, &name, prompt, Decision::Reject, json),
+    }
+}
+
+fn what(change: &PinChange) -> &'static str {
+    match change.change {
+        ChangeKind::FirstSight => "held at first sight",
+        ChangeKind::Added => "added",
+        ChangeKind::Changed => "changed since you approved it",
+        ChangeKind::Removed => "removed",
+    }
+}
+
+fn print_change(c: &PinChange) {
+    say!(
+        "#{} {} {} {}: {}",
+        c.id,
+        plain(&c.server),
+        c.kind.as_str(),
+        plain(&c.name),
+        what(c)
+    );
+    for f in &c.findings {
+        say!(
+            "  {} {}: {} ({})",
+            f.severity.as_str(),
+            f.kind.as_str(),
+            plain(&f.detail),
+            plain(&f.field)
+        );
+    }
+    for line in &c.diff {
+        match line.tag.as_str() {
+            "removed" => say!("  - {}", plain(line.old.as_deref().unwrap_or_default())),
+            "added" => say!("  + {}", plain(line.new.as_deref().unwrap_or_default())),
+            _ => say!("    {}", plain(line.old.as_deref().unwrap_or_default())),
+        }
+    }
+}
+
+fn review(core: &Arc<Airlock>, server: Option<&str>, json: bool) -> Result<u8, Failure> {
+    if let Some(s) = server {
+        core.get_server(s)?;
+    }
+    let changes = core.pending_pin_changes(server)?;
+    if json {
+        print_json(&changes);
+        return Ok(0);
+    }
+    if changes.is_empty() {
+        say!("nothing waits for your review");
+        return Ok(0);
+    }
+    for c in &changes {
+        print_change(c);
+        say!("");
+    }
+    say!(
+        "approve or reject each: `airlock tools approve SERVER NAME` / `airlock tools reject SERVER NAME` (--prompt for a prompt)"
+    );
+    Ok(0)
+}
+
+fn decide(
+    core: &Arc<Airlock>,
+    server: &str,
+    name: &str,
+    prompt: bool,
+    decision: Decision,
+    json: bool,
+) -> Result<u8, Failure> {
+    core.get_server(server)?;
+    let kind = Some(if prompt {
+        PinKind::Prompt
+    } else {
+        PinKind::Tool
+    });
+    let decided = core
+        .decide_pin(server, name, kind, decision)
+        .map_err(|e| usage(e.to_string()))?;
+    if json {
+        print_json(&decided);
+    } else {
+        let done = match decision {
+            Decision::Approve => "approved",
+            Decision::Reject => "rejected",
+        };
+        say!(
+            "{done}: {} {} {} ({})",
+            plain(&decided.server),
+            decided.kind.as_str(),
+            plain(&decided.name),
+            what(&decided)
+        );
+    }
+    Ok(0)
+}
