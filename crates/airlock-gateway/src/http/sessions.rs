@@ -88,7 +88,7 @@ pub(crate) enum Refusal {
     Foreign,
     #[error("no such session (it ended or never existed); initialize again")]
     Unknown,
-    #[error("client {client:?} has {MAX_HTTP_SESSIONS_PER_CLIENT} HTTP sessions open, the most one client may have; close one (DELETE) or let one sit idle until Airlock closes it")]
+    #[error("client {client:?} has {MAX_HTTP_SESSIONS_PER_CLIENT} HTTP sessions open, the most one client may have; close one (DELETE); Airlock closes one left idle for {idle_min} minutes", idle_min = super::SESSION_IDLE_TIMEOUT.as_secs() / 60)]
     ClientSessions { client: String },
     #[error("too many HTTP sessions (at most {MAX_HTTP_SESSIONS}); close one")]
     Sessions,
