@@ -226,7 +226,7 @@ async fn one_clients_sessions_are_capped_and_other_clients_are_not_affected() {
     assert!(
         body.contains(&format!(
             "has {MAX_HTTP_SESSIONS_PER_CLIENT} HTTP sessions open"
-        )),
+        )) && body.contains("left idle for 30 minutes"),
         "{body}"
     );
     assert_eq!(
