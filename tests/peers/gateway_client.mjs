@@ -4,7 +4,9 @@
 //
 //   node gateway_client.mjs --ops JSON [--name NAME] [--elicitation none|form|form-hang] [--form-answer JSON]
 //                           [--sampling TEXT] [--roots URI,URI...] -- CMD [ARGS...]
-//   (or `-- http://127.0.0.1:PORT/mcp`: Streamable HTTP, bearer token from AIRLOCK_GATEWAY_TOKEN)
+//   (or `-- http://127.0.0.1:PORT/mcp`: Streamable HTTP, bearer token from AIRLOCK_GATEWAY_TOKEN;
+//    with --session-id ID it takes over that session instead of initializing one: a thief's
+//    app, for the ops "open_stream" and "terminate" below)
 //
 // It declares no elicitation capability unless --elicitation form; then it
 // answers every form with accept and --form-answer as its content (or
@@ -46,6 +48,9 @@
 //   {"op":"wire"} -> {"initialize_results":n,"errors":[..]}: initialize answers that reached the app
 //     (a second one would be a duplicate) and the SDK's protocol errors (e.g. an answer to an unknown id)
 //   {"op":"bench","name":N,"arguments":{},"calls":C,"warmup":W} -> {"calls_per_sec","p50_ms","p99_ms"}
+//   {"op":"session","path":P} -> {"session":ID} (HTTP: this app's session id, also written to P)
+//   {"op":"open_stream"} -> {"opened":true} (HTTP: the GET stream of its session); {"op":"terminate"}
+//     -> {"terminated":true} (HTTP: DELETE of its session); either {"error":{code,message}}
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -63,6 +68,7 @@ const { values, positionals } = parseArgs({
     sampling: { type: 'string' },
     'sampling-hang': { type: 'boolean', default: false },
     roots: { type: 'string' },
+    'session-id': { type: 'string' },
   },
 });
 if (!values.ops || positionals.length === 0) {
@@ -140,6 +146,7 @@ const token = process.env.AIRLOCK_GATEWAY_TOKEN;
 const transport = positionals[0].startsWith('http://')
   ? new StreamableHTTPClientTransport(new URL(positionals[0]), {
       requestInit: { headers: token ? { Authorization: `Bearer ${token}` } : {} },
+      sessionId: values['session-id'],
     })
   : new StdioClientTransport({
       command: positionals[0],
@@ -314,6 +321,18 @@ for (const op of ops) {
         out({ op: op.op, samplings, cancelled: samplingCancels });
         break;
       }
+      case 'session':
+        fs.writeFileSync(op.path, transport.sessionId ?? '');
+        out({ op: op.op, session: transport.sessionId ?? null });
+        break;
+      case 'open_stream':
+        await transport._startOrAuthSse({ resumptionToken: undefined });
+        out({ op: op.op, opened: true });
+        break;
+      case 'terminate':
+        await transport.terminateSession();
+        out({ op: op.op, terminated: true });
+        break;
       case 'sleep':
         await new Promise((r) => setTimeout(r, op.ms ?? 0));
         out({ op: op.op });

@@ -505,3 +505,82 @@ fn a_form_reaches_a_2026_app_over_http_in_rounds() {
     assert_eq!(record["state"], "accepted", "{record}");
     assert_eq!(record["client"], "py-form-http", "{record}");
 }
+
+/// A client that learned another client's session id (from a log, a
+/// screen, a shared config) takes it over with its own good token in a real
+/// TypeScript SDK app: its GET stream, its requests and its DELETE are all
+/// refused before rmcp sees them, and the owner's session goes on.
+#[test]
+fn another_clients_session_id_on_get_post_and_delete_is_refused_and_the_owner_goes_on() {
+    require_keychain();
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let owner_token = add_client_with_token(&sb, "owner");
+    let thief_token = add_client_with_token(&sb, "thief");
+    let daemon = Daemon::start(&sb);
+    daemon.wait_served(&["everything"]);
+    let sid_file = sb.dir().join("owner-session");
+    let go = sb.dir().join("go-on");
+    let owner_ops = json!([
+        {"op": "session", "path": s(&sid_file)},
+        {"op": "wait_file", "path": s(&go), "timeout_ms": 60000},
+        call("everything__echo", json!({"message": "still mine"})),
+    ]);
+    let (owner, thief, sid) = std::thread::scope(|scope| {
+        let owner = scope.spawn(|| {
+            app(
+                "node",
+                "owner-app",
+                &owner_ops,
+                &[daemon.url()],
+                Some(&owner_token),
+            )
+        });
+        let sid = wait_until("the owner's session id", Duration::from_secs(60), || {
+            std::fs::read_to_string(&sid_file)
+                .ok()
+                .filter(|t| !t.is_empty())
+        });
+        let thief_ops = json!([{"op": "open_stream"}, {"op": "tools"}, {"op": "terminate"}]);
+        let thief = Cmd::new("node")
+            .arg(peers_dir().join("gateway_client.mjs"))
+            .args(["--name", "thief-app", "--session-id", &sid])
+            .args(["--ops", &thief_ops.to_string(), "--", &daemon.url()])
+            .env("AIRLOCK_GATEWAY_TOKEN", &thief_token)
+            .timeout(Duration::from_secs(90))
+            .run();
+        std::fs::write(&go, "").expect("go-on file");
+        (owner.join().unwrap(), thief, sid)
+    });
+    let t = thief.json_lines();
+    assert_eq!(t[0]["error"]["code"], 403, "GET: {t:?}");
+    assert_eq!(t[1]["error"]["code"], 403, "POST: {t:?}");
+    assert!(
+        t[1]["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("belongs to another client"),
+        "{t:?}"
+    );
+    assert_eq!(t[2]["error"]["code"], 403, "DELETE: {t:?}");
+    owner.ok();
+    let o = owner.json_lines();
+    assert_eq!(o[0]["session"], sid.as_str());
+    assert_eq!(
+        text(&o[2]["result"]),
+        "Echo: still mine",
+        "{o:?} {}",
+        daemon.log()
+    );
+    let log = daemon.log();
+    for (n, method) in [(1, "GET"), (2, "POST"), (3, "DELETE")] {
+        assert!(
+            log.contains(&format!(
+                "refused a {method} from client \"thief\" on another client's session ({n} so far)"
+            )),
+            "{log}"
+        );
+    }
+    assert!(!log.contains(&sid), "the session id is not logged");
+    assert!(sb.history(&["--client", "thief"]).is_empty());
+}

@@ -18,14 +18,17 @@
 //! `gateway-client:<instance>:<name>`), compared in constant time; SQLite
 //! says only when it was made.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::secrets::SecretValue;
-use crate::store::clients::ClientRow;
+use crate::store::clients::{ClientRow, ClientsStamp};
 use crate::{Airlock, CoreError, CoreResult};
 
 /// At most this many clients.
@@ -165,12 +168,98 @@ fn new_token() -> CoreResult<SecretValue> {
     Ok(SecretValue::new(format!("{TOKEN_PREFIX}{hex}")))
 }
 
-/// The tokens the gateway has read from the keychain, by client and the
-/// time the token was made (a new token is read again; keychain reads are
-/// slow, one per client per token).
+/// Wrong tokens remembered (as SHA-256 hashes, never the token): one
+/// presented again is refused from memory, without SQLite or the keychain.
+/// The oldest goes first when full.
+pub const MAX_UNKNOWN_TOKENS: usize = 1024;
+/// A client whose token the keychain did not give (locked, entry gone) is
+/// asked for it again after this long, not on every request.
+pub const TOKEN_KEYCHAIN_RETRY: Duration = Duration::from_secs(5);
+
+/// What the gateway knows about tokens between requests: the clients that
+/// have one (read again only when the store's [`ClientsStamp`] moves),
+/// their tokens from the keychain (read again only for a new token), and
+/// the wrong tokens seen ([`MAX_UNKNOWN_TOKENS`]; cleared when the clients
+/// change). Its [`TokenCache::reads`] count every SQLite and keychain read
+/// it caused.
 #[derive(Debug, Default)]
 pub struct TokenCache {
-    tokens: Mutex<HashMap<String, (i64, SecretValue)>>,
+    state: Mutex<CacheState>,
+    store_reads: AtomicU64,
+    keychain_reads: AtomicU64,
+}
+
+/// How often a [`TokenCache`] went to SQLite and to the keychain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TokenReads {
+    pub store: u64,
+    pub keychain: u64,
+}
+
+#[derive(Debug, Default)]
+struct CacheState {
+    /// When `clients` was read; `None`: never.
+    stamp: Option<ClientsStamp>,
+    /// The clients that have a token: name and when it was made.
+    clients: Vec<(String, i64)>,
+    /// Their tokens, with the time each was made.
+    tokens: HashMap<String, (i64, SecretValue)>,
+    /// Clients whose token the keychain did not give, and when it was asked.
+    unreadable: HashMap<String, Instant>,
+    unknown: UnknownTokens,
+}
+
+/// Hashes of wrong tokens, oldest first out.
+#[derive(Debug, Default)]
+struct UnknownTokens {
+    set: HashSet<[u8; 32]>,
+    order: VecDeque<[u8; 32]>,
+}
+
+impl UnknownTokens {
+    fn contains(&self, hash: &[u8; 32]) -> bool {
+        self.set.contains(hash)
+    }
+
+    fn insert(&mut self, hash: [u8; 32]) {
+        if !self.set.insert(hash) {
+            return;
+        }
+        self.order.push_back(hash);
+        if self.order.len() > MAX_UNKNOWN_TOKENS {
+            if let Some(oldest) = self.order.pop_front() {
+                self.set.remove(&oldest);
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.set.clear();
+        self.order.clear();
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.order.len()
+    }
+}
+
+impl TokenCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, CacheState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The SQLite and keychain reads this cache has caused so far.
+    pub fn reads(&self) -> TokenReads {
+        TokenReads {
+            store: self.store_reads.load(Ordering::Relaxed),
+            keychain: self.keychain_reads.load(Ordering::Relaxed),
+        }
+    }
+
+    fn read_store(&self) {
+        self.store_reads.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 impl Airlock {
@@ -317,36 +406,123 @@ impl Airlock {
     }
 
     /// The client whose token `presented` is, if any. Every client's token
-    /// is compared, each in constant time.
+    /// is compared, each in constant time. A wrong token seen before is
+    /// answered from memory (no SQLite, no keychain): a token is 256 fresh
+    /// random bits, so one refused once cannot become a client's later.
     pub fn client_for_token(
         &self,
         cache: &TokenCache,
         presented: &str,
     ) -> CoreResult<Option<String>> {
-        let rows = self.store.list_clients(MAX_CLIENTS)?;
-        let mut tokens = cache.tokens.lock().unwrap_or_else(|p| p.into_inner());
-        tokens.retain(|name, (at, _)| {
-            rows.iter()
-                .any(|r| &r.name == name && r.token_set_at == Some(*at))
-        });
-        let mut found = None;
-        for r in &rows {
-            let Some(at) = r.token_set_at else { continue };
-            if !tokens.contains_key(&r.name) {
-                match self.keychain.get(&self.token_ref(&r.name)?) {
-                    Ok(t) => {
-                        tokens.insert(r.name.clone(), (at, t));
-                    }
-                    Err(_) => continue,
-                }
+        self.client_for_token_at(cache, presented, Instant::now())
+    }
+
+    fn client_for_token_at(
+        &self,
+        cache: &TokenCache,
+        presented: &str,
+        now: Instant,
+    ) -> CoreResult<Option<String>> {
+        let hash: [u8; 32] = Sha256::digest(presented.as_bytes()).into();
+        {
+            let mut state = cache.lock();
+            // A change made in this process clears the wrong tokens at once
+            // (memory only); another process's is seen below.
+            if state
+                .stamp
+                .is_some_and(|s| s.own_writes() != self.store.client_writes())
+            {
+                state.unknown.clear();
             }
-            if let Some((_, t)) = tokens.get(&r.name) {
-                if bool::from(t.expose().as_bytes().ct_eq(presented.as_bytes())) {
-                    found = Some(r.name.clone());
+            if state.unknown.contains(&hash) {
+                return Ok(None);
+            }
+        }
+        self.refresh_clients(cache)?;
+        // Keychain reads happen outside the cache's lock (they can be slow).
+        let wanted: Vec<(String, i64)> = {
+            let state = cache.lock();
+            state
+                .clients
+                .iter()
+                .filter(|(name, _)| {
+                    !state.tokens.contains_key(name)
+                        && state
+                            .unreadable
+                            .get(name)
+                            .is_none_or(|at| now.duration_since(*at) >= TOKEN_KEYCHAIN_RETRY)
+                })
+                .cloned()
+                .collect()
+        };
+        let mut read = Vec::with_capacity(wanted.len());
+        for (name, at) in wanted {
+            cache.read_store();
+            let reference = self.token_ref(&name)?;
+            cache.keychain_reads.fetch_add(1, Ordering::Relaxed);
+            read.push((name, at, self.keychain.get(&reference).ok()));
+        }
+        let mut state = cache.lock();
+        for (name, at, token) in read {
+            // The list may have changed while the keychain answered.
+            if !state.clients.iter().any(|(n, a)| *n == name && *a == at) {
+                continue;
+            }
+            match token {
+                Some(t) => {
+                    state.unreadable.remove(&name);
+                    state.tokens.insert(name, (at, t));
+                }
+                None => {
+                    state.unreadable.insert(name, now);
                 }
             }
         }
+        let mut found = None;
+        for (name, _) in &state.clients {
+            if let Some((_, t)) = state.tokens.get(name) {
+                if bool::from(t.expose().as_bytes().ct_eq(presented.as_bytes())) {
+                    found = Some(name.clone());
+                }
+            }
+        }
+        // Wrong for sure only when every client's token was compared.
+        let complete = state
+            .clients
+            .iter()
+            .all(|(name, _)| state.tokens.contains_key(name));
+        if found.is_none() && complete {
+            state.unknown.insert(hash);
+        }
         Ok(found)
+    }
+
+    /// Read the clients again when the store says they may have changed.
+    fn refresh_clients(&self, cache: &TokenCache) -> CoreResult<()> {
+        cache.read_store();
+        let stamp = self.store.clients_stamp()?;
+        if cache.lock().stamp == Some(stamp) {
+            return Ok(());
+        }
+        cache.read_store();
+        let clients: Vec<(String, i64)> = self
+            .store
+            .list_clients(MAX_CLIENTS)?
+            .into_iter()
+            .filter_map(|r| Some((r.name, r.token_set_at?)))
+            .collect();
+        let mut state = cache.lock();
+        if state.clients != clients {
+            // Every verdict about a token is void when the clients change.
+            state.unknown.clear();
+            state.unreadable.clear();
+            state
+                .tokens
+                .retain(|name, (at, _)| clients.iter().any(|(n, a)| n == name && a == at));
+            state.clients = clients;
+        }
+        state.stamp = Some(stamp);
+        Ok(())
     }
 }
 
@@ -425,5 +601,137 @@ mod tests {
                 assert!(!bytes.windows(needle.len()).any(|w| w == needle));
             }
         }
+    }
+
+    fn open() -> (std::sync::Arc<Airlock>, tempfile::TempDir) {
+        use crate::test_support::{open_core, RecordingOpener, ScriptedConsent};
+        open_core(
+            ScriptedConsent::accepting(),
+            RecordingOpener::new(),
+            Default::default(),
+        )
+    }
+
+    #[test]
+    fn a_wrong_token_hammered_costs_no_sqlite_or_keychain_read() {
+        let (core, _dir) = open();
+        let good = core.add_client("good", true).unwrap().unwrap();
+        core.add_client("other", true).unwrap();
+        core.add_client("stdio-only", false).unwrap();
+        let cache = TokenCache::default();
+        assert_eq!(
+            core.client_for_token(&cache, good.expose())
+                .unwrap()
+                .as_deref(),
+            Some("good")
+        );
+        // One stamp, one list, and each token once (with its reference).
+        let warm = cache.reads();
+        assert_eq!(warm.keychain, 2, "{warm:?}");
+        let wrong = format!("{TOKEN_PREFIX}{}", "0".repeat(64));
+        assert_eq!(core.client_for_token(&cache, &wrong).unwrap(), None);
+        let first = cache.reads();
+        assert_eq!(first.keychain, warm.keychain, "{first:?}");
+        assert_eq!(first.store, warm.store + 1, "one stamp read: {first:?}");
+        for _ in 0..1000 {
+            assert_eq!(core.client_for_token(&cache, &wrong).unwrap(), None);
+        }
+        assert_eq!(cache.reads(), first, "the hammer read nothing");
+        // The right token still works, and only checks the stamp.
+        assert_eq!(
+            core.client_for_token(&cache, good.expose())
+                .unwrap()
+                .as_deref(),
+            Some("good")
+        );
+        assert_eq!(cache.reads().keychain, first.keychain);
+    }
+
+    #[test]
+    fn clients_added_or_removed_by_another_process_are_seen_at_the_next_request() {
+        let (core, dir) = open();
+        let a = core.add_client("a", true).unwrap().unwrap();
+        let cache = TokenCache::default();
+        let wrong = format!("{TOKEN_PREFIX}{}", "1".repeat(64));
+        assert_eq!(core.client_for_token(&cache, &wrong).unwrap(), None);
+        assert_eq!(
+            core.client_for_token(&cache, a.expose())
+                .unwrap()
+                .as_deref(),
+            Some("a")
+        );
+        // `airlock clients remove a` in another process: its own connection.
+        let other = crate::store::Store::open_in(dir.path()).unwrap();
+        assert!(other.delete_client("a").unwrap());
+        assert_eq!(core.client_for_token(&cache, a.expose()).unwrap(), None);
+        // `airlock clients add b --token` there (the keychain is shared).
+        let b = new_token().unwrap();
+        core.keychain
+            .set(&core.token_ref("b").unwrap(), &b)
+            .unwrap();
+        assert!(other.insert_client("b", Some(7)).unwrap());
+        assert_eq!(
+            core.client_for_token(&cache, b.expose())
+                .unwrap()
+                .as_deref(),
+            Some("b")
+        );
+        // A change of the clients voids what was known about wrong tokens.
+        assert_eq!(cache.lock().unknown.len(), 0);
+        assert_eq!(core.client_for_token(&cache, &wrong).unwrap(), None);
+        assert_eq!(cache.lock().unknown.len(), 1);
+        // A client added in this process clears them at once.
+        core.add_client("c", false).unwrap();
+        let before = cache.reads();
+        assert_eq!(core.client_for_token(&cache, &wrong).unwrap(), None);
+        assert!(cache.reads().store > before.store, "asked the store again");
+    }
+
+    #[test]
+    fn wrong_tokens_are_remembered_up_to_the_bound_oldest_out() {
+        let mut unknown = UnknownTokens::default();
+        let hash = |i: usize| -> [u8; 32] { Sha256::digest(i.to_le_bytes()).into() };
+        for i in 0..MAX_UNKNOWN_TOKENS {
+            unknown.insert(hash(i));
+        }
+        unknown.insert(hash(0)); // seen again: no second entry
+        assert_eq!(unknown.len(), MAX_UNKNOWN_TOKENS);
+        assert!(unknown.contains(&hash(0)));
+        unknown.insert(hash(MAX_UNKNOWN_TOKENS));
+        assert_eq!(unknown.len(), MAX_UNKNOWN_TOKENS);
+        assert!(!unknown.contains(&hash(0)), "the oldest went first");
+        assert!(unknown.contains(&hash(1)) && unknown.contains(&hash(MAX_UNKNOWN_TOKENS)));
+    }
+
+    #[test]
+    fn a_token_the_keychain_did_not_give_is_asked_again_after_the_retry_time_only() {
+        let (core, _dir) = open();
+        let token = core.add_client("locked", true).unwrap().unwrap();
+        let reference = core.token_ref("locked").unwrap();
+        core.keychain.delete(&reference).unwrap();
+        let cache = TokenCache::default();
+        let t0 = Instant::now();
+        let wrong = format!("{TOKEN_PREFIX}{}", "2".repeat(64));
+        for _ in 0..10 {
+            assert_eq!(core.client_for_token_at(&cache, &wrong, t0).unwrap(), None);
+        }
+        assert_eq!(cache.reads().keychain, 1, "asked once, not per request");
+        // Not remembered as wrong: it was not compared with every token.
+        assert_eq!(cache.lock().unknown.len(), 0);
+        core.keychain.set(&reference, &token).unwrap();
+        let just_before = t0 + TOKEN_KEYCHAIN_RETRY.saturating_sub(Duration::from_millis(1));
+        assert_eq!(
+            core.client_for_token_at(&cache, token.expose(), just_before)
+                .unwrap(),
+            None
+        );
+        assert_eq!(cache.reads().keychain, 1);
+        assert_eq!(
+            core.client_for_token_at(&cache, token.expose(), t0 + TOKEN_KEYCHAIN_RETRY)
+                .unwrap()
+                .as_deref(),
+            Some("locked")
+        );
+        assert_eq!(cache.reads().keychain, 2);
     }
 }

@@ -2,6 +2,8 @@
 //! token of a client is in the OS keychain; this table only says when it
 //! was set.
 
+use std::sync::atomic::Ordering;
+
 use rusqlite::{params, OptionalExtension};
 
 use super::{now_ms, Store, StoreResult};
@@ -17,6 +19,23 @@ pub struct ClientRow {
     pub created_at: i64,
     /// Paused in Airlock: its calls are refused (migration 0011).
     pub paused: bool,
+}
+
+/// Whether `clients` may have changed since this was taken: writes
+/// through this store's own connection (counted in memory) and SQLite's
+/// `PRAGMA data_version`, which moves when another connection commits
+/// (another `airlock` process, or the history writer: a cheap false alarm).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientsStamp {
+    own_writes: u64,
+    data_version: i64,
+}
+
+impl ClientsStamp {
+    /// This store's own writes to `clients` when it was taken.
+    pub fn own_writes(&self) -> u64 {
+        self.own_writes
+    }
 }
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ClientRow> {
@@ -37,6 +56,7 @@ impl Store {
              VALUES (?1, ?2, NULL, ?3)",
             params![name, token_set_at, now_ms()],
         )?;
+        self.wrote_clients();
         Ok(n == 1)
     }
 
@@ -66,6 +86,7 @@ impl Store {
             "UPDATE clients SET profile_json = ?2 WHERE name = ?1",
             params![name, profile_json],
         )?;
+        self.wrote_clients();
         Ok(n == 1)
     }
 
@@ -78,6 +99,7 @@ impl Store {
              ON CONFLICT (name) DO UPDATE SET paused = excluded.paused",
             params![name, now_ms(), paused],
         )?;
+        self.wrote_clients();
         Ok(())
     }
 
@@ -86,7 +108,33 @@ impl Store {
         let n = self
             .lock()
             .execute("DELETE FROM clients WHERE name = ?1", params![name])?;
+        self.wrote_clients();
         Ok(n == 1)
+    }
+
+    fn wrote_clients(&self) {
+        self.client_writes.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Writes to `clients` through this store so far (memory only).
+    pub fn client_writes(&self) -> u64 {
+        self.client_writes.load(Ordering::SeqCst)
+    }
+
+    /// What [`ClientsStamp`] says now: one `PRAGMA data_version` (no table
+    /// is read).
+    pub fn clients_stamp(&self) -> StoreResult<ClientsStamp> {
+        // Read the count first: a write landing between the two reads
+        // makes the next stamp differ again (one more re-read, never a
+        // missed change).
+        let own_writes = self.client_writes();
+        let data_version = self
+            .lock()
+            .query_row("PRAGMA data_version", [], |r| r.get(0))?;
+        Ok(ClientsStamp {
+            own_writes,
+            data_version,
+        })
     }
 
     pub fn count_clients(&self) -> StoreResult<u32> {

@@ -116,6 +116,9 @@ pub struct Store {
     path: PathBuf,
     /// The run (process) that records elicitations through this store.
     run_id: std::sync::OnceLock<String>,
+    /// Writes to `clients` through this connection (see
+    /// [`Store::clients_stamp`]).
+    client_writes: std::sync::atomic::AtomicU64,
 }
 
 pub fn now_ms() -> i64 {
@@ -199,6 +202,7 @@ impl Store {
             conn: Mutex::new(conn),
             path: path.to_owned(),
             run_id: std::sync::OnceLock::new(),
+            client_writes: std::sync::atomic::AtomicU64::new(0),
         })
     }
 

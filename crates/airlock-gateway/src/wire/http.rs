@@ -10,15 +10,28 @@
 //!   browser cannot drive the gateway (checked here and again by rmcp);
 //! - carry `Authorization: Bearer <token>` of a client (`airlock clients
 //!   add NAME --token`): tokens are in the keychain, compared in constant
-//!   time ([`airlock_core::Airlock::client_for_token`]). The client's name
-//!   goes with the request to the session, which is bound to it: another
-//!   client's token cannot use that session.
+//!   time ([`airlock_core::Airlock::client_for_token`]; a wrong token seen
+//!   before costs no SQLite or keychain read);
+//! - if it names a session (`mcp-session-id`), whatever its method, name
+//!   one its own client made ([`sessions`]): another client's gets 403 and
+//!   never reaches rmcp; the client's name also goes with the request to
+//!   the session ([`HttpClient`]), which checks it again.
 //!
-//! A refusal is a plain-text 401/403/503 that says why.
+//! Bounds: [`MAX_HTTP_CONNECTIONS`], [`MAX_HTTP_SESSIONS`] and
+//! [`MAX_HTTP_SESSIONS_PER_CLIENT`], [`MAX_HTTP_REQUESTS_PER_CLIENT`], the
+//! connection timeouts ([`conn`]) and [`SESSION_IDLE_TIMEOUT`].
+//!
+//! A refusal is a plain-text 4xx/503 that says why, and closes the
+//! connection.
+
+mod conn;
+mod sessions;
 
 use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 
 use airlock_core::clients::TokenCache;
 use bytes::Bytes;
@@ -26,8 +39,9 @@ use http::{header, Request, Response, StatusCode};
 use http_body_util::{combinators::BoxBody, BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::ServerHandler;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
@@ -44,6 +58,23 @@ pub struct HttpClient(pub String);
 /// At most this many MCP sessions over HTTP, and this many connections.
 pub const MAX_HTTP_SESSIONS: usize = 64;
 pub const MAX_HTTP_CONNECTIONS: usize = 256;
+/// One client's sessions at most (its next initialize gets 429); other
+/// clients are not affected.
+pub const MAX_HTTP_SESSIONS_PER_CLIENT: usize = 16;
+/// One client's requests in flight and streams open at most, so that one
+/// client cannot hold every connection (429 beyond).
+pub const MAX_HTTP_REQUESTS_PER_CLIENT: usize = 64;
+/// A connection whose next request's headers have not all come this long
+/// after it opened or its last response ended is closed.
+pub const HTTP_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+/// A request body with no byte for this long fails (408).
+pub const HTTP_BODY_STALL_TIMEOUT: Duration = Duration::from_secs(30);
+/// A session with no request in flight and no stream open for this long is
+/// closed and its resources freed (its next request gets 404: the client
+/// initializes again).
+pub const SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// How often idle sessions are looked for.
+pub const SESSION_IDLE_CHECK: Duration = Duration::from_secs(60);
 
 type Body = BoxBody<Bytes, Infallible>;
 
@@ -70,8 +101,14 @@ struct State {
     gateway: Arc<Gateway>,
     port: u16,
     tokens: TokenCache,
-    sessions: Arc<LocalSessionManager>,
-    mcp: StreamableHttpService<AppSession, LocalSessionManager>,
+    front: Front<AppSession>,
+}
+
+/// rmcp's service behind the session checks.
+struct Front<S: ServerHandler + Send + 'static> {
+    mcp: StreamableHttpService<S, sessions::OwnedSessions>,
+    sessions: Arc<sessions::OwnedSessions>,
+    body_stall: Duration,
 }
 
 fn refuse(status: StatusCode, why: &str) -> Response<Body> {
@@ -80,6 +117,11 @@ fn refuse(status: StatusCode, why: &str) -> Response<Body> {
     r.headers_mut().insert(
         header::CONTENT_TYPE,
         header::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    // A refused client gets no idle connection to hold on to.
+    r.headers_mut().insert(
+        header::CONNECTION,
+        header::HeaderValue::from_static("close"),
     );
     if status == StatusCode::UNAUTHORIZED {
         r.headers_mut().insert(
@@ -167,17 +209,88 @@ async fn handle(
             ))
         }
     };
-    let new_session =
-        req.method() == http::Method::POST && !req.headers().contains_key("mcp-session-id");
-    if new_session && state.sessions.sessions.read().await.len() >= MAX_HTTP_SESSIONS {
-        return Ok(refuse(
-            StatusCode::SERVICE_UNAVAILABLE,
-            &format!("too many HTTP sessions (at most {MAX_HTTP_SESSIONS}); close one"),
-        ));
+    req.extensions_mut().insert(HttpClient(client.clone()));
+    Ok(state.front.serve(client, req).await)
+}
+
+impl<S: ServerHandler + Send + 'static> Front<S> {
+    fn new(
+        factory: impl Fn() -> Result<S, std::io::Error> + Send + Sync + 'static,
+        config: StreamableHttpServerConfig,
+        body_stall: Duration,
+    ) -> Self {
+        let sessions = Arc::new(sessions::OwnedSessions::new());
+        Self {
+            mcp: StreamableHttpService::new(factory, sessions.clone(), config),
+            sessions,
+            body_stall,
+        }
     }
-    req.extensions_mut().insert(HttpClient(client));
-    let mut mcp = state.mcp.clone();
-    tower_service::Service::call(&mut mcp, req).await
+
+    /// Serve `client`'s request: its session checked, its slot and its
+    /// session's activity held until the response ends.
+    async fn serve<B>(&self, client: String, req: Request<B>) -> Response<Body>
+    where
+        B: hyper::body::Body<Data = Bytes> + Send + Unpin + 'static,
+        B::Error: std::fmt::Display,
+    {
+        let book = &self.sessions.book;
+        let slot = match book.begin_request(&client) {
+            Ok(slot) => slot,
+            Err(r) => return refuse(r.status(), &r.to_string()),
+        };
+        let mut named = req.headers().get_all("mcp-session-id").iter();
+        let activity = match (named.next(), named.next()) {
+            (None, _) => None,
+            (Some(_), Some(_)) => {
+                return refuse(StatusCode::BAD_REQUEST, "one mcp-session-id header at most")
+            }
+            (Some(id), None) => {
+                let Ok(id) = id.to_str() else {
+                    return refuse(
+                        StatusCode::NOT_FOUND,
+                        &sessions::Refusal::Unknown.to_string(),
+                    );
+                };
+                match book.enter(id, &client) {
+                    Ok(a) => Some(a),
+                    Err(r) => {
+                        let n = book.foreign_refusals(&client);
+                        if r == sessions::Refusal::Foreign && sessions::log_foreign(n) {
+                            log(&format!(
+                                "http: refused a {} from client {client:?} on another client's session ({n} so far)",
+                                req.method()
+                            ));
+                        }
+                        return refuse(r.status(), &r.to_string());
+                    }
+                }
+            }
+        };
+        let (req, stalled) = {
+            let (parts, body) = req.into_parts();
+            let (body, stalled) = conn::StallBound::new(body, self.body_stall);
+            (Request::from_parts(parts, body), stalled)
+        };
+        let caller = sessions::Caller::new(client);
+        let mut mcp = self.mcp.clone();
+        let Ok(response) = sessions::CALLER
+            .scope(caller.clone(), tower_service::Service::call(&mut mcp, req))
+            .await;
+        if let Some(r) = caller.refused() {
+            return refuse(r.status(), &r.to_string());
+        }
+        if stalled.load(Ordering::SeqCst) {
+            return refuse(
+                StatusCode::REQUEST_TIMEOUT,
+                &format!(
+                    "no byte of the request body for {} s",
+                    self.body_stall.as_secs()
+                ),
+            );
+        }
+        response.map(|b| conn::Held::new(b, (slot, activity)).boxed())
+    }
 }
 
 /// Serve MCP over HTTP on `listener` until `stop`.
@@ -189,25 +302,23 @@ pub async fn serve(gateway: Arc<Gateway>, listener: TcpListener, stop: Cancellat
             return;
         }
     };
-    let config = StreamableHttpServerConfig::default()
-        .with_allowed_hosts(["127.0.0.1", "localhost", "::1"])
-        .with_allowed_origins(own_hosts(port).map(|h| format!("http://{h}")))
-        .enforce_origin_validation()
-        .with_max_request_body_bytes(limits::MAX_APP_MESSAGE_BYTES)
-        .with_cancellation_token(stop.child_token());
-    let sessions = Arc::new(LocalSessionManager::default());
     let factory_gateway = gateway.clone();
-    let mcp = StreamableHttpService::new(
+    let front = Front::new(
         move || Ok(AppSession::new_http(factory_gateway.clone())),
-        sessions.clone(),
-        config,
+        mcp_config(port, &stop),
+        HTTP_BODY_STALL_TIMEOUT,
     );
+    tokio::spawn(sessions::reap(
+        front.sessions.clone(),
+        SESSION_IDLE_TIMEOUT,
+        SESSION_IDLE_CHECK,
+        stop.clone(),
+    ));
     let state = Arc::new(State {
         gateway,
         port,
         tokens: TokenCache::default(),
-        sessions,
-        mcp,
+        front,
     });
     let connections = Arc::new(Semaphore::new(MAX_HTTP_CONNECTIONS));
     log(&format!("http: listening on http://127.0.0.1:{port}/mcp"));
@@ -224,16 +335,38 @@ pub async fn serve(gateway: Arc<Gateway>, listener: TcpListener, stop: Cancellat
         let stop = stop.clone();
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |req| handle(state.clone(), req));
-            let conn = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service);
-            tokio::select! {
-                _ = conn => {}
-                () = stop.cancelled() => {}
-            }
+            serve_connection(stream, service, HTTP_IDLE_TIMEOUT, &stop).await;
             drop(permit);
         });
     }
 }
+
+/// What rmcp checks again behind us.
+fn mcp_config(port: u16, stop: &CancellationToken) -> StreamableHttpServerConfig {
+    StreamableHttpServerConfig::default()
+        .with_allowed_hosts(["127.0.0.1", "localhost", "::1"])
+        .with_allowed_origins(own_hosts(port).map(|h| format!("http://{h}")))
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(limits::MAX_APP_MESSAGE_BYTES)
+        .with_cancellation_token(stop.child_token())
+}
+
+/// One connection, closed when idle for `idle` or at `stop`.
+async fn serve_connection<I, S>(io: I, service: S, idle: Duration, stop: &CancellationToken)
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    S: hyper::service::HttpService<Incoming, ResBody = Body>,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let conn = conn::builder(idle).serve_connection(TokioIo::new(io), service);
+    tokio::select! {
+        _ = conn => {}
+        () = stop.cancelled() => {}
+    }
+}
+
+#[cfg(test)]
+mod front_tests;
 
 #[cfg(test)]
 mod tests {
