@@ -47,7 +47,8 @@ impl Airlock {
             )));
         }
         let instance = self.store.instance_id()?;
-        let store = auth::KeychainCredentialStore::new(self.keychain.clone(), &instance, server);
+        let store = auth::KeychainCredentialStore::new(self.keychain.clone(), &instance, server)
+            .for_resource(url);
         let identity = self.identity_for(&instance, server)?;
         let gate = self.sign_in_gate(server);
         let result = auth::authorize(url, None, &identity, browser, &gate, store).await;
@@ -208,10 +209,13 @@ impl Airlock {
         let Ok(instance) = self.store.instance_id() else {
             return OAuthSummary::default();
         };
-        let signed_in =
-            auth::KeychainCredentialStore::new(self.keychain.clone(), &instance, server)
-                .load_blocking()
-                .is_ok_and(|c| c.is_some());
+        // Signed in: tokens issued for the server's current URL.
+        let store = auth::KeychainCredentialStore::new(self.keychain.clone(), &instance, server);
+        let store = match self.get_server(server).map(|d| d.transport) {
+            Ok(Transport::Http { url, .. }) => Some(store.for_resource(&url)),
+            _ => None,
+        };
+        let signed_in = store.is_some_and(|s| s.load_blocking().is_ok_and(|c| c.is_some()));
         let client = auth::store::RegisteredClient::load(&self.keychain, &instance, server)
             .ok()
             .flatten();
@@ -285,15 +289,18 @@ impl Airlock {
         let oauth = self.oauth_context(server, true, client).ok_or_else(|| {
             connect_err(ConnectError::AuthorizationRequired {
                 server: server.to_owned(),
+                reason: String::new(),
             })
         })?;
         let Some(browser) = oauth.browser.as_ref() else {
             return Err(connect_err(ConnectError::AuthorizationRequired {
                 server: server.to_owned(),
+                reason: String::new(),
             }));
         };
         let store =
-            auth::KeychainCredentialStore::new(oauth.keychain.clone(), &oauth.instance, server);
+            auth::KeychainCredentialStore::new(oauth.keychain.clone(), &oauth.instance, server)
+                .for_resource(url);
         let result = auth::authorize(
             url,
             Some(challenge),

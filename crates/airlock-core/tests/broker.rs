@@ -348,6 +348,7 @@ async fn consent_carries_familiarity_look_alikes_and_where_a_sign_in_code_goes()
             "https://login.bank.example/authorize?state=s",
             Some("https://api.bank.example/token"),
             None,
+            None,
         )
         .await;
     drop(same);
@@ -357,12 +358,60 @@ async fn consent_carries_familiarity_look_alikes_and_where_a_sign_in_code_goes()
             "https://login.bank.example/authorize?state=t",
             Some("https://collect.evil.example/token"),
             None,
+            None,
         )
         .await;
     drop(elsewhere);
     let asked = consent.asked.lock().unwrap().clone();
     assert_eq!(asked[3].code_goes_to, None, "same registrable domain");
     assert_eq!(asked[4].code_goes_to.as_deref(), Some("evil.example"));
+}
+
+/// Why a sign-in is asked again reaches the consent as plain text, at most
+/// `MAX_REASON_CHARS` of it.
+#[tokio::test(flavor = "current_thread")]
+async fn the_reason_for_a_new_sign_in_is_in_the_consent_bounded() {
+    use airlock_core::elicitation::MAX_REASON_CHARS;
+    let consent = ScriptedConsent::accepting();
+    let (b, _store, _dir) = broker(consent.clone(), RecordingOpener::new());
+    let ask = |reason: String| {
+        let b = b.clone();
+        async move {
+            drop(
+                b.approve_sign_in(
+                    "srv",
+                    "https://login.example/authorize?state=s",
+                    None,
+                    None,
+                    Some(&reason),
+                )
+                .await,
+            );
+        }
+    };
+    ask("r".repeat(MAX_REASON_CHARS)).await;
+    ask("x".repeat(MAX_REASON_CHARS + 1)).await;
+    ask("line one\nline two".into()).await;
+    let asked = consent.asked.lock().unwrap().clone();
+    let shown = |m: &str| {
+        let from = m.find("Why again: ").unwrap() + "Why again: ".len();
+        m[from..].split('.').next().unwrap().to_owned()
+    };
+    assert_eq!(
+        shown(&asked[0].message),
+        "r".repeat(MAX_REASON_CHARS),
+        "whole at the bound"
+    );
+    let cut = shown(&asked[1].message);
+    assert_eq!(cut.chars().count(), MAX_REASON_CHARS, "cut past the bound");
+    assert!(cut.ends_with('…'), "{cut}");
+    // A newline is shown as an escape, never as a line break.
+    assert!(!asked[2].message.contains('\n'), "{}", asked[2].message);
+    assert!(
+        asked[2].message.contains("line one"),
+        "{}",
+        asked[2].message
+    );
 }
 
 #[tokio::test(flavor = "current_thread")]

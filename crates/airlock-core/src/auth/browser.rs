@@ -8,6 +8,11 @@
 //! - [`FollowRedirects`] (conformance client, tests): follows the
 //!   authorization server's redirects with an HTTP client and catches the
 //!   one that points at the redirect URI.
+//!
+//! Both judge the answer with [`check_redirect`]: this flow's `state` first
+//! (anything else is not for this flow and is ignored), then each parameter
+//! at most once, then its issuer ([`super::issuer`]) before anything else in
+//! it is believed, an `error` included.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,6 +21,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use url::Url;
 
+use super::issuer::{self, ExpectedIssuer, IssuerCheck};
 use super::{AuthFlowError, AuthStep};
 use crate::elicitation::Opener;
 
@@ -38,10 +44,54 @@ pub trait Browser: Send + Sync {
 pub trait Redirect: Send {
     /// The `redirect_uri` to register and send.
     fn uri(&self) -> String;
-    /// Send the user to `authorization_url`; return the full redirect URL
-    /// (with `code`, `state`, maybe `iss`) once its `state` matched.
-    async fn complete(self: Box<Self>, authorization_url: &str) -> Result<String, AuthFlowError>;
+    /// Send the user to `authorization_url`; return the answer once one
+    /// with this flow's `state` came back and passed [`check_redirect`]
+    /// against `issuer`, what the flow expects of the answer's `iss`.
+    async fn complete(
+        self: Box<Self>,
+        authorization_url: &str,
+        issuer: &ExpectedIssuer,
+    ) -> Result<Answer, AuthFlowError>;
 }
+
+/// The authorization server's answer, accepted: the full redirect URL (with
+/// `code`, `state`, maybe `iss`) and how its issuer was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub callback: String,
+    pub issuer: IssuerCheck,
+}
+
+/// What one flow expects of the answer: its `state` and its issuer, both
+/// recorded before the browser opens.
+#[derive(Debug, Clone)]
+pub struct ExpectedAnswer {
+    pub state: String,
+    pub issuer: ExpectedIssuer,
+}
+
+impl ExpectedAnswer {
+    /// For the flow of `authorization_url` (its `state`).
+    pub fn for_url(
+        authorization_url: &str,
+        issuer: &ExpectedIssuer,
+    ) -> Result<Self, AuthFlowError> {
+        let state = state_of(authorization_url).ok_or_else(|| {
+            AuthFlowError::new(
+                AuthStep::UserAuthorization,
+                "the authorization URL has no `state`",
+            )
+        })?;
+        Ok(Self {
+            state,
+            issuer: issuer.clone(),
+        })
+    }
+}
+
+/// Parameters of an answer that may appear at most once (RFC 6749 §3.1): a
+/// repeated one could be read one way here and another way elsewhere.
+pub const SINGLE_PARAMETERS: &[&str] = &["state", "code", "iss", "error", "error_description"];
 
 /// The `state` parameter of an authorization URL.
 pub fn state_of(authorization_url: &str) -> Option<String> {
@@ -52,20 +102,30 @@ pub fn state_of(authorization_url: &str) -> Option<String> {
     })
 }
 
-/// Check a redirect back from the authorization server: an `error` there
-/// (the user declined, the server refused) or a `state` that is not ours
-/// (a forged or stale redirect) fails the flow.
-pub fn check_redirect(redirect_url: &Url, expected_state: &str) -> Result<(), AuthFlowError> {
-    let get = |name: &str| {
+/// Check a redirect back from the authorization server, in this order:
+/// its `state` must be this flow's (a forged or stale redirect fails); no
+/// parameter of [`SINGLE_PARAMETERS`] twice; its issuer must be the one
+/// the flow was sent to ([`issuer::check`]: an answer from another
+/// authorization server is refused before its `error` or `code` is
+/// believed, and its error text is never shown); then an `error` there
+/// (the user declined, the server refused) fails the flow; else it must
+/// carry a `code`.
+pub fn check_redirect(
+    redirect_url: &Url,
+    expected: &ExpectedAnswer,
+) -> Result<IssuerCheck, AuthFlowError> {
+    let all = |name: &str| {
         redirect_url
             .query_pairs()
-            .find(|(k, _)| k == name)
+            .filter(|(k, _)| k == name)
             .map(|(_, v)| v.into_owned())
+            .collect::<Vec<_>>()
     };
+    let get = |name: &str| all(name).into_iter().next();
     // The state first: an answer that is not for this login says nothing
     // about it, whatever else it carries.
     match get("state") {
-        Some(s) if constant_time_eq(s.as_bytes(), expected_state.as_bytes()) => {}
+        Some(s) if constant_time_eq(s.as_bytes(), expected.state.as_bytes()) => {}
         Some(_) => {
             return Err(AuthFlowError::new(
                 AuthStep::Redirect,
@@ -79,6 +139,14 @@ pub fn check_redirect(redirect_url: &Url, expected_state: &str) -> Result<(), Au
             ))
         }
     }
+    if let Some(name) = SINGLE_PARAMETERS.iter().find(|n| all(n).len() > 1) {
+        return Err(AuthFlowError::new(
+            AuthStep::Redirect,
+            format!("the redirect carried `{name}` more than once; Airlock refused it"),
+        ));
+    }
+    let found = issuer::check(&expected.issuer, get("iss").as_deref())
+        .map_err(AuthFlowError::refused_mix_up)?;
     if let Some(error) = get("error") {
         let description = get("error_description").unwrap_or_default();
         return Err(AuthFlowError::new(
@@ -96,7 +164,7 @@ pub fn check_redirect(redirect_url: &Url, expected_state: &str) -> Result<(), Au
             "the redirect carried no authorization `code`",
         ));
     }
-    Ok(())
+    Ok(found)
 }
 
 /// Is this redirect for this login (its `state` matches)? Anything else is
@@ -164,6 +232,7 @@ struct LoopbackRedirect {
 const DONE_PAGE: &str = "<!doctype html><meta charset=utf-8><title>Airlock</title><p>Airlock: authorization finished. You can close this tab.";
 const STRAY_PAGE: &str = "<!doctype html><meta charset=utf-8><title>Airlock</title><p>Airlock: this is not the sign-in Airlock is waiting for.";
 const FAILED_PAGE: &str = "<!doctype html><meta charset=utf-8><title>Airlock</title><p>Airlock: authorization failed. Return to Airlock for details.";
+const MIX_UP_PAGE: &str = "<!doctype html><meta charset=utf-8><title>Airlock</title><p>Airlock refused this sign-in: the answer did not come from the authorization server Airlock sent you to. Nothing was sent on. Return to Airlock for details.";
 
 #[async_trait::async_trait]
 impl Redirect for LoopbackRedirect {
@@ -171,13 +240,12 @@ impl Redirect for LoopbackRedirect {
         self.uri.clone()
     }
 
-    async fn complete(self: Box<Self>, authorization_url: &str) -> Result<String, AuthFlowError> {
-        let expected = state_of(authorization_url).ok_or_else(|| {
-            AuthFlowError::new(
-                AuthStep::UserAuthorization,
-                "the authorization URL has no `state`",
-            )
-        })?;
+    async fn complete(
+        self: Box<Self>,
+        authorization_url: &str,
+        issuer: &ExpectedIssuer,
+    ) -> Result<Answer, AuthFlowError> {
+        let expected = ExpectedAnswer::for_url(authorization_url, issuer)?;
         self.opener.open(authorization_url).map_err(|e| {
             AuthFlowError::new(
                 AuthStep::UserAuthorization,
@@ -213,9 +281,9 @@ pub const MAX_REDIRECT_CONNECTIONS: usize = 32;
 async fn serve_redirects(
     listener: TcpListener,
     base: Url,
-    expected: String,
-) -> Result<String, AuthFlowError> {
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<Result<String, AuthFlowError>>(1);
+    expected: ExpectedAnswer,
+) -> Result<Answer, AuthFlowError> {
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Result<Answer, AuthFlowError>>(1);
     let expected = Arc::new(expected);
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_REDIRECT_CONNECTIONS));
     loop {
@@ -243,12 +311,14 @@ async fn serve_redirects(
     }
 }
 
-/// One connection: `Some` when it was the redirect for this login.
+/// One connection: `Some` when it was the redirect for this login (with
+/// this flow's `state`): accepted, or refused and the flow ends (fail
+/// closed: an answer for this flow that fails a check is not waited past).
 async fn serve_one(
     mut stream: tokio::net::TcpStream,
     base: &Url,
-    expected: &str,
-) -> Option<Result<String, AuthFlowError>> {
+    expected: &ExpectedAnswer,
+) -> Option<Result<Answer, AuthFlowError>> {
     let target = read_request_target(&mut stream).await?;
     let url = match base.join(&target) {
         Ok(u) if u.path() == CALLBACK_PATH => u,
@@ -257,17 +327,21 @@ async fn serve_one(
             return None;
         }
     };
-    if !is_for_this_login(&url, expected) {
+    if !is_for_this_login(&url, &expected.state) {
         let _ = respond(&mut stream, "400 Bad Request", STRAY_PAGE).await;
         return None;
     }
     let verdict = check_redirect(&url, expected);
-    let (status, page) = match verdict {
-        Ok(()) => ("200 OK", DONE_PAGE),
+    let (status, page) = match &verdict {
+        Ok(_) => ("200 OK", DONE_PAGE),
+        Err(e) if e.mix_up.is_some() => ("400 Bad Request", MIX_UP_PAGE),
         Err(_) => ("400 Bad Request", FAILED_PAGE),
     };
     let _ = respond(&mut stream, status, page).await;
-    Some(verdict.map(|()| url.to_string()))
+    Some(verdict.map(|issuer| Answer {
+        callback: url.to_string(),
+        issuer,
+    }))
 }
 
 /// The request target (`/callback?...`) of an HTTP/1 request line.
@@ -349,10 +423,14 @@ impl Redirect for FollowRedirect {
         self.uri.clone()
     }
 
-    async fn complete(self: Box<Self>, authorization_url: &str) -> Result<String, AuthFlowError> {
+    async fn complete(
+        self: Box<Self>,
+        authorization_url: &str,
+        issuer: &ExpectedIssuer,
+    ) -> Result<Answer, AuthFlowError> {
         let step = |d: String| AuthFlowError::new(AuthStep::UserAuthorization, d);
-        let expected = state_of(authorization_url)
-            .ok_or_else(|| step("the authorization URL has no `state`".into()))?;
+        let expected = ExpectedAnswer::for_url(authorization_url, issuer)?;
+        let redirect_uri = Url::parse(&self.uri).map_err(|e| step(e.to_string()))?;
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(Duration::from_secs(15))
@@ -377,9 +455,12 @@ impl Redirect for FollowRedirect {
                 )));
             };
             let next = current.join(&location).map_err(|e| step(e.to_string()))?;
-            if next.as_str().starts_with(&self.uri) {
-                check_redirect(&next, &expected)?;
-                return Ok(next.to_string());
+            if next.origin() == redirect_uri.origin() && next.path() == redirect_uri.path() {
+                let issuer = check_redirect(&next, &expected)?;
+                return Ok(Answer {
+                    callback: next.to_string(),
+                    issuer,
+                });
             }
             current = next;
         }
@@ -401,27 +482,110 @@ mod tests {
         }
     }
 
+    const HONEST: &str = "https://as.honest.example";
+
+    fn expecting(state: &str, issuer: Option<&str>, required: bool) -> ExpectedAnswer {
+        ExpectedAnswer {
+            state: state.into(),
+            issuer: ExpectedIssuer {
+                issuer: issuer.map(str::to_owned),
+                required,
+            },
+        }
+    }
+
+    /// A flow that expects no particular issuer (none published, none promised).
+    fn any_issuer() -> ExpectedIssuer {
+        ExpectedIssuer {
+            issuer: None,
+            required: false,
+        }
+    }
+
     #[test]
     fn state_is_checked() {
+        let abc = expecting("abc", None, false);
         let ok = Url::parse("http://127.0.0.1:5/callback?code=c&state=abc").unwrap();
-        assert!(check_redirect(&ok, "abc").is_ok());
-        let bad = check_redirect(&ok, "abd").unwrap_err();
+        assert_eq!(check_redirect(&ok, &abc).unwrap(), IssuerCheck::NotSent);
+        let bad = check_redirect(&ok, &expecting("abd", None, false)).unwrap_err();
         assert_eq!(bad.step, AuthStep::Redirect);
         let none = Url::parse("http://127.0.0.1:5/callback?code=c").unwrap();
         assert_eq!(
-            check_redirect(&none, "abc").unwrap_err().step,
+            check_redirect(&none, &abc).unwrap_err().step,
             AuthStep::Redirect
         );
         let denied =
             Url::parse("http://127.0.0.1:5/callback?error=access_denied&state=abc").unwrap();
         assert_eq!(
-            check_redirect(&denied, "abc").unwrap_err().step,
+            check_redirect(&denied, &abc).unwrap_err().step,
             AuthStep::UserAuthorization
         );
         assert_eq!(
             state_of("https://as/authorize?a=1&state=x%20y").as_deref(),
             Some("x y")
         );
+    }
+
+    /// The issuer is checked after the state and before anything else the
+    /// answer says: an error page from another authorization server is
+    /// refused as a mix-up and its text is never shown (MCP 2026-07-28).
+    #[test]
+    fn the_issuer_is_checked_before_the_error_or_the_code() {
+        let flow = expecting("s1", Some(HONEST), false);
+        let url = |q: &str| Url::parse(&format!("http://127.0.0.1:5/callback?{q}")).unwrap();
+        let good = url("code=c&state=s1&iss=https%3A%2F%2Fas.honest.example");
+        assert_eq!(
+            check_redirect(&good, &flow).unwrap(),
+            IssuerCheck::Confirmed
+        );
+        let other = check_redirect(
+            &url("code=c&state=s1&iss=https%3A%2F%2Fas.hostile.example"),
+            &flow,
+        )
+        .unwrap_err();
+        assert_eq!(other.step, AuthStep::ResponseIssuer);
+        assert!(other.mix_up.is_some());
+        let phishing = check_redirect(
+            &url("error=access_denied&error_description=Call+1-800-PHISH&state=s1&iss=https%3A%2F%2Fas.hostile.example"),
+            &flow,
+        )
+        .unwrap_err();
+        assert_eq!(phishing.step, AuthStep::ResponseIssuer);
+        assert!(!phishing.to_string().contains("PHISH"), "{phishing}");
+        // Advertised but missing: refused.
+        let promised = expecting("s1", Some(HONEST), true);
+        let err = check_redirect(&url("code=c&state=s1"), &promised).unwrap_err();
+        assert!(
+            matches!(err.mix_up, Some(issuer::MixUp::NoIssuer { .. })),
+            "{err}"
+        );
+        // An answer for another flow is judged by its state alone.
+        let err = check_redirect(
+            &url("code=c&state=s2&iss=https%3A%2F%2Fas.hostile.example"),
+            &flow,
+        )
+        .unwrap_err();
+        assert_eq!(err.step, AuthStep::Redirect);
+        assert!(err.mix_up.is_none());
+    }
+
+    /// A parameter given twice could be read one way here and another way
+    /// by the token exchange: refused, whichever copy would pass.
+    #[test]
+    fn repeated_parameters_are_refused() {
+        let flow = expecting("s1", Some(HONEST), false);
+        for q in [
+            "code=c&state=s1&iss=https%3A%2F%2Fas.honest.example&iss=https%3A%2F%2Fas.hostile.example",
+            "code=c&state=s1&state=s2",
+            "code=c&code=d&state=s1",
+            "code=c&state=s1&error=x&error=y",
+        ] {
+            let u = Url::parse(&format!("http://127.0.0.1:5/callback?{q}")).unwrap();
+            let err = check_redirect(&u, &flow).unwrap_err();
+            assert_eq!(err.step, AuthStep::Redirect, "{q}");
+            assert!(err.detail.contains("more than once"), "{q}: {err}");
+        }
+        assert_eq!(SINGLE_PARAMETERS.len(), 5);
     }
 
     #[test]
@@ -445,7 +609,7 @@ mod tests {
         assert!(uri.starts_with("http://127.0.0.1:") && uri.ends_with(CALLBACK_PATH));
         let waiter = tokio::spawn(async move {
             redirect
-                .complete("https://as.example/authorize?state=s1")
+                .complete("https://as.example/authorize?state=s1", &any_issuer())
                 .await
         });
         let client = reqwest::Client::new();
@@ -463,7 +627,8 @@ mod tests {
             .unwrap();
         assert_eq!(ok.status(), 200);
         let got = waiter.await.unwrap().unwrap();
-        assert!(got.contains("code=abc"));
+        assert!(got.callback.contains("code=abc"));
+        assert_eq!(got.issuer, IssuerCheck::NotSent);
     }
 
     /// Requests without this login's `state` (a forged or stale redirect
@@ -478,8 +643,11 @@ mod tests {
         let redirect = browser.redirect(None).await.unwrap();
         let uri = redirect.uri();
         let port: u16 = Url::parse(&uri).unwrap().port().unwrap();
-        let waiter =
-            tokio::spawn(async move { redirect.complete("https://as/authorize?state=s1").await });
+        let waiter = tokio::spawn(async move {
+            redirect
+                .complete("https://as/authorize?state=s1", &any_issuer())
+                .await
+        });
         let client = reqwest::Client::new();
         for forged in [
             "?code=abc&state=evil",
@@ -512,7 +680,7 @@ mod tests {
             started.elapsed()
         );
         let got = waiter.await.unwrap().unwrap();
-        assert!(got.contains("code=real"), "{got}");
+        assert!(got.callback.contains("code=real"), "{got:?}");
 
         let quick = LoopbackBrowser {
             opener: Arc::new(NoOpen),
@@ -522,9 +690,40 @@ mod tests {
             .redirect(None)
             .await
             .unwrap()
-            .complete("https://as/authorize?state=s1")
+            .complete("https://as/authorize?state=s1", &any_issuer())
             .await
             .unwrap_err();
         assert_eq!(err.step, AuthStep::UserAuthorization);
+    }
+
+    /// An answer with this flow's state but another issuer ends the flow
+    /// (fail closed) with the mix-up refused, and the browser is told so.
+    #[tokio::test]
+    async fn loopback_listener_refuses_an_answer_from_another_issuer() {
+        let browser = LoopbackBrowser {
+            opener: Arc::new(NoOpen),
+            wait: Duration::from_secs(10),
+        };
+        let redirect = browser.redirect(None).await.unwrap();
+        let uri = redirect.uri();
+        let issuer = ExpectedIssuer {
+            issuer: Some(HONEST.into()),
+            required: true,
+        };
+        let waiter = tokio::spawn(async move {
+            redirect
+                .complete("https://as/authorize?state=s1", &issuer)
+                .await
+        });
+        let page = reqwest::get(format!(
+            "{uri}?code=abc&state=s1&iss=https%3A%2F%2Fas.hostile.example"
+        ))
+        .await
+        .unwrap();
+        assert_eq!(page.status(), 400);
+        assert!(page.text().await.unwrap().contains("refused this sign-in"));
+        let err = waiter.await.unwrap().unwrap_err();
+        assert_eq!(err.step, AuthStep::ResponseIssuer);
+        assert!(err.to_string().contains("as.hostile.example"), "{err}");
     }
 }

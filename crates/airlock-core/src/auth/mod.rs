@@ -15,20 +15,32 @@
 //!    Client ID Metadata Document URL when the server supports them, else
 //!    Dynamic Client Registration;
 //! 4. authorization code + PKCE (S256) with the `resource` indicator, the
-//!    user's browser through the [`browser::Browser`] port, `state` checked;
+//!    user's browser through the [`browser::Browser`] port, `state` checked,
+//!    then who answered ([`issuer`], RFC 9207): an answer from another
+//!    authorization server than the flow's is refused, audited, and its
+//!    code sent nowhere;
 //! 5. the token exchange; tokens go to the OS keychain only
-//!    ([`store::KeychainCredentialStore`]) and are refreshed by rmcp when
-//!    they expire.
+//!    ([`store::KeychainCredentialStore`]), bound to the server's URL and
+//!    the issuer that issued them, and are refreshed by rmcp when they
+//!    expire;
+//! 6. at each connect, stored tokens are used only for that URL and only
+//!    while the server still names the same authorization server
+//!    ([`stored_manager`]); otherwise a new sign-in is needed, and the user
+//!    is told why ([`TokensNotUsed`]).
 
 pub mod browser;
 mod discovery;
 use discovery::legacy_allowed;
+pub mod issuer;
 pub mod store;
+mod tokens;
+pub use tokens::{stored_manager, TokensNotUsed};
 
 use std::sync::Arc;
 
 use rmcp::transport::auth::{
-    AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
+    AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
+    AuthorizationSession,
 };
 use tokio_util::sync::CancellationToken;
 use url::Url;
@@ -36,11 +48,12 @@ use url::Url;
 use crate::elicitation::{Broker, Refusal};
 
 use crate::secrets::SecretValue;
-pub use browser::{Browser, FollowRedirects, LoopbackBrowser, Redirect};
+pub use browser::{Answer, Browser, FollowRedirects, LoopbackBrowser, Redirect};
 pub use discovery::{
     authorization_server_metadata_urls, check_same_origin, legacy_fallback_endpoints,
     legacy_same_origin_metadata, protected_resource_metadata_urls,
 };
+pub use issuer::{ExpectedIssuer, IssuerCheck, MixUp};
 pub use store::KeychainCredentialStore;
 
 /// The step of the authorization flow that failed.
@@ -54,6 +67,8 @@ pub enum AuthStep {
     UserAuthorization,
     /// The redirect back (listener, `state`, `code`).
     Redirect,
+    /// Who answered: the answer's issuer against the flow's (RFC 9207).
+    ResponseIssuer,
     /// Exchanging the code for tokens.
     TokenExchange,
     /// Refreshing an expired token.
@@ -69,6 +84,7 @@ impl AuthStep {
             Self::ClientRegistration => "client registration",
             Self::UserAuthorization => "authorization in the browser",
             Self::Redirect => "the redirect back to Airlock",
+            Self::ResponseIssuer => "the check of who answered the sign-in",
             Self::TokenExchange => "the token exchange",
             Self::TokenRefresh => "the token refresh",
             Self::CredentialStorage => "the OS keychain",
@@ -82,6 +98,7 @@ impl AuthStep {
             Self::ClientRegistration => "the authorization server accepts no dynamic registration or metadata document from Airlock: register a client with the provider and give Airlock its client id (and secret, if any)",
             Self::UserAuthorization => "finish the login in the browser (the page may be in another window), then try again; if it was declined, log in with an account that may use this server",
             Self::Redirect => "start the login again from Airlock and complete it in the same browser without reusing an old tab",
+            Self::ResponseIssuer => "do not sign in to this server again until you know why: check its address (`airlock servers show <server>`) and remove it if you do not trust it; if you do, sign in again and make sure the browser stays on the sign-in page Airlock opened",
             Self::TokenExchange => "try the login again; if it keeps failing, the client registration may be wrong (`airlock logout <server>` then `airlock login <server>`)",
             Self::TokenRefresh => "log in again with `airlock login <server>`",
             Self::CredentialStorage => "unlock the OS keychain (Airlock keeps tokens only there) and try again",
@@ -101,6 +118,9 @@ impl std::fmt::Display for AuthStep {
 pub struct AuthFlowError {
     pub step: AuthStep,
     pub detail: String,
+    /// The answer came from another authorization server than the flow's
+    /// (and was refused): audited as `oauth_mixup_refused`.
+    pub mix_up: Option<MixUp>,
 }
 
 impl AuthFlowError {
@@ -108,6 +128,16 @@ impl AuthFlowError {
         Self {
             step,
             detail: detail.into(),
+            mix_up: None,
+        }
+    }
+
+    /// An answer refused because another authorization server sent it.
+    pub fn refused_mix_up(mix_up: MixUp) -> Self {
+        Self {
+            step: AuthStep::ResponseIssuer,
+            detail: mix_up.to_string(),
+            mix_up: Some(mix_up),
         }
     }
 
@@ -141,6 +171,9 @@ pub struct SignInGate {
     /// The app whose request started the connect (`None`: Airlock itself),
     /// named in the sign-in's record.
     pub client: Option<String>,
+    /// Why a sign-in is needed again (the stored tokens were not used),
+    /// shown with the consent.
+    pub reason: Option<String>,
 }
 
 impl SignInGate {
@@ -152,17 +185,20 @@ impl SignInGate {
             on_waiting: None,
             ticket: 0,
             client: None,
+            reason: None,
         }
     }
 
-    /// Consent, then the browser round trip; the returned record is to be
-    /// finished once the token exchange is done.
+    /// Consent, then the browser round trip, the answer checked against
+    /// `issuer`; the returned record is to be finished once the token
+    /// exchange is done.
     async fn round_trip(
         &self,
         redirect: Box<dyn browser::Redirect>,
         authorization_url: &str,
         token_endpoint: Option<&str>,
-    ) -> Result<(String, crate::elicitation::SignInRecord), AuthFlowError> {
+        issuer: &ExpectedIssuer,
+    ) -> Result<(Answer, crate::elicitation::SignInRecord), AuthFlowError> {
         let run = async {
             let record = self
                 .broker
@@ -171,6 +207,7 @@ impl SignInGate {
                     authorization_url,
                     token_endpoint,
                     self.client.as_deref(),
+                    self.reason.as_deref(),
                 )
                 .await
                 .map_err(refused)?;
@@ -178,10 +215,10 @@ impl SignInGate {
                 f(record.domain());
             }
             record.opened();
-            match redirect.complete(record.url()).await {
-                Ok(callback) => Ok((callback, record)),
+            match redirect.complete(record.url(), issuer).await {
+                Ok(answer) => Ok((answer, record)),
                 Err(e) => {
-                    record.failed(e.step.name(), &e.detail);
+                    finish_failed(record, &e);
                     Err(e)
                 }
             }
@@ -196,20 +233,46 @@ impl SignInGate {
     }
 }
 
-/// Exchange the code of `callback`, and finish the sign-in's record.
+/// End a sign-in's record after `e`: a refused mix-up is its own audit event.
+fn finish_failed(record: crate::elicitation::SignInRecord, e: &AuthFlowError) {
+    match &e.mix_up {
+        Some(m) => record.refused_mix_up(m),
+        None => record.failed(e.step.name(), &e.detail),
+    }
+}
+
+/// Exchange the code of `answer` (already checked), and finish the
+/// sign-in's record.
 async fn exchange(
     session: &AuthorizationSession,
-    callback: &str,
+    answer: &Answer,
+    issuer: &ExpectedIssuer,
     record: crate::elicitation::SignInRecord,
 ) -> Result<(), AuthFlowError> {
     let result = session
-        .handle_callback_url(callback)
+        .handle_callback_url(&answer.callback)
         .await
         .map(|_| ())
-        .map_err(|e| AuthFlowError::from_rmcp(AuthStep::TokenExchange, e));
+        .map_err(|e| match e {
+            // rmcp checks `iss` again; Airlock's own check ran first, so
+            // this means the two disagree: refused all the same.
+            AuthError::AuthorizationServerMismatch {
+                expected_issuer,
+                received_issuer,
+            } => AuthFlowError::refused_mix_up(MixUp::OtherIssuer {
+                expected: issuer::display_issuer(&expected_issuer),
+                received: issuer::display_issuer(&received_issuer),
+            }),
+            AuthError::AuthorizationServerMissingIssuer { expected_issuer } => {
+                AuthFlowError::refused_mix_up(MixUp::NoIssuer {
+                    expected: issuer::display_issuer(&expected_issuer),
+                })
+            }
+            e => AuthFlowError::from_rmcp(AuthStep::TokenExchange, e),
+        });
     match &result {
-        Ok(()) => record.succeeded(),
-        Err(e) => record.failed(e.step.name(), &e.detail),
+        Ok(()) => record.succeeded(issuer.issuer.as_deref(), answer.issuer),
+        Err(e) => finish_failed(record, e),
     }
     result
 }
@@ -254,23 +317,6 @@ impl Default for ClientIdentity {
     }
 }
 
-/// A manager for `server_url` whose tokens live in `store` (loaded now, if
-/// any). Ready for [`rmcp::transport::auth::AuthClient`].
-pub async fn manager_with_store(
-    server_url: &str,
-    store: KeychainCredentialStore,
-) -> Result<(AuthorizationManager, bool), AuthFlowError> {
-    let mut manager = AuthorizationManager::new(server_url)
-        .await
-        .map_err(|e| AuthFlowError::from_rmcp(AuthStep::Discovery, e))?;
-    manager.set_credential_store(store);
-    let has_tokens = manager
-        .initialize_from_store()
-        .await
-        .map_err(|e| AuthFlowError::from_rmcp(AuthStep::Discovery, e))?;
-    Ok((manager, has_tokens))
-}
-
 /// After tokens were loaded from the keychain: when the user registered a
 /// confidential client for this server, give the manager its secret so a
 /// refresh authenticates (rmcp restores only the client id).
@@ -308,27 +354,13 @@ pub async fn authorize(
         .await
         .map_err(|e| AuthFlowError::from_rmcp(AuthStep::Discovery, e))?;
     manager.set_credential_store(store);
-    let metadata = match manager.resolve_metadata_from_challenge(challenge).await {
-        Ok(resolution) => resolution.metadata,
-        // A 2025-03-26 server: no protected resource metadata, RFC 8414
-        // metadata at its own origin naming another issuer path.
-        Err(AuthError::AuthorizationServerMismatch { .. }) if legacy_allowed(&url) => {
-            legacy_same_origin_metadata(&url).await?
-        }
-        Err(e) => {
-            return Err(AuthFlowError::new(
-                AuthStep::Discovery,
-                format!(
-                    "{e} (looked at {} and the authorization server's {})",
-                    protected_resource_metadata_urls(&url).join(", "),
-                    "/.well-known/oauth-authorization-server and /.well-known/openid-configuration"
-                ),
-            ))
-        }
-    };
+    let metadata = discover(&manager, &url, challenge).await?;
     // Where the authorization code will be exchanged: shown at consent when
     // it is another domain than the login page's.
     let token_endpoint = metadata.token_endpoint.clone();
+    // Recorded now, with this flow's state and PKCE verifier: the answer
+    // must come from this issuer (RFC 9207).
+    let issuer = ExpectedIssuer::from_metadata(&metadata);
     manager.set_metadata(metadata);
 
     let redirect = browser.redirect(identity.redirect_port).await?;
@@ -350,37 +382,42 @@ pub async fn authorize(
     let session = AuthorizationSession::new(manager, request)
         .await
         .map_err(|(_, e)| AuthFlowError::from_rmcp(AuthStep::ClientRegistration, e))?;
-    let (callback, record) = gate
+    let (answer, record) = gate
         .round_trip(
             redirect,
             session.get_authorization_url(),
             Some(&token_endpoint),
+            &issuer,
         )
         .await?;
-    exchange(&session, &callback, record).await?;
+    exchange(&session, &answer, &issuer, record).await?;
     Ok(session.auth_manager)
 }
 
-/// Ask for more scope after a 403 `insufficient_scope` (step-up): a new
-/// authorization with the union of the granted and the required scopes,
-/// through the same browser port. Returns the upgraded manager.
-pub async fn step_up(
-    manager: AuthorizationManager,
-    required_scope: &str,
-    browser: &dyn Browser,
-    gate: &SignInGate,
-) -> Result<AuthorizationManager, AuthFlowError> {
-    let redirect = browser.redirect(None).await?;
-    let url = manager
-        .request_scope_upgrade(required_scope)
-        .await
-        .map_err(|e| AuthFlowError::from_rmcp(AuthStep::UserAuthorization, e))?;
-    let session = AuthorizationSession::for_scope_upgrade(manager, url, &redirect.uri());
-    let (callback, record) = gate
-        .round_trip(redirect, session.get_authorization_url(), None)
-        .await?;
-    exchange(&session, &callback, record).await?;
-    Ok(session.auth_manager)
+/// The authorization server metadata of the server at `url`: from its
+/// protected resource metadata (the challenge's `resource_metadata` first),
+/// or, for a 2025-03-26 server, RFC 8414 metadata on its own origin.
+pub(crate) async fn discover(
+    manager: &AuthorizationManager,
+    url: &Url,
+    challenge: Option<&str>,
+) -> Result<AuthorizationMetadata, AuthFlowError> {
+    match manager.resolve_metadata_from_challenge(challenge).await {
+        Ok(resolution) => Ok(resolution.metadata),
+        // A 2025-03-26 server: no protected resource metadata, RFC 8414
+        // metadata at its own origin naming another issuer path.
+        Err(AuthError::AuthorizationServerMismatch { .. }) if legacy_allowed(url) => {
+            legacy_same_origin_metadata(url).await
+        }
+        Err(e) => Err(AuthFlowError::new(
+            AuthStep::Discovery,
+            format!(
+                "{e} (looked at {} and the authorization server's {})",
+                protected_resource_metadata_urls(url).join(", "),
+                "/.well-known/oauth-authorization-server and /.well-known/openid-configuration"
+            ),
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -398,8 +435,12 @@ mod tests {
         async fn complete(
             self: Box<Self>,
             authorization_url: &str,
-        ) -> Result<String, AuthFlowError> {
-            Ok(format!("{authorization_url}&code=c"))
+            _issuer: &ExpectedIssuer,
+        ) -> Result<Answer, AuthFlowError> {
+            Ok(Answer {
+                callback: format!("{authorization_url}&code=c"),
+                issuer: IssuerCheck::NotSent,
+            })
         }
     }
 
@@ -419,11 +460,15 @@ mod tests {
                     Box::new(AtOnce),
                     "https://auth.example/authorize?state=s1",
                     None,
+                    &ExpectedIssuer {
+                        issuer: None,
+                        required: false,
+                    },
                 )
                 .await
                 .expect("consented");
             let id = record.record_id();
-            record.succeeded();
+            record.succeeded(None, IssuerCheck::NotSent);
             let stored = store.elicitation(id).unwrap().expect("recorded");
             assert_eq!(stored.origin, crate::lifecycle::Origin::SignIn);
             assert_eq!(stored.client.as_deref(), client);

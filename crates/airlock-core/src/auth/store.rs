@@ -1,10 +1,15 @@
 //! OAuth credentials in the OS keychain, never on disk.
 //!
 //! One keychain entry per server holds rmcp's [`StoredCredentials`] (client
-//! id, token response with access and refresh tokens, granted scopes, issuer)
-//! as JSON, under `<instance id>/server/<server>/oauth/credentials`; a client
-//! secret from Dynamic Client Registration or pre-registration sits next to
-//! it under `.../oauth/client_secret`.
+//! id, token response with access and refresh tokens, granted scopes, the
+//! issuer that issued them) and the server URL they were issued for
+//! (`resource`) as JSON, under `<instance id>/server/<server>/oauth/credentials`;
+//! a client secret from Dynamic Client Registration or pre-registration sits
+//! next to it under `.../oauth/client_secret`.
+//!
+//! A store made [`KeychainCredentialStore::for_resource`] writes that URL
+//! with every save and reads back only tokens issued for it: whatever path
+//! loads tokens through it, they never go to another address.
 
 use rmcp::transport::auth::{AuthError, CredentialStore, StoredCredentials};
 
@@ -126,11 +131,33 @@ impl RegisteredClient {
     }
 }
 
+/// One server's keychain entry as stored: rmcp's credentials and the
+/// server URL they were issued for.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Entry {
+    #[serde(flatten)]
+    credentials: StoredCredentials,
+    /// `None` in entries written before Airlock recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    resource: Option<String>,
+}
+
+/// A server's stored tokens with what they are bound to.
+#[derive(Debug, Clone)]
+pub struct StoredTokens {
+    pub credentials: StoredCredentials,
+    /// The server URL the tokens were issued for (`None`: not recorded).
+    pub resource: Option<String>,
+}
+
 /// rmcp's [`CredentialStore`] on the OS keychain.
 #[derive(Debug, Clone)]
 pub struct KeychainCredentialStore {
     keychain: Keychain,
     reference: String,
+    /// The server URL this store saves tokens for and reads them back for
+    /// (`None`: reading and forgetting only, for sign-out and summaries).
+    resource: Option<String>,
 }
 
 impl KeychainCredentialStore {
@@ -138,7 +165,15 @@ impl KeychainCredentialStore {
         Self {
             keychain,
             reference: credentials_ref(instance, server),
+            resource: None,
         }
+    }
+
+    /// The same entry, for the tokens of the server at `url`: saves record
+    /// it; loads return only tokens issued for it.
+    pub fn for_resource(mut self, url: &str) -> Self {
+        self.resource = Some(url.to_owned());
+        self
     }
 
     /// The keychain reference this store reads and writes.
@@ -146,20 +181,45 @@ impl KeychainCredentialStore {
         &self.reference
     }
 
-    /// Read the stored credentials (blocking keychain call).
-    pub fn load_blocking(&self) -> Result<Option<StoredCredentials>, SecretError> {
+    /// Read the stored entry, whatever it is bound to (blocking keychain call).
+    pub fn load_entry_blocking(&self) -> Result<Option<StoredTokens>, SecretError> {
         match self.keychain.get(&self.reference) {
-            Ok(v) => serde_json::from_str(v.expose())
-                .map(Some)
+            Ok(v) => serde_json::from_str::<Entry>(v.expose())
+                .map(|e| Some(StoredTokens {
+                    credentials: e.credentials,
+                    resource: e.resource,
+                }))
                 .map_err(|e| SecretError::Other(format!("stored OAuth credentials are unreadable ({e}); run `airlock logout` and `airlock login` again"))),
             Err(SecretError::Missing { .. }) => Ok(None),
             Err(e) => Err(e),
         }
     }
 
-    /// Write credentials (blocking keychain call).
+    /// Read the stored credentials (blocking keychain call): for a store
+    /// [`for_resource`](Self::for_resource), only those issued for its URL.
+    pub fn load_blocking(&self) -> Result<Option<StoredCredentials>, SecretError> {
+        Ok(self
+            .load_entry_blocking()?
+            .and_then(|e| match &self.resource {
+                Some(mine) if e.resource.as_deref() != Some(mine) => None,
+                _ => Some(e.credentials),
+            }))
+    }
+
+    /// Write credentials, bound to this store's URL (blocking keychain call).
     pub fn save_blocking(&self, credentials: &StoredCredentials) -> Result<(), SecretError> {
-        let json = serde_json::to_string(credentials)
+        let Some(resource) = &self.resource else {
+            // Tokens that name no server could later be sent to any.
+            return Err(SecretError::Other(
+                "OAuth tokens were about to be stored without the server they are for; not stored"
+                    .into(),
+            ));
+        };
+        let entry = Entry {
+            credentials: credentials.clone(),
+            resource: Some(resource.clone()),
+        };
+        let json = serde_json::to_string(&entry)
             .map_err(|e| SecretError::Other(format!("cannot encode OAuth credentials: {e}")))?;
         self.keychain.set(&self.reference, &SecretValue::new(json))
     }
@@ -246,6 +306,56 @@ mod tests {
         );
     }
 
+    fn token(access: &str) -> rmcp::transport::auth::OAuthTokenResponse {
+        serde_json::from_value(serde_json::json!({
+            "access_token": access, "token_type": "Bearer", "expires_in": 3600
+        }))
+        .unwrap()
+    }
+
+    /// Saved tokens name the URL they are for; a store for another URL
+    /// does not read them; tokens that name no URL are not written.
+    #[test]
+    fn tokens_are_bound_to_the_server_url() {
+        let keychain = Keychain::with_store(crate::test_support::InMemoryKeychain::default());
+        let creds = StoredCredentials::new("c".into(), Some(token("at-1")), vec![], Some(1))
+            .with_issuer(Some("https://as.example".into()));
+        let plain = KeychainCredentialStore::new(keychain.clone(), "i", "srv");
+        assert!(plain.save_blocking(&creds).is_err(), "unbound tokens");
+        assert!(plain.load_entry_blocking().unwrap().is_none());
+
+        let a = plain.clone().for_resource("https://mcp.a.example/mcp");
+        a.save_blocking(&creds).unwrap();
+        let entry = plain.load_entry_blocking().unwrap().expect("stored");
+        assert_eq!(entry.resource.as_deref(), Some("https://mcp.a.example/mcp"));
+        assert_eq!(
+            entry.credentials.issuer.as_deref(),
+            Some("https://as.example")
+        );
+        assert!(a.load_blocking().unwrap().is_some());
+        assert!(
+            plain.load_blocking().unwrap().is_some(),
+            "sign-out reads it"
+        );
+        for other in [
+            "https://mcp.b.example/mcp",
+            "https://mcp.a.example/mcp/",
+            "https://mcp.a.example/other",
+        ] {
+            let b = plain.clone().for_resource(other);
+            assert!(b.load_blocking().unwrap().is_none(), "{other} read it");
+        }
+        // An entry of before (no `resource`) is read by no bound store.
+        keychain
+            .set(
+                &credentials_ref("i", "srv"),
+                &SecretValue::new(serde_json::to_string(&creds).unwrap()),
+            )
+            .unwrap();
+        assert!(a.load_blocking().unwrap().is_none());
+        assert_eq!(plain.load_entry_blocking().unwrap().unwrap().resource, None);
+    }
+
     /// Uses the real OS keychain: runs inside `scripts/with-session.sh`
     /// (`bash scripts/with-session.sh cargo test -p airlock-core keychain`),
     /// skipped elsewhere so a plain `cargo test` never touches the user's keychain.
@@ -256,7 +366,8 @@ mod tests {
             return;
         }
         let instance = format!("test-oauth-{}", std::process::id());
-        let store = KeychainCredentialStore::new(Keychain::default(), &instance, "srv");
+        let store = KeychainCredentialStore::new(Keychain::default(), &instance, "srv")
+            .for_resource("https://mcp.example/mcp");
         store.clear().await.unwrap();
         assert!(store.load().await.unwrap().is_none());
         let token: rmcp::transport::auth::OAuthTokenResponse = serde_json::from_value(

@@ -37,5 +37,5 @@ pub use ports::{
     FormConsentRequest, FormOutcome, LookAlike, Opener, PrintOpener, SystemBrowser,
     UrlConsentRequest, OPENER_CHECK,
 };
-pub use sign_in::SignInRecord;
+pub use sign_in::{SignInRecord, MAX_REASON_CHARS};
 pub use url::{InputAction, RequiredElicitation};

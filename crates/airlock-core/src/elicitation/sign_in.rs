@@ -11,10 +11,15 @@ use super::outcome::Refusal;
 use super::url::{Dropped, UrlQuestion};
 use crate::lifecycle::{ElicitationState as S, Origin};
 
+/// Most characters of the reason a sign-in is asked for again, in its
+/// consent message.
+pub const MAX_REASON_CHARS: usize = 600;
+
 /// A consented sign-in in progress: its record ends `completed`, `failed`
 /// or, when dropped unfinished (the user cancelled it), `cancelled`.
 pub struct SignInRecord {
     broker: Arc<Broker>,
+    server: String,
     record_id: i64,
     url: String,
     domain: String,
@@ -38,11 +43,41 @@ impl SignInRecord {
         self.broker
             .advance(self.record_id, S::Opened, None, serde_json::json!({}));
     }
-    /// Tokens are stored: the sign-in is done.
-    pub fn succeeded(mut self) {
+    /// Tokens are stored: the sign-in is done. `issuer`: the authorization
+    /// server's issuer the flow expected; `answer`: whether the answer
+    /// named it or named none (recorded, so sign-ins whose answer was not
+    /// bound to an issuer can be told apart later).
+    pub fn succeeded(mut self, issuer: Option<&str>, answer: crate::auth::IssuerCheck) {
         self.finished = true;
-        self.broker
-            .advance(self.record_id, S::Completed, None, serde_json::json!({}));
+        self.broker.advance(
+            self.record_id,
+            S::Completed,
+            None,
+            serde_json::json!({
+                "issuer": issuer.map(crate::auth::issuer::display_issuer),
+                "response_issuer": answer.as_str(),
+            }),
+        );
+    }
+    /// The answer came from another authorization server than the flow's
+    /// and was refused (its code sent nowhere): the record fails and the
+    /// audit trail gets an `oauth_mixup_refused` event naming both issuers.
+    pub fn refused_mix_up(self, mix_up: &crate::auth::MixUp) {
+        let _ = self.broker.store.audit(
+            Some(&self.server),
+            "oauth_mixup_refused",
+            &serde_json::json!({
+                "record_id": self.record_id,
+                "kind": mix_up.kind(),
+                "expected_issuer": mix_up.expected(),
+                "received_issuer": mix_up.received(),
+                "sign_in_domain": self.domain,
+            }),
+        );
+        self.failed(
+            crate::auth::AuthStep::ResponseIssuer.name(),
+            &mix_up.to_string(),
+        );
     }
     /// The flow failed at `step` (named in words) for `detail`.
     pub fn failed(mut self, step: &str, detail: &str) {
@@ -84,9 +119,18 @@ impl Broker {
         authorization_url: &str,
         token_endpoint: Option<&str>,
         client: Option<&str>,
+        reason: Option<&str>,
     ) -> Result<SignInRecord, Refusal> {
+        let why = reason
+            .map(|r| {
+                format!(
+                    " Why again: {}.",
+                    neutralize_for_display(r, MAX_REASON_CHARS)
+                )
+            })
+            .unwrap_or_default();
         let message = format!(
-            "Sign in to {server}: the server requires you to sign in (MCP authorization, OAuth) at its authorization server. Check that you expect to sign in at this domain. Airlock never sees your password; the tokens it gets back are kept in the OS keychain."
+            "Sign in to {server}: the server requires you to sign in (MCP authorization, OAuth) at its authorization server.{why} Check that you expect to sign in at this domain. Airlock never sees your password; the tokens it gets back are kept in the OS keychain."
         );
         let (_, result) = self
             .ask(UrlQuestion {
@@ -105,6 +149,7 @@ impl Broker {
         self.note_opened(&request);
         Ok(SignInRecord {
             broker: self.clone(),
+            server: server.to_owned(),
             record_id: request.record_id,
             url: request.inspection.url.clone().unwrap_or_default(),
             domain: request

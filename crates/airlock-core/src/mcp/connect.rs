@@ -238,27 +238,37 @@ fn handshake_detail(e: &ClientInitializeError) -> String {
     }
 }
 
-/// Stored tokens of an HTTP server, when the keychain has some.
+/// Stored tokens of an HTTP server, when the keychain has some that may be
+/// used for it ([`crate::auth::stored_manager`]); else why not, which is
+/// audited and told with the sign-in the server's 401 then asks for.
 async fn stored_authorization(
     server: &str,
     transport: &Transport<String>,
-    oauth: Option<&OAuthContext>,
-) -> Option<AuthorizationManager> {
-    let (Transport::Http { url, .. }, Some(oauth)) = (transport, oauth) else {
-        return None;
+    ctx: &ConnectContext,
+) -> Result<Option<AuthorizationManager>, crate::auth::TokensNotUsed> {
+    let (Transport::Http { url, .. }, Some(oauth)) = (transport, ctx.oauth.as_ref()) else {
+        return Ok(None);
     };
     let store =
         crate::auth::KeychainCredentialStore::new(oauth.keychain.clone(), &oauth.instance, server);
-    let probe = store.clone();
-    let stored = tokio::task::spawn_blocking(move || probe.load_blocking()).await;
-    // No keychain or nothing stored: connect without a token.
-    if !matches!(stored, Ok(Ok(Some(_)))) {
-        return None;
+    match crate::auth::stored_manager(url, store).await {
+        Ok(Some(mut manager)) => {
+            // A confidential client needs its secret to refresh.
+            crate::auth::configure_registered_client(&mut manager, &oauth.identity, url);
+            Ok(Some(manager))
+        }
+        Ok(None) => Ok(None),
+        Err(why) => {
+            if let Some(kind) = why.kind() {
+                let _ = ctx.store.audit(
+                    Some(server),
+                    "oauth_tokens_not_used",
+                    &serde_json::json!({"kind": kind, "reason": why.to_string()}),
+                );
+            }
+            Err(why)
+        }
     }
-    let (mut manager, _) = crate::auth::manager_with_store(url, store).await.ok()?;
-    // A confidential client needs its secret to refresh.
-    crate::auth::configure_registered_client(&mut manager, &oauth.identity, url);
-    Some(manager)
 }
 
 /// Variables every stdio server gets from Airlock's environment: what a
@@ -315,12 +325,15 @@ fn inherited_env(extra: &[String]) -> Vec<(std::ffi::OsString, std::ffi::OsStrin
 }
 
 /// Sign in after a 401 (consent first), when the shell can run a login.
+/// `not_used`: why the stored tokens were not sent, told with the consent
+/// (or the error, when no sign-in can run here).
 async fn sign_in_for(
     server: &str,
     url: &str,
     challenge: &str,
     oauth: &OAuthContext,
     allow_insecure_http: bool,
+    not_used: Option<&crate::auth::TokensNotUsed>,
 ) -> Result<AuthorizationManager, ConnectError> {
     if crate::servers::plain_http_remote(url) && !allow_insecure_http {
         return Err(ConnectError::Config(
@@ -330,16 +343,20 @@ async fn sign_in_for(
     let Some(browser) = oauth.browser.as_ref() else {
         return Err(ConnectError::AuthorizationRequired {
             server: server.to_owned(),
+            reason: not_used.map(|w| format!(" ({w})")).unwrap_or_default(),
         });
     };
     let store =
-        crate::auth::KeychainCredentialStore::new(oauth.keychain.clone(), &oauth.instance, server);
+        crate::auth::KeychainCredentialStore::new(oauth.keychain.clone(), &oauth.instance, server)
+            .for_resource(url);
+    let mut gate = oauth.gate.clone();
+    gate.reason = not_used.map(ToString::to_string);
     crate::auth::authorize(
         url,
         Some(challenge),
         &oauth.identity,
         browser.as_ref(),
-        &oauth.gate,
+        &gate,
         store,
     )
     .await
@@ -360,7 +377,10 @@ pub async fn connect(
         stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
     };
     let mut mode = lifecycle(ctx.protocol);
-    let mut auth = stored_authorization(server, transport, ctx.oauth.as_ref()).await;
+    let (mut auth, not_used) = match stored_authorization(server, transport, ctx).await {
+        Ok(manager) => (manager, None),
+        Err(why) => (None, Some(why)),
+    };
     let mut signed_in = false;
     let handshake = loop {
         let attempt = attempting.attempt(transport, &mode, auth.take()).await?;
@@ -382,7 +402,15 @@ pub async fn connect(
                 };
                 signed_in = true;
                 auth = Some(
-                    sign_in_for(server, url, &challenge, oauth, ctx.allow_insecure_http).await?,
+                    sign_in_for(
+                        server,
+                        url,
+                        &challenge,
+                        oauth,
+                        ctx.allow_insecure_http,
+                        not_used.as_ref(),
+                    )
+                    .await?,
                 );
             }
             _ => break attempt,

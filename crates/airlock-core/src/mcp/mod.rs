@@ -64,10 +64,12 @@ pub enum ConnectError {
     Handshake { detail: String, tail: String },
     #[error("invalid server configuration: {0}")]
     Config(String),
+    /// `reason`: why the stored tokens were not used, as ` (<sentence>)`,
+    /// or empty.
     #[error(
-        "the server requires you to sign in (MCP authorization, OAuth): use Sign in in the window, or `airlock login {server}`"
+        "the server requires you to sign in (MCP authorization, OAuth){reason}: use Sign in in the window, or `airlock login {server}`"
     )]
-    AuthorizationRequired { server: String },
+    AuthorizationRequired { server: String, reason: String },
     #[error(transparent)]
     Authorization(crate::auth::AuthFlowError),
 }
