@@ -3,11 +3,11 @@
 //! same permissions.
 
 use std::fs;
-use std::io::{ErrorKind, Write};
+use std::io::{ErrorKind, Read, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::AppsError;
+use crate::{AppId, AppsError, Places};
 
 /// Largest app config file Airlock edits, in bytes (Claude Code's
 /// `~/.claude.json` also holds its project history and grows).
@@ -15,6 +15,56 @@ pub const MAX_APP_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Mode of files Airlock creates (configs and backups may hold API keys).
 const NEW_FILE_MODE: u32 = 0o600;
+
+/// The text of `app`'s config file, or None when it does not exist.
+pub(crate) fn read_app_config(app: AppId, places: &Places) -> Result<Option<String>, AppsError> {
+    let path = app.config_path(places);
+    check_link(app, places, &path)?;
+    read_config(&path)
+}
+
+/// A config file that is a symbolic link is followed (dotfile managers
+/// link configs) only to a regular file inside the home folder that is not
+/// another app's config: a link planted to make Airlock write into another
+/// app's file, or outside the user's own files, is refused.
+fn check_link(app: AppId, places: &Places, path: &Path) -> Result<(), AppsError> {
+    let refuse = |reason: String| AppsError::Unreadable {
+        path: path.to_owned(),
+        reason,
+    };
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {}
+        _ => return Ok(()),
+    }
+    let target = match fs::canonicalize(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            return Err(refuse(
+                "it is a symbolic link to a file that does not exist; Airlock does not create files through links".to_owned(),
+            ))
+        }
+        Err(e) => return Err(refuse(e.to_string())),
+    };
+    let home = fs::canonicalize(&places.home).unwrap_or_else(|_| places.home.clone());
+    if !target.starts_with(&home) {
+        return Err(refuse(format!(
+            "it is a symbolic link to {}, outside your home folder; Airlock does not follow it",
+            target.display()
+        )));
+    }
+    let other = crate::ALL_APPS.into_iter().filter(|a| *a != app).find(|a| {
+        let p = a.config_path(places);
+        fs::canonicalize(&p).is_ok_and(|c| c == target)
+    });
+    if let Some(other) = other {
+        return Err(refuse(format!(
+            "it is a symbolic link to {}, the config of {}; Airlock does not write one app's entry into another's file",
+            target.display(),
+            other.display_name()
+        )));
+    }
+    Ok(())
+}
 
 /// The file's text, or None when it does not exist.
 pub(crate) fn read_config(path: &Path) -> Result<Option<String>, AppsError> {
@@ -36,7 +86,17 @@ pub(crate) fn read_config(path: &Path) -> Result<Option<String>, AppsError> {
             meta.len()
         )));
     }
-    let bytes = fs::read(path).map_err(|e| unreadable(e.to_string()))?;
+    // Read at most one byte past the limit: a file that grows between the
+    // size check and the read is still bounded.
+    let mut bytes = Vec::new();
+    fs::File::open(path)
+        .and_then(|f| f.take(MAX_APP_CONFIG_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| unreadable(e.to_string()))?;
+    if bytes.len() as u64 > MAX_APP_CONFIG_BYTES {
+        return Err(unreadable(format!(
+            "it is over {MAX_APP_CONFIG_BYTES} bytes, the most Airlock edits"
+        )));
+    }
     String::from_utf8(bytes)
         .map(Some)
         .map_err(|_| AppsError::Malformed {
@@ -122,4 +182,21 @@ pub(crate) fn write_private(path: &Path, text: &str) -> Result<(), AppsError> {
         path: path.to_owned(),
         reason: e.to_string(),
     })
+}
+
+/// A private file of Airlock's own (a record, a backup), bounded; None when
+/// it is missing, too large or not text.
+pub(crate) fn read_private(path: &Path, max: u64) -> Option<String> {
+    let meta = fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > max {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    fs::File::open(path)
+        .and_then(|f| f.take(max + 1).read_to_end(&mut bytes))
+        .ok()?;
+    if bytes.len() as u64 > max {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
 }

@@ -1,29 +1,37 @@
 //! Connect the user's AI apps (Claude Desktop, Claude Code, Cursor, VS Code,
-//! Windsurf, Goose, Zed, LM Studio) to Airlock by writing one entry named
-//! `airlock` into each app's own MCP config file: `<airlock> gateway --stdio
-//! --client <app id>`.
+//! Windsurf, Goose, Zed, LM Studio, Gemini CLI, Codex CLI, opencode, Qwen
+//! Code, GitHub Copilot CLI, Continue, Cline, Kiro, Amazon Q Developer CLI)
+//! to Airlock by writing one entry named `airlock` into each app's own MCP
+//! config file: `<airlock> gateway --stdio --client <app id>`.
 //!
 //! Every change is planned first ([`plan_connect`], [`plan_disconnect`]: the
 //! text before and after and a unified diff), then applied ([`apply`]):
 //! backup first, then an atomic replace, and only if the file is still the
 //! one the diff was made from. A file Airlock cannot parse is refused and
-//! never written. See README.md for the paths per OS.
+//! never written. Secrets of the servers moved out of an app go to the OS
+//! keychain ([`SecretVault`]), never to a file. See README.md for the paths
+//! per OS.
 
 mod apps;
 mod doc;
+mod entry;
 mod files;
+mod kept;
 mod label;
 mod plan;
 mod record;
+mod vault;
 
 use std::path::{Path, PathBuf};
 
 pub use apps::{AppId, UnknownApp, ALL_APPS};
+pub use doc::MAX_NESTING_DEPTH;
 pub use files::MAX_APP_CONFIG_BYTES;
 pub use label::{caller_label, caller_label_capitalised, notice_prefix, MAX_CALLER_LABEL_CHARS};
 pub use plan::{
     apply, plan_connect, plan_disconnect, status, Action, AppStatus, Applied, Change, MovedServer,
 };
+pub use vault::{fakes, Keeper, SecretDetector, SecretVault, VaultError};
 
 /// The entry name Airlock writes into every app's config.
 pub const ENTRY_NAME: &str = "airlock";
@@ -80,6 +88,8 @@ pub enum AppsError {
     ChangedSinceShown { path: PathBuf },
     #[error("cannot write {path}: {reason}")]
     Write { path: PathBuf, reason: String },
+    #[error("cannot keep the secrets of the servers moved out of {app} in the OS keychain: {reason}. Nothing was written")]
+    Vault { app: &'static str, reason: String },
     #[error("the path of the airlock program is not absolute: {0}")]
     RelativeProgram(PathBuf),
 }
