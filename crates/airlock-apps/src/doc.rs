@@ -504,12 +504,16 @@ impl YamlDoc {
             }
             (Some(serde_norway::Value::Mapping(_)), YamlShape::Map) => {}
             (Some(serde_norway::Value::Sequence(items)), YamlShape::List) => {
-                if items.iter().any(|i| {
-                    i.get("name")
-                        .and_then(serde_norway::Value::as_str)
-                        .is_none()
-                }) {
-                    return Err(format!("an item of its `{key}` has no name"));
+                let mut seen = HashSet::new();
+                for item in items {
+                    let Some(name) = item.get("name").and_then(serde_norway::Value::as_str) else {
+                        return Err(format!("an item of its `{key}` has no name"));
+                    };
+                    if !seen.insert(name) {
+                        return Err(format!(
+                            "it names two items of its `{key}` {name:?}, so apps may read it differently"
+                        ));
+                    }
                 }
             }
             (Some(_), YamlShape::Map) => return Err(format!("its `{key}` is not a mapping")),

@@ -16,25 +16,46 @@ pub const MAX_APP_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
 /// Mode of files Airlock creates (configs and backups may hold API keys).
 const NEW_FILE_MODE: u32 = 0o600;
 
-/// The text of `app`'s config file, or None when it does not exist.
-pub(crate) fn read_app_config(app: AppId, places: &Places) -> Result<Option<String>, AppsError> {
+/// `app`'s config file as read: its text (None: it does not exist) and the
+/// file that was read (a link resolved once, here).
+pub(crate) struct AppConfig {
+    pub(crate) text: Option<String>,
+    /// Where a write goes: the very file the text came from, so a link
+    /// swapped after this read cannot send the write elsewhere.
+    pub(crate) target: PathBuf,
+}
+
+/// Read `app`'s config file, its link (if any) checked and resolved once.
+pub(crate) fn read_app_config(app: AppId, places: &Places) -> Result<AppConfig, AppsError> {
     let path = app.config_path(places);
-    check_link(app, places, &path)?;
-    read_config(&path)
+    let target = check_link(app, places, &path)?;
+    let text = read_config(&target).map_err(|e| match e {
+        AppsError::Unreadable { reason, .. } => AppsError::Unreadable {
+            path: path.clone(),
+            reason,
+        },
+        AppsError::Malformed { reason, .. } => AppsError::Malformed {
+            path: path.clone(),
+            reason,
+        },
+        other => other,
+    })?;
+    Ok(AppConfig { text, target })
 }
 
 /// A config file that is a symbolic link is followed (dotfile managers
 /// link configs) only to a regular file inside the home folder that is not
 /// another app's config: a link planted to make Airlock write into another
 /// app's file, or outside the user's own files, is refused.
-fn check_link(app: AppId, places: &Places, path: &Path) -> Result<(), AppsError> {
+/// Returns the file to read and write: `path`, or the target of its link.
+fn check_link(app: AppId, places: &Places, path: &Path) -> Result<PathBuf, AppsError> {
     let refuse = |reason: String| AppsError::Unreadable {
         path: path.to_owned(),
         reason,
     };
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => {}
-        _ => return Ok(()),
+        _ => return Ok(path.to_owned()),
     }
     let target = match fs::canonicalize(path) {
         Ok(t) => t,
@@ -63,7 +84,7 @@ fn check_link(app: AppId, places: &Places, path: &Path) -> Result<(), AppsError>
             other.display_name()
         )));
     }
-    Ok(())
+    Ok(target)
 }
 
 /// The file's text, or None when it does not exist.
@@ -105,16 +126,11 @@ pub(crate) fn read_config(path: &Path) -> Result<Option<String>, AppsError> {
         })
 }
 
-/// Where a write really lands: the target of a symlink (dotfile managers
-/// link configs), so the link stays a link.
-fn write_target(path: &Path) -> PathBuf {
-    fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
-}
-
-/// Replace (or create) `path` with `text`: same permissions as before, or
-/// 0600 for a new file.
-pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), AppsError> {
-    let target = write_target(path);
+/// Replace (or create) `target` (the file [`read_app_config`] read: a
+/// link's target, so the link stays a link) with `text`: same permissions
+/// as before, or 0600 for a new file. `path` names it in errors.
+pub(crate) fn write_atomic(path: &Path, target: &Path, text: &str) -> Result<(), AppsError> {
+    let target = target.to_owned();
     let failed = |e: std::io::Error| AppsError::Write {
         path: path.to_owned(),
         reason: e.to_string(),
@@ -148,8 +164,8 @@ pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), AppsError> {
 }
 
 /// Remove a file Airlock created (disconnect of an app that had none).
-pub(crate) fn remove_config(path: &Path) -> Result<(), AppsError> {
-    match fs::remove_file(write_target(path)) {
+pub(crate) fn remove_config(path: &Path, target: &Path) -> Result<(), AppsError> {
+    match fs::remove_file(target) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
         Err(e) => Err(AppsError::Write {

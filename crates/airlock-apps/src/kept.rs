@@ -253,14 +253,21 @@ pub(crate) fn mask(text: &str, secrets: &[Pending]) -> (String, Vec<Mask>) {
     (out, masks)
 }
 
-/// The masked text with its secrets back, or None when one cannot be had.
-pub(crate) fn unmask(text: &str, masks: &[Mask], vault: &dyn SecretVault) -> Option<String> {
+/// The masked text with its secrets back (and those secrets, to mask in
+/// what is shown), or None when one cannot be had.
+pub(crate) fn unmask(
+    text: &str,
+    masks: &[Mask],
+    vault: &dyn SecretVault,
+) -> Option<(String, Vec<Secret>)> {
     let mut out = text.to_owned();
+    let mut values = Vec::new();
     for m in masks {
         let value = vault.fetch(&m.reference).ok()??;
         out = out.replace(&m.placeholder, &m.form.write(&value));
+        values.push(Secret(value));
     }
-    Some(out)
+    Some((out, values))
 }
 
 /// `text` (a diff) with the secrets' written forms shown as `[secret]`.
@@ -343,9 +350,12 @@ mod tests {
         assert!(!masked.contains("ss'word") && !masked.contains("ss''word"));
         assert!(!masked.contains("ss\\\"word"), "{masked}");
         assert!(masked.contains("\"b\": \"1\""), "short values stay");
-        assert_eq!(unmask(&masked, &masks, &vault).as_deref(), Some(&*text));
+        assert_eq!(
+            unmask(&masked, &masks, &vault).map(|(t, _)| t).as_deref(),
+            Some(&*text)
+        );
         vault.lose(tricky);
-        assert_eq!(unmask(&masked, &masks, &vault), None);
+        assert!(unmask(&masked, &masks, &vault).is_none());
         assert_eq!(
             redact("x pa\"ss'word\\x y", &[Secret(tricky.into())]),
             "x [secret] y"

@@ -30,6 +30,7 @@ pub use files::MAX_APP_CONFIG_BYTES;
 pub use label::{caller_label, caller_label_capitalised, notice_prefix, MAX_CALLER_LABEL_CHARS};
 pub use plan::{
     apply, plan_connect, plan_disconnect, status, Action, AppStatus, Applied, Change, MovedServer,
+    MAX_MOVED_SECRETS,
 };
 pub use vault::{fakes, Keeper, SecretDetector, SecretVault, VaultError};
 

@@ -20,6 +20,11 @@ use crate::record::{self, sha256, Original, Record};
 use crate::vault::{Keeper, Secret};
 use crate::{check_program, AppId, AppsError, Places, ENTRY_NAME};
 
+/// Most secret values one connect files in the keychain (env values and
+/// secret-looking fields of the servers it moves): each is a keychain
+/// entry, and a config stuffed with thousands is refused, not obeyed.
+pub const MAX_MOVED_SECRETS: usize = 256;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
@@ -149,7 +154,7 @@ pub fn plan_connect(
 ) -> Result<Change, AppsError> {
     check_program(program)?;
     let path = app.config_path(places);
-    let before = read_app_config(app, places)?;
+    let before = read_app_config(app, places)?.text;
     let mut doc = Doc::parse(app.format(), before.as_deref()).map_err(malformed(&path))?;
     let desired = desired_entry(app, program);
     let existing = doc.get(ENTRY_NAME);
@@ -207,6 +212,15 @@ pub fn plan_connect(
         record.moved.push(kept);
         pending.extend(secrets);
     }
+    if pending.len() > MAX_MOVED_SECRETS {
+        return Err(AppsError::Malformed {
+            path,
+            reason: format!(
+                "its servers to move hold {} secret values; Airlock moves at most {MAX_MOVED_SECRETS} at once into the OS keychain",
+                pending.len()
+            ),
+        });
+    }
     changed |= !moved.is_empty();
     let after = if changed {
         Some(render(&doc, &path, &mut notes))
@@ -255,8 +269,8 @@ fn take_servers(app: AppId, doc: &mut Doc, notes: &mut Vec<String>) -> Vec<Moved
 
 /// The file as it was before the first connect.
 enum Restore {
-    /// This text, byte for byte.
-    Text(String),
+    /// This text, byte for byte, and the secrets filled back into it.
+    Text(String, Vec<Secret>),
     /// There was no file: remove the one Airlock created.
     Remove,
 }
@@ -272,8 +286,8 @@ fn whole_backup(record: &Record, text: &str, keeper: Keeper<'_>) -> Option<Resto
         return original.sha256.is_empty().then_some(Restore::Remove);
     };
     let masked = record::read_backup(backup)?;
-    let restored = kept::unmask(&masked, &original.masks, keeper.vault)?;
-    (sha256(&restored) == original.sha256).then_some(Restore::Text(restored))
+    let (restored, secrets) = kept::unmask(&masked, &original.masks, keeper.vault)?;
+    (sha256(&restored) == original.sha256).then_some(Restore::Text(restored, secrets))
 }
 
 /// Plan disconnecting `app`: Airlock's entry goes, and what it replaced or
@@ -286,7 +300,7 @@ pub fn plan_disconnect(
     keeper: Keeper<'_>,
 ) -> Result<Change, AppsError> {
     let path = app.config_path(places);
-    let before = read_app_config(app, places)?;
+    let before = read_app_config(app, places)?.text;
     let saved = record::load(places, app);
     let retire = saved.as_ref().map(references).unwrap_or_default();
     let mut notes = Vec::new();
@@ -302,11 +316,19 @@ pub fn plan_disconnect(
         return Ok(change);
     };
     if let Some(restore) = saved.as_ref().and_then(|r| whole_backup(r, text, keeper)) {
-        let after = match restore {
-            Restore::Text(t) => Some(t),
-            Restore::Remove => None,
+        let (after, secrets) = match restore {
+            Restore::Text(t, secrets) => (Some(t), secrets),
+            Restore::Remove => (None, Vec::new()),
         };
-        let mut change = finish(app, Action::Disconnect, path, before, after, &[], notes);
+        let mut change = finish(
+            app,
+            Action::Disconnect,
+            path,
+            before,
+            after,
+            &secrets,
+            notes,
+        );
         change.retire = retire;
         return Ok(change);
     }
@@ -438,7 +460,8 @@ fn unified_diff(path: &Path, before: Option<&str>, after: Option<&str>) -> Strin
 /// (those secrets masked), the record, and the new text atomically (or the
 /// file removed when Airlock had created it).
 pub fn apply(change: &Change, places: &Places, keeper: Keeper<'_>) -> Result<Applied, AppsError> {
-    if read_app_config(change.app, places)? != change.before {
+    let now = read_app_config(change.app, places)?;
+    if now.text != change.before {
         return Err(AppsError::ChangedSinceShown {
             path: change.path.clone(),
         });
@@ -483,8 +506,8 @@ pub fn apply(change: &Change, places: &Places, keeper: Keeper<'_>) -> Result<App
         record::save(places, change.app, &rec)?;
     }
     match &change.after {
-        Some(text) => write_atomic(&change.path, text)?,
-        None => remove_config(&change.path)?,
+        Some(text) => write_atomic(&change.path, &now.target, text)?,
+        None => remove_config(&change.path, &now.target)?,
     }
     if change.action == Action::Disconnect {
         record::forget(places, change.app);
@@ -520,7 +543,7 @@ pub fn status(app: AppId, places: &Places, program: &Path) -> AppStatus {
         problem: None,
     };
     let parsed = read_app_config(app, places)
-        .and_then(|text| Doc::parse(app.format(), text.as_deref()).map_err(malformed(&path)));
+        .and_then(|read| Doc::parse(app.format(), read.text.as_deref()).map_err(malformed(&path)));
     match parsed {
         Ok(doc) => {
             let entry = doc.get(ENTRY_NAME);

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use airlock_apps::fakes::{FixedRulesDetectorFake, InMemoryVaultFake};
 use airlock_apps::{
     apply, plan_connect, plan_disconnect, status, AppId, AppsError, Keeper, Places,
-    MAX_APP_CONFIG_BYTES, MAX_NESTING_DEPTH,
+    MAX_APP_CONFIG_BYTES, MAX_MOVED_SECRETS, MAX_NESTING_DEPTH,
 };
 
 const PROGRAM: &str = "/opt/airlock/bin/airlock";
@@ -243,8 +243,13 @@ fn moved_secrets_go_to_the_vault_never_to_a_file_and_come_back() {
 
     // The file is still what Airlock wrote: the backup comes back whole,
     // its masked secret filled in from the vault.
-    h.disconnect(app);
+    let off = h.disconnect(app);
     assert_eq!(fs::read_to_string(&path).expect("read"), CURSOR);
+    assert!(
+        !off.diff.contains(secret) && off.diff.contains("[secret]"),
+        "{}",
+        off.diff
+    );
     assert!(h.vault.is_empty());
 }
 
@@ -421,6 +426,10 @@ fn hostile_configs_are_refused_untouched_with_a_clear_error() {
             AppId::CodexCli,
             "[mcp_servers.a]\ncommand = \"x\"\n[mcp_servers.a]\ncommand = \"evil\"\n",
         ),
+        (
+            AppId::Continue,
+            "name: c\nversion: 1.0.0\nschema: v1\nmcpServers:\n  - name: a\n    command: x\n  - name: a\n    command: evil\n",
+        ),
     ] {
         let h = Home::new();
         let path = h.put(app, text);
@@ -491,4 +500,43 @@ fn a_file_that_changes_between_plan_and_apply_is_not_written() {
         h.data_files().is_empty() && h.vault.is_empty(),
         "nothing kept"
     );
+}
+
+#[test]
+fn a_move_that_would_file_more_secrets_than_the_bound_is_refused() {
+    let servers = |n: usize| {
+        let entries: Vec<String> = (0..n)
+            .map(|i| format!("\"s{i}\": {{\"command\": \"x\", \"env\": {{\"V\": \"value-{i}\"}}}}"))
+            .collect();
+        format!("{{\"mcpServers\": {{{}}}}}\n", entries.join(", "))
+    };
+    let h = Home::new();
+    h.put(AppId::Cursor, &servers(MAX_MOVED_SECRETS));
+    let change = plan_connect(
+        AppId::Cursor,
+        &h.places,
+        Path::new(PROGRAM),
+        true,
+        h.keeper(),
+    )
+    .expect("at the bound");
+    assert_eq!(change.moved.len(), MAX_MOVED_SECRETS);
+    let path = h.put(AppId::Cursor, &servers(MAX_MOVED_SECRETS + 1));
+    let err = plan_connect(
+        AppId::Cursor,
+        &h.places,
+        Path::new(PROGRAM),
+        true,
+        h.keeper(),
+    )
+    .expect_err("refused");
+    assert!(
+        err.to_string()
+            .contains(&format!("at most {MAX_MOVED_SECRETS}")),
+        "{err}"
+    );
+    assert!(fs::read_to_string(&path)
+        .expect("read")
+        .contains("value-256"));
+    assert!(h.vault.is_empty());
 }
