@@ -198,6 +198,23 @@ fn edits_made_between_two_connects_and_after_survive_disconnect() {
 }
 
 #[test]
+fn an_edit_before_a_second_connect_survives_though_the_file_is_what_airlock_wrote_last() {
+    let h = Home::new();
+    let app = AppId::Cursor;
+    let path = h.put(app, CURSOR);
+    h.connect(app, PROGRAM, true);
+    let first = fs::read_to_string(&path).expect("read");
+    fs::write(&path, user_edit(app, &first, 1)).expect("user edit");
+    h.connect(app, MOVED_PROGRAM, false);
+    // No edit since: the first backup is stale all the same.
+    h.disconnect(app);
+    let after = fs::read_to_string(&path).expect("read");
+    assert!(after.contains("\"myKey1\": 1"), "{after}");
+    assert!(!after.contains("airlock"), "{after}");
+    assert!(after.contains("\"github\""), "{after}");
+}
+
+#[test]
 fn untouched_since_the_last_write_the_whole_backup_comes_back_byte_for_byte() {
     let h = Home::new();
     let app = AppId::Continue;

@@ -264,3 +264,54 @@ fn moved_env_secrets_live_only_in_the_keychain_and_disconnect_puts_them_back() {
         "the references are gone from the keychain"
     );
 }
+
+/// Airlock moved (an upgrade into another folder): the same binary under
+/// another path, so a second connect rewrites the entry.
+fn moved_airlock(sb: &Sandbox) -> PathBuf {
+    let dir = sb.dir.path().join("new-place");
+    fs::create_dir_all(&dir).expect("dir");
+    let moved = dir.join("airlock");
+    fs::hard_link(env!("CARGO_BIN_EXE_airlock"), &moved)
+        .or_else(|_| fs::copy(env!("CARGO_BIN_EXE_airlock"), &moved).map(|_| ()))
+        .expect("link airlock");
+    moved
+}
+
+#[test]
+fn an_edit_made_before_a_second_connect_survives_disconnect() {
+    let sb = Sandbox::new();
+    let path = sb.put(".cursor/mcp.json", CURSOR);
+    let out = sb.run(&["clients", "connect", "cursor", "--yes", "--move-servers"]);
+    assert!(out.status.success(), "{out:?}");
+    let edited = fs::read_to_string(&path)
+        .expect("read")
+        .replacen('{', "{\n  \"myKey\": 1,", 1);
+    fs::write(&path, &edited).expect("user edit");
+
+    let moved = moved_airlock(&sb);
+    let again = Command::new(&moved)
+        .arg("--data-dir")
+        .arg(sb.dir.path().join("data"))
+        .args(["clients", "connect", "cursor", "--yes"])
+        .env("HOME", sb.home())
+        .env_remove("XDG_CONFIG_HOME")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the moved airlock");
+    assert!(again.status.success(), "{again:?}");
+    let now = fs::read_to_string(&path).expect("read");
+    assert!(
+        now.contains("new-place"),
+        "the entry follows Airlock: {now}"
+    );
+
+    // The file is exactly what Airlock wrote last, yet the first backup is
+    // stale: restoring it would lose the user's edit.
+    let off = sb.run(&["clients", "disconnect", "cursor", "--yes"]);
+    assert!(off.status.success(), "{off:?}");
+    let back: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");
+    assert_eq!(back["myKey"], 1, "the user's edit is kept: {back}");
+    assert_eq!(back["mcpServers"]["notes"]["command"], "notes-server");
+    assert!(back["mcpServers"].get("airlock").is_none(), "{back}");
+}
