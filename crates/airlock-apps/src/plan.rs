@@ -491,8 +491,22 @@ pub fn apply(change: &Change, places: &Places, keeper: Keeper<'_>) -> Result<App
         }
         None => None,
     };
+    // A server moved now may sit, secrets and all, in a backup of an
+    // earlier change (a connect without --move-servers): mask it there too.
+    let remasked = if change.pending.is_empty() {
+        Vec::new()
+    } else {
+        record::remask_backups(places, change.app, &change.pending)?
+    };
     if let Some(planned) = &change.record {
         let mut rec = planned.clone();
+        if let Some(original) = &rec.original.backup {
+            for (path, masks) in &remasked {
+                if path == original {
+                    rec.original.masks.extend(masks.iter().cloned());
+                }
+            }
+        }
         if change.fresh_record {
             rec.original = match (&backup, &change.before) {
                 (Some((path, masks)), Some(text)) => Original {

@@ -12,7 +12,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::files::{read_private, write_private};
-use crate::kept::{Kept, Mask};
+use crate::kept::{self, Kept, Mask, Pending};
 use crate::{AppId, AppsError, Places};
 
 /// Largest record Airlock reads back, in bytes (its own file; a bigger one
@@ -102,4 +102,39 @@ pub(crate) fn backup(places: &Places, app: AppId, text: &str) -> Result<PathBuf,
 
 pub(crate) fn read_backup(path: &Path) -> Option<String> {
     read_private(path, crate::files::MAX_APP_CONFIG_BYTES)
+}
+
+/// Mask `secrets` in every backup of `app` already in the backups folder (a
+/// server moved now may sit in a backup an earlier change made); returns
+/// the masks made per file.
+pub(crate) fn remask_backups(
+    places: &Places,
+    app: AppId,
+    secrets: &[Pending],
+) -> Result<Vec<(PathBuf, Vec<Mask>)>, AppsError> {
+    let mut out = Vec::new();
+    let dir = places.apps_dir().join("backups");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(out);
+    };
+    let prefix = format!("{app}-");
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let ours = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".bak"));
+        if !ours {
+            continue;
+        }
+        let Some(text) = read_backup(&path) else {
+            continue;
+        };
+        let (masked, masks) = kept::mask(&text, secrets);
+        if !masks.is_empty() {
+            write_private(&path, &masked)?;
+            out.push((path, masks));
+        }
+    }
+    Ok(out)
 }

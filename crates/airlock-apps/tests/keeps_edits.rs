@@ -271,6 +271,27 @@ fn moved_secrets_go_to_the_vault_never_to_a_file_and_come_back() {
 }
 
 #[test]
+fn servers_moved_by_a_later_connect_leave_no_secret_in_earlier_backups() {
+    let h = Home::new();
+    let app = AppId::Cursor;
+    let path = h.put(app, CURSOR);
+    h.connect(app, PROGRAM, false);
+    // The first backup is the file as it was, secret included, until...
+    h.connect(app, PROGRAM, true);
+    let secret = "ghp_0123456789abcdefghijABCDEFGHIJklmn";
+    for (p, bytes) in h.data_files() {
+        assert!(
+            !contains(&bytes, secret),
+            "{} holds the secret",
+            p.display()
+        );
+    }
+    // Nobody wrote in between: the original comes back whole.
+    h.disconnect(app);
+    assert_eq!(fs::read_to_string(&path).expect("read"), CURSOR);
+}
+
+#[test]
 fn a_secret_missing_from_the_vault_is_named_and_the_server_comes_back_without_it() {
     let h = Home::new();
     let app = AppId::Cursor;
