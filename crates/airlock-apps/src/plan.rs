@@ -33,7 +33,7 @@ pub enum Action {
 }
 
 /// A server taken out of an app's config, to be imported into Airlock.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Clone, Serialize)]
 pub struct MovedServer {
     pub name: String,
     /// The entry as the app had it (secrets included: never serialized).
@@ -44,7 +44,7 @@ pub struct MovedServer {
 /// A change to one app's config, not yet written. Its texts hold the
 /// app's secrets and are never serialized; the diff shows them as
 /// `[secret]`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Clone, Serialize)]
 pub struct Change {
     pub app: AppId,
     pub action: Action,
@@ -100,6 +100,29 @@ pub struct AppStatus {
     pub up_to_date: bool,
     /// Why the config cannot be read or edited, if so.
     pub problem: Option<String>,
+}
+
+// By hand: the texts and entries hold the app's secrets, and a Debug
+// print ends up in logs and panic messages.
+impl std::fmt::Debug for MovedServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MovedServer")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for Change {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Change")
+            .field("app", &self.app)
+            .field("action", &self.action)
+            .field("path", &self.path)
+            .field("diff", &self.diff)
+            .field("moved", &self.moved)
+            .field("notes", &self.notes)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Change {

@@ -242,6 +242,11 @@ fn moved_secrets_go_to_the_vault_never_to_a_file_and_come_back() {
     assert!(change.diff.contains("[secret]"), "{}", change.diff);
     let shown = serde_json::to_string(&change).expect("json");
     assert!(!shown.contains(secret) && !shown.contains("github.example.com"));
+    let debug = format!("{change:?}");
+    assert!(
+        !debug.contains(secret) && !debug.contains("github.example.com"),
+        "{debug}"
+    );
     assert!(h.vault.values().contains(&secret.to_owned()));
     assert!(
         h.vault.values().contains(&"github.example.com".to_owned()),
