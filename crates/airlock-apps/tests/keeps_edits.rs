@@ -355,6 +355,29 @@ fn a_user_who_edited_or_removed_airlocks_entry_is_told_and_their_own_is_kept() {
     );
     assert!(fs::read_to_string(&path).expect("read").contains("my-tool"));
 
+    // Airlock's entry edited by hand (still the gateway): removed, and said.
+    let h = Home::new();
+    let path = h.put(app, "{\"mcpServers\": {}}\n");
+    h.connect(app, PROGRAM, false);
+    let edited = fs::read_to_string(&path)
+        .expect("read")
+        .replace("\"--client\"", "\"--verbose\", \"--client\"");
+    fs::write(&path, &edited).expect("edit");
+    let off = h.disconnect(app);
+    assert!(
+        off.notes
+            .iter()
+            .any(|n| n.contains("was changed since Airlock wrote it")),
+        "{:?}",
+        off.notes
+    );
+    assert!(
+        off.diff.contains("--verbose"),
+        "the diff shows what goes: {}",
+        off.diff
+    );
+    assert!(!fs::read_to_string(&path).expect("read").contains("airlock"));
+
     let h = Home::new();
     let path = h.put(app, "{\"mcpServers\": {}}\n");
     h.connect(app, PROGRAM, false);
