@@ -410,3 +410,39 @@ fn a_vscode_server_that_needs_vscode_inputs_is_not_moved() {
         change.notes
     );
 }
+
+#[test]
+fn yaml_comments_and_layout_stay_through_connect_an_edit_and_disconnect() {
+    let goose = "# my goose config\nGOOSE_PROVIDER: anthropic # the provider\nextensions:\n    # fetch, indented by four\n    fetch:\n        cmd: uvx\n        args: [mcp-server-fetch]\n        type: stdio\n        enabled: true\nGOOSE_MODEL: claude-sonnet-4-5\n";
+    let cont = "name: c # mine\nversion: 1.0.0\nschema: v1\nmcpServers:\n- name: sqlite # first\n  command: npx\n  args: [-y, mcp-sqlite]\n# after the list\nrules:\n  - be brief\n";
+    for (app, before) in [(AppId::Goose, goose), (AppId::Continue, cont)] {
+        let h = home();
+        let path = put(&h.places, app, before);
+        let change = plan_connect(app, &h.places, program(), false, keeper()).expect("plan");
+        assert!(change.notes.is_empty(), "{app}: {:?}", change.notes);
+        apply(&change, &h.places, keeper()).expect("apply");
+        let connected = fs::read_to_string(&path).expect("read");
+        // Every line of the user's file is still there, in order.
+        let mut lines = connected.lines();
+        for line in before.lines() {
+            assert!(
+                lines.any(|l| l == line),
+                "{app}: {line:?} lost:\n{connected}"
+            );
+        }
+        let edited = connected.replacen("\n", "\n# my later note\n", 1);
+        fs::write(&path, &edited).expect("edit");
+        apply(
+            &plan_disconnect(app, &h.places, keeper()).expect("plan"),
+            &h.places,
+            keeper(),
+        )
+        .expect("apply");
+        let after = fs::read_to_string(&path).expect("read");
+        assert_eq!(
+            after,
+            before.replacen("\n", "\n# my later note\n", 1),
+            "{app}"
+        );
+    }
+}
