@@ -284,7 +284,12 @@ impl AppId {
             // gemini-cli packages/core/src/utils/paths.ts: ~/.gemini/settings.json.
             AppId::GeminiCli => home.join(".gemini").join("settings.json"),
             // Codex docs/config.md: $CODEX_HOME/config.toml, ~/.codex by default.
-            AppId::CodexCli => home.join(".codex").join("config.toml"),
+            AppId::CodexCli => places
+                .app_homes
+                .codex
+                .clone()
+                .unwrap_or_else(|| home.join(".codex"))
+                .join("config.toml"),
             // opencode.ai/docs/config: ~/.config/opencode/opencode.json (or
             // opencode.jsonc, used when that is the one there).
             AppId::Opencode => {
@@ -300,7 +305,12 @@ impl AppId {
             AppId::CopilotCli => home.join(".copilot").join("mcp-config.json"),
             // continue extensions/cli/src/env.ts: $CONTINUE_GLOBAL_DIR or
             // ~/.continue; configLoader.ts reads config.yaml there.
-            AppId::Continue => home.join(".continue").join("config.yaml"),
+            AppId::Continue => places
+                .app_homes
+                .continue_dir
+                .clone()
+                .unwrap_or_else(|| home.join(".continue"))
+                .join("config.yaml"),
             // @cline/core resolveDefaultMcpSettingsPath(): ~/.cline/data/settings.
             AppId::Cline => home
                 .join(".cline")

@@ -46,6 +46,33 @@ pub struct Places {
     pub xdg_config_home: Option<PathBuf>,
     /// Airlock's folder for backups and connection records (in its data dir).
     pub state_dir: PathBuf,
+    /// Folders some apps let the user move with their own variable.
+    pub app_homes: AppHomes,
+}
+
+/// An app's own folder, when the user moved it with the app's variable
+/// (absolute paths only).
+#[derive(Debug, Clone, Default)]
+pub struct AppHomes {
+    /// `$CODEX_HOME` (Codex docs/config.md; default `~/.codex`).
+    pub codex: Option<PathBuf>,
+    /// `$CONTINUE_GLOBAL_DIR` (continue extensions/cli/src/env.ts; default
+    /// `~/.continue`).
+    pub continue_dir: Option<PathBuf>,
+}
+
+impl AppHomes {
+    pub fn from_env() -> AppHomes {
+        let dir = |name: &str| {
+            std::env::var_os(name)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+        };
+        AppHomes {
+            codex: dir("CODEX_HOME"),
+            continue_dir: dir("CONTINUE_GLOBAL_DIR"),
+        }
+    }
 }
 
 impl Places {
@@ -63,6 +90,7 @@ impl Places {
             home,
             xdg_config_home,
             state_dir,
+            app_homes: AppHomes::from_env(),
         })
     }
 

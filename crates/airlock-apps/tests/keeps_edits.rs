@@ -30,6 +30,7 @@ impl Home {
             home: dir.path().join("home"),
             xdg_config_home: None,
             state_dir: dir.path().join("airlock-data"),
+            app_homes: Default::default(),
         };
         fs::create_dir_all(&places.home).expect("home");
         Home {

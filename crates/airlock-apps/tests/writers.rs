@@ -36,6 +36,7 @@ fn home() -> Home {
         home: dir.path().join("home"),
         xdg_config_home: None,
         state_dir: dir.path().join("airlock-data"),
+        app_homes: Default::default(),
     };
     fs::create_dir_all(&places.home).expect("home");
     Home { _dir: dir, places }
@@ -388,6 +389,20 @@ fn paths_follow_home_and_xdg_config_home() {
         keeper()
     )
     .is_err());
+    assert_eq!(
+        AppId::CodexCli.config_path(&places),
+        places.home.join(".codex/config.toml")
+    );
+    places.app_homes.codex = Some(PathBuf::from("/work/codex-home"));
+    places.app_homes.continue_dir = Some(PathBuf::from("/work/continue"));
+    assert_eq!(
+        AppId::CodexCli.config_path(&places),
+        PathBuf::from("/work/codex-home/config.toml")
+    );
+    assert_eq!(
+        AppId::Continue.config_path(&places),
+        PathBuf::from("/work/continue/config.yaml")
+    );
 }
 
 #[test]
