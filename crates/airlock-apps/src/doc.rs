@@ -27,6 +27,11 @@ use crate::apps::Format;
 /// recursive parse could exhaust the stack.
 pub const MAX_NESTING_DEPTH: usize = 64;
 
+/// Most servers Airlock reads in one app's config: far above any real
+/// config, and low enough that the per-server work of a plan stays small
+/// for a file stuffed with entries.
+pub const MAX_SERVER_ENTRIES: usize = 1000;
+
 /// An entry as written: keys in the order given.
 pub(crate) type Entry = Vec<(String, Value)>;
 
@@ -61,6 +66,36 @@ fn json_options(lenient: bool) -> ParseOptions {
 impl Doc {
     /// Parse `text` (None: the file does not exist yet).
     pub(crate) fn parse(format: Format, text: Option<&str>) -> Result<Doc, Malformed> {
+        let doc = Doc::parse_any(format, text)?;
+        let count = doc.count();
+        if count > MAX_SERVER_ENTRIES {
+            return Err(format!(
+                "it lists {count} servers; Airlock edits configs with at most {MAX_SERVER_ENTRIES}"
+            ));
+        }
+        Ok(doc)
+    }
+
+    /// How many servers it lists (without reading them).
+    fn count(&self) -> usize {
+        match self {
+            Doc::Json { root, key } => servers_json(root, key)
+                .map(|o| o.properties().len())
+                .unwrap_or(0),
+            Doc::Toml { doc, key } => doc
+                .get(key)
+                .and_then(toml_edit::Item::as_table_like)
+                .map(|t| t.len())
+                .unwrap_or(0),
+            Doc::Yaml(y) => match y.value.get(y.key) {
+                Some(serde_norway::Value::Mapping(m)) => m.len(),
+                Some(serde_norway::Value::Sequence(items)) => items.len(),
+                _ => 0,
+            },
+        }
+    }
+
+    fn parse_any(format: Format, text: Option<&str>) -> Result<Doc, Malformed> {
         match format {
             Format::Json { key, lenient } => parse_json(text.unwrap_or("{}\n"), key, lenient),
             Format::Toml { key } => parse_toml(text.unwrap_or(""), key),

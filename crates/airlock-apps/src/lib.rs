@@ -25,7 +25,7 @@ mod vault;
 use std::path::{Path, PathBuf};
 
 pub use apps::{AppId, UnknownApp, ALL_APPS};
-pub use doc::MAX_NESTING_DEPTH;
+pub use doc::{MAX_NESTING_DEPTH, MAX_SERVER_ENTRIES};
 pub use files::MAX_APP_CONFIG_BYTES;
 pub use label::{caller_label, caller_label_capitalised, notice_prefix, MAX_CALLER_LABEL_CHARS};
 pub use plan::{

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use airlock_apps::fakes::{FixedRulesDetectorFake, InMemoryVaultFake};
 use airlock_apps::{
     apply, plan_connect, plan_disconnect, status, AppId, AppsError, Keeper, Places,
-    MAX_APP_CONFIG_BYTES, MAX_MOVED_SECRETS, MAX_NESTING_DEPTH,
+    MAX_APP_CONFIG_BYTES, MAX_MOVED_SECRETS, MAX_NESTING_DEPTH, MAX_SERVER_ENTRIES,
 };
 
 const PROGRAM: &str = "/opt/airlock/bin/airlock";
@@ -606,4 +606,26 @@ fn a_move_that_would_file_more_secrets_than_the_bound_is_refused() {
         .expect("read")
         .contains("value-256"));
     assert!(h.vault.is_empty());
+}
+
+#[test]
+fn a_config_stuffed_with_servers_is_refused_past_the_bound() {
+    let servers = |n: usize| {
+        let entries: Vec<String> = (0..n)
+            .map(|i| format!("\"s{i}\": {{\"command\": \"x\"}}"))
+            .collect();
+        format!("{{\"mcpServers\": {{{}}}}}\n", entries.join(", "))
+    };
+    let h = Home::new();
+    h.put(AppId::Cursor, &servers(MAX_SERVER_ENTRIES - 1));
+    // At the bound once Airlock's own entry is in.
+    h.connect(AppId::Cursor, PROGRAM, false);
+    let h = Home::new();
+    let path = h.put(AppId::Windsurf, &servers(MAX_SERVER_ENTRIES + 1));
+    refused_untouched(
+        &h,
+        AppId::Windsurf,
+        &path,
+        &format!("at most {MAX_SERVER_ENTRIES}"),
+    );
 }
