@@ -32,6 +32,10 @@ pub const MAX_NESTING_DEPTH: usize = 64;
 /// for a file stuffed with entries.
 pub const MAX_SERVER_ENTRIES: usize = 1000;
 
+/// Most edits made line by line in one YAML file (each rescans the file);
+/// a change with more (moving a hundred servers) writes the file out whole.
+const MAX_YAML_LINE_EDITS: usize = 64;
+
 /// An entry as written: keys in the order given.
 pub(crate) type Entry = Vec<(String, Value)>;
 
@@ -621,7 +625,11 @@ impl YamlDoc {
         if self.edits.is_empty() {
             return (self.text.clone(), false);
         }
-        if let Some(text) = self.edit_text() {
+        // Each edit rescans the file: past this many, write it out whole.
+        let edited = (self.edits.len() <= MAX_YAML_LINE_EDITS)
+            .then(|| self.edit_text())
+            .flatten();
+        if let Some(text) = edited {
             let same = serde_norway::from_str::<serde_norway::Value>(&text)
                 .is_ok_and(|parsed| parsed == self.value);
             if same {
@@ -855,4 +863,36 @@ fn render_item(
     let text = serde_norway::to_string(&wrapped).ok()?;
     let pad = " ".repeat(indent);
     Some(text.lines().map(|l| format!("{pad}{l}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn goose(n: usize) -> String {
+        let mut text = String::from("# kept while the edits are few\nextensions:\n");
+        for i in 0..n {
+            text.push_str(&format!("  s{i}:\n    cmd: x\n    type: stdio\n"));
+        }
+        text
+    }
+
+    #[test]
+    fn yaml_line_edits_up_to_the_bound_keep_comments_past_it_the_file_is_written_whole() {
+        let format = Format::YamlMap { key: "extensions" };
+        for (n, lost) in [
+            (MAX_YAML_LINE_EDITS, false),
+            (MAX_YAML_LINE_EDITS + 1, true),
+        ] {
+            let mut doc = Doc::parse(format, Some(&goose(n))).expect("parse");
+            for i in 0..n {
+                doc.remove(&format!("s{i}"));
+            }
+            let (text, comments_lost) = doc.render();
+            assert_eq!(comments_lost, lost, "{n} edits");
+            assert_eq!(text.contains("# kept"), !lost, "{text}");
+            let parsed: serde_norway::Value = serde_norway::from_str(&text).expect("yaml");
+            assert_eq!(parsed["extensions"].as_mapping().map(|m| m.len()), Some(0));
+        }
+    }
 }
