@@ -137,11 +137,20 @@ impl Doc {
         }
     }
 
+    /// One server, read alone (a plan asks for many by name).
     pub(crate) fn get(&self, name: &str) -> Option<Value> {
-        self.entries()
-            .into_iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v)
+        match self {
+            Doc::Json { root, key } => servers_json(root, key)?
+                .get(name)?
+                .value()?
+                .to_serde_value(),
+            Doc::Toml { doc, key } => doc
+                .get(key)
+                .and_then(toml_edit::Item::as_table_like)?
+                .get(name)
+                .map(toml_item_to_json),
+            Doc::Yaml(y) => y.get(name),
+        }
     }
 
     /// Insert the entry, or replace the one with that name in place.
@@ -578,6 +587,17 @@ impl YamlDoc {
                 .filter_map(|v| Some((v.get("name")?.as_str()?.to_owned(), v.clone())))
                 .collect(),
             _ => Vec::new(),
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<Value> {
+        match self.value.get(self.key)? {
+            serde_norway::Value::Mapping(map) => map.get(name).map(yaml_to_json),
+            serde_norway::Value::Sequence(items) => items
+                .iter()
+                .find(|i| i.get("name").and_then(serde_norway::Value::as_str) == Some(name))
+                .map(yaml_to_json),
+            _ => None,
         }
     }
 

@@ -617,9 +617,31 @@ fn a_config_stuffed_with_servers_is_refused_past_the_bound() {
         format!("{{\"mcpServers\": {{{}}}}}\n", entries.join(", "))
     };
     let h = Home::new();
-    h.put(AppId::Cursor, &servers(MAX_SERVER_ENTRIES - 1));
-    // At the bound once Airlock's own entry is in.
+    let path = h.put(AppId::Cursor, &servers(MAX_SERVER_ENTRIES - 1));
+    // At the bound once Airlock's own entry is in; every server moved out
+    // and back in well under a second each way (no per-server rescans).
+    let started = std::time::Instant::now();
     h.connect(AppId::Cursor, PROGRAM, false);
+    h.connect(AppId::Cursor, PROGRAM, true);
+    fs::write(
+        &path,
+        fs::read_to_string(&path)
+            .expect("read")
+            .replacen('{', "{\"x\": 1, ", 1),
+    )
+    .expect("edit");
+    h.disconnect(AppId::Cursor);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    let back: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");
+    assert_eq!(
+        back["mcpServers"].as_object().map(|m| m.len()),
+        Some(MAX_SERVER_ENTRIES - 1)
+    );
     let h = Home::new();
     let path = h.put(AppId::Windsurf, &servers(MAX_SERVER_ENTRIES + 1));
     refused_untouched(
