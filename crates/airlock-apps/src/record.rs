@@ -138,3 +138,31 @@ pub(crate) fn remask_backups(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_up_to_the_bound_is_read_and_a_bigger_one_counts_as_none() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let places = Places {
+            home: dir.path().to_owned(),
+            xdg_config_home: None,
+            state_dir: dir.path().join("data"),
+            app_homes: Default::default(),
+        };
+        let rec = Record {
+            written_sha256: "abc".into(),
+            ..Record::default()
+        };
+        save(&places, AppId::Cursor, &rec).expect("save");
+        let path = record_path(&places, AppId::Cursor);
+        let text = std::fs::read_to_string(&path).expect("read");
+        let pad = MAX_RECORD_BYTES as usize - text.len();
+        std::fs::write(&path, format!("{text}{}", " ".repeat(pad))).expect("pad");
+        assert_eq!(load(&places, AppId::Cursor), Some(rec));
+        std::fs::write(&path, format!("{text}{}", " ".repeat(pad + 1))).expect("pad");
+        assert_eq!(load(&places, AppId::Cursor), None);
+    }
+}
