@@ -169,12 +169,13 @@ impl Doc {
                 }
             }
             Doc::Toml { doc, key } => {
-                let servers = toml_servers(doc, key);
                 let table = json_to_toml_table(entry);
-                match servers.get_mut(name) {
-                    Some(slot) => *slot = toml_edit::Item::Table(table),
-                    None => {
-                        servers.insert(name, toml_edit::Item::Table(table));
+                if let Some(servers) = toml_servers(doc, key) {
+                    match servers.get_mut(name) {
+                        Some(slot) => *slot = toml_edit::Item::Table(table),
+                        None => {
+                            servers.insert(name, toml_edit::Item::Table(table));
+                        }
                     }
                 }
             }
@@ -349,7 +350,12 @@ fn parse_toml(text: &str, key: &'static str) -> Result<Doc, Malformed> {
     Ok(Doc::Toml { doc, key })
 }
 
-fn toml_servers<'d>(doc: &'d mut toml_edit::DocumentMut, key: &str) -> &'d mut toml_edit::Table {
+/// The servers' table, made when missing (an inline table is rewritten as
+/// a table, as Codex writes them).
+fn toml_servers<'d>(
+    doc: &'d mut toml_edit::DocumentMut,
+    key: &str,
+) -> Option<&'d mut toml_edit::Table> {
     let item = doc.as_table_mut().entry(key).or_insert_with(|| {
         let mut t = toml_edit::Table::new();
         // No bare `[mcp_servers]` header: each server has its own.
@@ -357,22 +363,10 @@ fn toml_servers<'d>(doc: &'d mut toml_edit::DocumentMut, key: &str) -> &'d mut t
         toml_edit::Item::Table(t)
     });
     if !item.is_table() {
-        // An inline table: rewritten as a table (parse checked it is table-like).
         let value = std::mem::take(item);
-        *item = match value.into_table() {
-            Ok(t) => toml_edit::Item::Table(t),
-            Err(_) => toml_edit::Item::Table(toml_edit::Table::new()),
-        };
+        *item = toml_edit::Item::Table(value.into_table().unwrap_or_default());
     }
-    match item.as_table_mut() {
-        Some(t) => t,
-        None => unreachable_table(),
-    }
-}
-
-#[allow(clippy::panic, reason = "the item was made a table just above")]
-fn unreachable_table() -> ! {
-    panic!("servers item is a table")
+    item.as_table_mut()
 }
 
 fn toml_item_to_json(item: &toml_edit::Item) -> Value {
