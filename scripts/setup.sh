@@ -8,7 +8,12 @@
 #             tests/peers: npm ci (server-everything, TypeScript SDK) and the Python
 #             venv tests/peers/.venv with requirements.txt (mcp SDK).
 #   --test    also `cargo install cargo-deny` (pinned) when it is not on PATH
-#             (5-9 min on 2 cores; scripts/deny.sh runs it).
+#             (5-9 min on 2 cores; scripts/deny.sh runs it), and the real AI
+#             apps of tests/apps (pinned versions and lockfile: Claude Code, Gemini
+#             CLI, Codex CLI, opencode, Qwen Code, Copilot CLI, Continue's and
+#             Cline's CLIs, the MCP Inspector, Node 22 for them; about 2.5 min
+#             and 2.4 GB cold, skipped in under a second when the lockfile
+#             matches; crates/airlock-cli/tests/apps_real.rs runs them).
 #   --e2e     also `cargo install tauri-driver` (2.x) when it is not on PATH (~1 min).
 #
 # Prints one line per step, saying whether it did something or skipped.
@@ -22,7 +27,7 @@ for arg in "$@"; do
     --test) test=1 ;;
     --e2e) e2e=1 ;;
     -h | --help)
-      sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -124,6 +129,28 @@ else
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-input -r "$peers/requirements.txt"
   echo "$py_hash" >"$py_stamp"
   step venv "pip install -r tests/peers/requirements.txt ($((SECONDS - t0)) s)"
+fi
+
+# ---- 3b. the real AI apps (only with --test) --------------------------------
+apps="$root/tests/apps"
+if [[ $test -eq 0 ]]; then
+  step apps "skipped (no --test)"
+else
+  apps_hash=$(sha "$apps/package.json" "$apps/package-lock.json")
+  apps_stamp="$apps/node_modules/.airlock-setup-stamp"
+  if [[ -f "$apps_stamp" && "$(cat "$apps_stamp")" == "$apps_hash" \
+        && -x "$apps/node_modules/.bin/claude" ]]; then
+    step apps "skipped (tests/apps/node_modules matches package-lock.json)"
+  else
+    t0=$SECONDS
+    # Not `npm ci`: the lockfile cannot list the other platforms' optional
+    # binaries some apps name (the registry here serves only linux-x64 ones),
+    # and `npm ci` refuses such a lockfile. `npm install --no-save` installs
+    # the locked versions and leaves the lockfile as it is.
+    (cd "$apps" && npm install --no-save --no-audit --no-fund --loglevel=error >/dev/null 2>&1)
+    echo "$apps_hash" >"$apps_stamp"
+    step apps "npm install in tests/apps ($((SECONDS - t0)) s, $(du -sh "$apps/node_modules" | cut -f1))"
+  fi
 fi
 
 # ---- 4. cargo-deny (only with --test) --------------------------------------

@@ -3,7 +3,10 @@
 
 use std::path::PathBuf;
 
-use airlock_apps::{AppId, AppsError, Change, Places, ALL_APPS};
+use airlock_apps::{
+    AppId, AppsError, Change, Keeper, Places, SecretDetector, SecretVault, VaultError, ALL_APPS,
+};
+use airlock_core::secrets::{Keychain, SecretError, SecretValue};
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -18,7 +21,11 @@ pub struct ClientAppView {
     pub name: String,
     /// Its MCP config file (`~/` for the home folder).
     pub path: String,
+    /// One of the app's programs is on PATH.
+    pub installed: bool,
     /// The config file or its folder exists.
+    pub config_found: bool,
+    /// Installed or config found.
     pub detected: bool,
     pub connected: bool,
     /// Connected with this Airlock's path (else: connect again to update).
@@ -53,6 +60,7 @@ fn app_error(e: AppsError) -> ApiError {
     let code = match e {
         AppsError::ChangedSinceShown { .. } => "changed_since_shown",
         AppsError::Malformed { .. } | AppsError::Unreadable { .. } => "app_config_unusable",
+        AppsError::Vault { .. } => "keychain",
         _ => "app_config",
     };
     ApiError {
@@ -123,6 +131,8 @@ pub fn client_apps(cx: Ctx<'_>) -> ApiResult<Vec<ClientAppView>> {
                 id: app.as_str().into(),
                 name: s.name.into(),
                 path: shown_path(&s.path, &places),
+                installed: s.installed,
+                config_found: s.config_found,
                 detected: s.detected,
                 connected: s.connected,
                 up_to_date: s.up_to_date,
@@ -132,13 +142,59 @@ pub fn client_apps(cx: Ctx<'_>) -> ApiResult<Vec<ClientAppView>> {
         .collect())
 }
 
+/// airlock-apps' keychain over the core's: moved servers' secrets go to the
+/// OS keychain (Airlock's service, `app-config/...` references).
+struct CoreVault(Keychain);
+
+impl SecretVault for CoreVault {
+    fn store(&self, reference: &str, value: &str) -> Result<(), VaultError> {
+        self.0
+            .set(reference, &SecretValue::new(value))
+            .map_err(|e| VaultError(e.to_string()))
+    }
+    fn fetch(&self, reference: &str) -> Result<Option<String>, VaultError> {
+        match self.0.get(reference) {
+            Ok(v) => Ok(Some(v.expose().to_owned())),
+            Err(SecretError::Missing { .. }) => Ok(None),
+            Err(e) => Err(VaultError(e.to_string())),
+        }
+    }
+    fn forget(&self, reference: &str) -> Result<(), VaultError> {
+        self.0
+            .delete(reference)
+            .map_err(|e| VaultError(e.to_string()))
+    }
+}
+
+/// "Looks secret" as when a server is added (the core's detector).
+struct CoreDetector;
+
+impl SecretDetector for CoreDetector {
+    fn name_looks_secret(&self, name: &str) -> bool {
+        airlock_core::servers::looks_secret(name)
+    }
+    fn value_looks_secret(&self, value: &str) -> bool {
+        airlock_core::secrets::detect::secret_in_value(value).is_some()
+    }
+}
+
+static VAULT: std::sync::LazyLock<CoreVault> =
+    std::sync::LazyLock::new(|| CoreVault(Keychain::default()));
+
+fn keeper() -> Keeper<'static> {
+    Keeper {
+        vault: &*VAULT,
+        detector: &CoreDetector,
+    }
+}
+
 fn plan(cx: Ctx<'_>, id: &str, connect: bool, move_servers: bool) -> ApiResult<(Places, Change)> {
     let app = app_id(id)?;
     let places = places(cx)?;
     let change = if connect {
-        airlock_apps::plan_connect(app, &places, &airlock_program()?, move_servers)
+        airlock_apps::plan_connect(app, &places, &airlock_program()?, move_servers, keeper())
     } else {
-        airlock_apps::plan_disconnect(app, &places)
+        airlock_apps::plan_disconnect(app, &places, keeper())
     }
     .map_err(app_error)?;
     Ok((places, change))
@@ -185,7 +241,7 @@ pub fn apply_app(
             .map_err(|e| api_error("bad_input", e.to_string()))?;
         cx.state.core.import_servers(&inputs)?;
     }
-    let applied = airlock_apps::apply(&change, &places).map_err(app_error)?;
+    let applied = airlock_apps::apply(&change, &places, keeper()).map_err(app_error)?;
     let verb = if connect { "connected" } else { "disconnected" };
     let message = if change.changes_nothing() {
         format!("{} is already {verb}.", change.app.display_name())

@@ -46,7 +46,7 @@ test('connect and disconnect Cursor from the Connect apps page', { timeout: 120_
   });
   const cursorFile = path.join(app.home, '.cursor/mcp.json');
   await goTo(app, 'apps');
-  await waitFor('Cursor detected', async () => (await stateOf('cursor')) === 'Detected');
+  await waitFor('Cursor config found', async () => (await stateOf('cursor')) === 'Config found');
   assert.equal(await stateOf('zed'), 'Not found');
   await app.shot('apps-page');
 
@@ -92,7 +92,7 @@ test('connect and disconnect Cursor from the Connect apps page', { timeout: 120_
   await app.click('app-disconnect-cursor');
   await app.waitExists('apps-diff');
   await app.click('apps-apply');
-  await waitFor('Cursor disconnected', async () => (await stateOf('cursor')) === 'Detected');
+  await waitFor('Cursor disconnected', async () => (await stateOf('cursor')) === 'Config found');
   assert.equal(fs.readFileSync(cursorFile, 'utf8'), CURSOR);
 });
 

@@ -1,29 +1,38 @@
 //! Connect the user's AI apps (Claude Desktop, Claude Code, Cursor, VS Code,
-//! Windsurf, Goose, Zed, LM Studio) to Airlock by writing one entry named
-//! `airlock` into each app's own MCP config file: `<airlock> gateway --stdio
-//! --client <app id>`.
+//! Windsurf, Goose, Zed, LM Studio, Gemini CLI, Codex CLI, opencode, Qwen
+//! Code, GitHub Copilot CLI, Continue, Cline, Kiro, Amazon Q Developer CLI)
+//! to Airlock by writing one entry named `airlock` into each app's own MCP
+//! config file: `<airlock> gateway --stdio --client <app id>`.
 //!
 //! Every change is planned first ([`plan_connect`], [`plan_disconnect`]: the
 //! text before and after and a unified diff), then applied ([`apply`]):
 //! backup first, then an atomic replace, and only if the file is still the
 //! one the diff was made from. A file Airlock cannot parse is refused and
-//! never written. See README.md for the paths per OS.
+//! never written. Secrets of the servers moved out of an app go to the OS
+//! keychain ([`SecretVault`]), never to a file. See README.md for the paths
+//! per OS.
 
 mod apps;
 mod doc;
+mod entry;
 mod files;
+mod kept;
 mod label;
 mod plan;
 mod record;
+mod vault;
 
 use std::path::{Path, PathBuf};
 
 pub use apps::{AppId, UnknownApp, ALL_APPS};
+pub use doc::{MAX_NESTING_DEPTH, MAX_SERVER_ENTRIES};
 pub use files::MAX_APP_CONFIG_BYTES;
 pub use label::{caller_label, caller_label_capitalised, notice_prefix, MAX_CALLER_LABEL_CHARS};
 pub use plan::{
     apply, plan_connect, plan_disconnect, status, Action, AppStatus, Applied, Change, MovedServer,
+    MAX_MOVED_SECRETS,
 };
+pub use vault::{fakes, Keeper, SecretDetector, SecretVault, VaultError};
 
 /// The entry name Airlock writes into every app's config.
 pub const ENTRY_NAME: &str = "airlock";
@@ -37,6 +46,33 @@ pub struct Places {
     pub xdg_config_home: Option<PathBuf>,
     /// Airlock's folder for backups and connection records (in its data dir).
     pub state_dir: PathBuf,
+    /// Folders some apps let the user move with their own variable.
+    pub app_homes: AppHomes,
+}
+
+/// An app's own folder, when the user moved it with the app's variable
+/// (absolute paths only).
+#[derive(Debug, Clone, Default)]
+pub struct AppHomes {
+    /// `$CODEX_HOME` (Codex docs/config.md; default `~/.codex`).
+    pub codex: Option<PathBuf>,
+    /// `$CONTINUE_GLOBAL_DIR` (continue extensions/cli/src/env.ts; default
+    /// `~/.continue`).
+    pub continue_dir: Option<PathBuf>,
+}
+
+impl AppHomes {
+    pub fn from_env() -> AppHomes {
+        let dir = |name: &str| {
+            std::env::var_os(name)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+        };
+        AppHomes {
+            codex: dir("CODEX_HOME"),
+            continue_dir: dir("CONTINUE_GLOBAL_DIR"),
+        }
+    }
 }
 
 impl Places {
@@ -54,6 +90,7 @@ impl Places {
             home,
             xdg_config_home,
             state_dir,
+            app_homes: AppHomes::from_env(),
         })
     }
 
@@ -80,6 +117,8 @@ pub enum AppsError {
     ChangedSinceShown { path: PathBuf },
     #[error("cannot write {path}: {reason}")]
     Write { path: PathBuf, reason: String },
+    #[error("cannot keep the secrets of the servers moved out of {app} in the OS keychain: {reason}. Nothing was written")]
+    Vault { app: &'static str, reason: String },
     #[error("the path of the airlock program is not absolute: {0}")]
     RelativeProgram(PathBuf),
 }

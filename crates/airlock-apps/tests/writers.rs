@@ -6,11 +6,24 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use airlock_apps::fakes::{FixedRulesDetectorFake, InMemoryVaultFake};
 use airlock_apps::{
-    apply, plan_connect, plan_disconnect, status, AppId, AppsError, Places, ALL_APPS,
+    apply, plan_connect, plan_disconnect, status, AppId, AppsError, Keeper, Places, ALL_APPS,
 };
 
 const PROGRAM: &str = "/opt/airlock/bin/airlock";
+
+static VAULT: std::sync::LazyLock<InMemoryVaultFake> =
+    std::sync::LazyLock::new(InMemoryVaultFake::default);
+
+/// The in-memory vault (a fake: the CLI's tests use the real keychain) and
+/// a detector with fixed rules (a fake of the core's).
+fn keeper() -> Keeper<'static> {
+    Keeper {
+        vault: &*VAULT,
+        detector: &FixedRulesDetectorFake,
+    }
+}
 
 struct Home {
     _dir: tempfile::TempDir,
@@ -23,6 +36,7 @@ fn home() -> Home {
         home: dir.path().join("home"),
         xdg_config_home: None,
         state_dir: dir.path().join("airlock-data"),
+        app_homes: Default::default(),
     };
     fs::create_dir_all(&places.home).expect("home");
     Home { _dir: dir, places }
@@ -34,8 +48,11 @@ fn golden_dir() -> PathBuf {
 
 fn ext(app: AppId) -> &'static str {
     match app {
-        AppId::Vscode | AppId::Zed => "jsonc",
-        AppId::Goose => "yaml",
+        AppId::Vscode | AppId::Zed | AppId::GeminiCli | AppId::QwenCode | AppId::Opencode => {
+            "jsonc"
+        }
+        AppId::Goose | AppId::Continue => "yaml",
+        AppId::CodexCli => "toml",
         _ => "json",
     }
 }
@@ -71,9 +88,10 @@ fn connect_then_disconnect_matches_the_goldens_for_every_app() {
         let before = fs::read_to_string(golden(app, "before")).expect("before golden");
         let path = put(&h.places, app, &before);
 
-        let change = plan_connect(app, &h.places, program(), false).expect("plan connect");
+        let change =
+            plan_connect(app, &h.places, program(), false, keeper()).expect("plan connect");
         assert!(change.diff.contains("+"), "{app}: a diff is shown");
-        let applied = apply(&change, &h.places).expect("apply connect");
+        let applied = apply(&change, &h.places, keeper()).expect("apply connect");
         let connected = fs::read_to_string(&path).expect("read");
         check_golden(app, "connected", &connected);
         let backup = applied.backup.expect("a backup");
@@ -92,17 +110,17 @@ fn connect_then_disconnect_matches_the_goldens_for_every_app() {
             "{app}: {st:?}"
         );
 
-        let again = plan_connect(app, &h.places, program(), false).expect("plan again");
+        let again = plan_connect(app, &h.places, program(), false, keeper()).expect("plan again");
         assert!(
             again.changes_nothing(),
             "{app}: connecting twice changes nothing"
         );
         assert!(again.diff.is_empty());
-        apply(&again, &h.places).expect("apply no-op");
+        apply(&again, &h.places, keeper()).expect("apply no-op");
         assert_eq!(fs::read_to_string(&path).expect("read"), connected);
 
-        let off = plan_disconnect(app, &h.places).expect("plan disconnect");
-        apply(&off, &h.places).expect("apply disconnect");
+        let off = plan_disconnect(app, &h.places, keeper()).expect("plan disconnect");
+        apply(&off, &h.places, keeper()).expect("apply disconnect");
         assert_eq!(
             fs::read_to_string(&path).expect("read"),
             before,
@@ -119,8 +137,9 @@ fn vscode_comments_and_trailing_commas_survive_connect_and_a_later_disconnect() 
     let before = fs::read_to_string(golden(app, "before")).expect("before");
     let path = put(&h.places, app, &before);
     apply(
-        &plan_connect(app, &h.places, program(), false).expect("plan"),
+        &plan_connect(app, &h.places, program(), false, keeper()).expect("plan"),
         &h.places,
+        keeper(),
     )
     .expect("apply");
     let connected = fs::read_to_string(&path).expect("read");
@@ -130,7 +149,12 @@ fn vscode_comments_and_trailing_commas_survive_connect_and_a_later_disconnect() 
     // Airlock's entry, and the edit and the comments stay.
     let edited = connected.replace("\"inputs\": [", "\"inputs\": [ // edited");
     fs::write(&path, &edited).expect("edit");
-    apply(&plan_disconnect(app, &h.places).expect("plan"), &h.places).expect("apply");
+    apply(
+        &plan_disconnect(app, &h.places, keeper()).expect("plan"),
+        &h.places,
+        keeper(),
+    )
+    .expect("apply");
     let after = fs::read_to_string(&path).expect("read");
     check_golden(app, "edited-then-disconnected", &after);
     assert!(after.contains("// edited") && after.contains("// trailing comma kept"));
@@ -144,12 +168,12 @@ fn an_existing_airlock_entry_that_is_not_the_gateway_is_replaced_then_put_back()
     let before =
         "{\n  \"mcpServers\": {\n    \"airlock\": {\"command\": \"my-own-airlock-tool\"}\n  }\n}\n";
     let path = put(&h.places, app, before);
-    let change = plan_connect(app, &h.places, program(), false).expect("plan");
+    let change = plan_connect(app, &h.places, program(), false, keeper()).expect("plan");
     assert!(change
         .notes
         .iter()
         .any(|n| n.contains("not Airlock's gateway")));
-    apply(&change, &h.places).expect("apply");
+    apply(&change, &h.places, keeper()).expect("apply");
     check_golden(
         app,
         "replaced-own-airlock",
@@ -160,7 +184,12 @@ fn an_existing_airlock_entry_that_is_not_the_gateway_is_replaced_then_put_back()
         .expect("read")
         .replace("{\n", "{\n  \"x\": 1,\n");
     fs::write(&path, &edited).expect("edit");
-    apply(&plan_disconnect(app, &h.places).expect("plan"), &h.places).expect("apply");
+    apply(
+        &plan_disconnect(app, &h.places, keeper()).expect("plan"),
+        &h.places,
+        keeper(),
+    )
+    .expect("apply");
     let after: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");
     assert_eq!(
@@ -178,9 +207,9 @@ fn an_older_gateway_entry_is_updated_in_place() {
     let path = put(&h.places, app, before);
     assert!(status(app, &h.places, program()).connected);
     assert!(!status(app, &h.places, program()).up_to_date);
-    let change = plan_connect(app, &h.places, program(), false).expect("plan");
+    let change = plan_connect(app, &h.places, program(), false, keeper()).expect("plan");
     assert!(change.diff.contains("-") && change.diff.contains(PROGRAM));
-    apply(&change, &h.places).expect("apply");
+    apply(&change, &h.places, keeper()).expect("apply");
     assert!(status(app, &h.places, program()).up_to_date);
     assert!(!fs::read_to_string(&path)
         .expect("read")
@@ -205,10 +234,10 @@ fn malformed_and_unreadable_configs_are_refused_and_left_byte_identical() {
     for (app, text) in broken {
         let h = home();
         let path = put(&h.places, app, text);
-        let err = plan_connect(app, &h.places, program(), false).expect_err("refused");
+        let err = plan_connect(app, &h.places, program(), false, keeper()).expect_err("refused");
         assert!(matches!(err, AppsError::Malformed { .. }), "{app}: {err}");
         assert!(err.to_string().contains("left it untouched"), "{err}");
-        assert!(plan_disconnect(app, &h.places).is_err() || app == AppId::ClaudeCode);
+        assert!(plan_disconnect(app, &h.places, keeper()).is_err() || app == AppId::ClaudeCode);
         assert_eq!(
             fs::read(&path).expect("read"),
             text.as_bytes(),
@@ -225,11 +254,13 @@ fn malformed_and_unreadable_configs_are_refused_and_left_byte_identical() {
     fs::set_permissions(&path, fs::Permissions::from_mode(0o000)).expect("chmod");
     if fs::read(&path).is_err() {
         // (root reads anything: this half only runs as a normal user)
-        let err = plan_connect(AppId::Zed, &h.places, program(), false).expect_err("refused");
+        let err =
+            plan_connect(AppId::Zed, &h.places, program(), false, keeper()).expect_err("refused");
         assert!(matches!(err, AppsError::Unreadable { .. }), "{err}");
     }
     fs::create_dir_all(AppId::Cursor.config_path(&h.places)).expect("a folder where the file goes");
-    let err = plan_connect(AppId::Cursor, &h.places, program(), false).expect_err("refused");
+    let err =
+        plan_connect(AppId::Cursor, &h.places, program(), false, keeper()).expect_err("refused");
     assert!(err.to_string().contains("not a regular file"), "{err}");
 }
 
@@ -238,15 +269,20 @@ fn a_missing_config_is_created_private_and_removed_on_disconnect() {
     let h = home();
     let app = AppId::Windsurf;
     let path = app.config_path(&h.places);
-    let change = plan_connect(app, &h.places, program(), false).expect("plan");
+    let change = plan_connect(app, &h.places, program(), false, keeper()).expect("plan");
     assert!(change.before.is_none() && change.diff.starts_with("--- /dev/null"));
-    apply(&change, &h.places).expect("apply");
+    apply(&change, &h.places, keeper()).expect("apply");
     check_golden(app, "created", &fs::read_to_string(&path).expect("read"));
     assert_eq!(
         fs::metadata(&path).expect("meta").permissions().mode() & 0o777,
         0o600
     );
-    apply(&plan_disconnect(app, &h.places).expect("plan"), &h.places).expect("apply");
+    apply(
+        &plan_disconnect(app, &h.places, keeper()).expect("plan"),
+        &h.places,
+        keeper(),
+    )
+    .expect("apply");
     assert!(!path.exists());
 }
 
@@ -262,8 +298,9 @@ fn permissions_and_symlinks_are_kept() {
     fs::create_dir_all(link.parent().expect("parent")).expect("dir");
     std::os::unix::fs::symlink(&real, &link).expect("symlink");
     apply(
-        &plan_connect(app, &h.places, program(), false).expect("plan"),
+        &plan_connect(app, &h.places, program(), false, keeper()).expect("plan"),
         &h.places,
+        keeper(),
     )
     .expect("apply");
     assert!(fs::symlink_metadata(&link)
@@ -288,9 +325,9 @@ fn a_file_changed_after_the_diff_was_shown_is_not_written() {
     let h = home();
     let app = AppId::LmStudio;
     let path = put(&h.places, app, "{\"mcpServers\": {}}\n");
-    let change = plan_connect(app, &h.places, program(), false).expect("plan");
+    let change = plan_connect(app, &h.places, program(), false, keeper()).expect("plan");
     fs::write(&path, "{\"mcpServers\": {\"new\": {\"command\": \"x\"}}}\n").expect("app writes");
-    let err = apply(&change, &h.places).expect_err("refused");
+    let err = apply(&change, &h.places, keeper()).expect_err("refused");
     assert!(matches!(err, AppsError::ChangedSinceShown { .. }), "{err}");
     assert!(fs::read_to_string(&path).expect("read").contains("\"new\""));
 }
@@ -301,7 +338,7 @@ fn moving_servers_leaves_only_airlock_and_disconnect_brings_them_back() {
     for app in [AppId::ClaudeCode, AppId::Goose, AppId::Zed] {
         let before = fs::read_to_string(golden(app, "before")).expect("before");
         let path = put(&h.places, app, &before);
-        let change = plan_connect(app, &h.places, program(), true).expect("plan");
+        let change = plan_connect(app, &h.places, program(), true, keeper()).expect("plan");
         assert_eq!(change.moved.len(), 1, "{app}");
         let import: serde_json::Value =
             serde_json::from_str(&change.moved_as_import().expect("import")).expect("json");
@@ -311,9 +348,14 @@ fn moving_servers_leaves_only_airlock_and_disconnect_brings_them_back() {
             servers.values().all(|s| s["command"].is_string()),
             "{import}"
         );
-        apply(&change, &h.places).expect("apply");
+        apply(&change, &h.places, keeper()).expect("apply");
         check_golden(app, "moved", &fs::read_to_string(&path).expect("read"));
-        apply(&plan_disconnect(app, &h.places).expect("plan"), &h.places).expect("apply");
+        apply(
+            &plan_disconnect(app, &h.places, keeper()).expect("plan"),
+            &h.places,
+            keeper(),
+        )
+        .expect("apply");
         assert_eq!(fs::read_to_string(&path).expect("read"), before, "{app}");
     }
 }
@@ -339,7 +381,28 @@ fn paths_follow_home_and_xdg_config_home() {
         AppId::ClaudeCode.config_path(&places),
         places.home.join(".claude.json")
     );
-    assert!(plan_connect(AppId::Cursor, &places, Path::new("airlock"), false).is_err());
+    assert!(plan_connect(
+        AppId::Cursor,
+        &places,
+        Path::new("airlock"),
+        false,
+        keeper()
+    )
+    .is_err());
+    assert_eq!(
+        AppId::CodexCli.config_path(&places),
+        places.home.join(".codex/config.toml")
+    );
+    places.app_homes.codex = Some(PathBuf::from("/work/codex-home"));
+    places.app_homes.continue_dir = Some(PathBuf::from("/work/continue"));
+    assert_eq!(
+        AppId::CodexCli.config_path(&places),
+        PathBuf::from("/work/codex-home/config.toml")
+    );
+    assert_eq!(
+        AppId::Continue.config_path(&places),
+        PathBuf::from("/work/continue/config.yaml")
+    );
 }
 
 #[test]
@@ -351,7 +414,7 @@ fn a_vscode_server_that_needs_vscode_inputs_is_not_moved() {
         app,
         &fs::read_to_string(golden(app, "before")).expect("before"),
     );
-    let change = plan_connect(app, &h.places, program(), true).expect("plan");
+    let change = plan_connect(app, &h.places, program(), true, keeper()).expect("plan");
     assert!(change.moved.is_empty() && change.moved_as_import().is_none());
     assert!(
         change
@@ -361,4 +424,40 @@ fn a_vscode_server_that_needs_vscode_inputs_is_not_moved() {
         "{:?}",
         change.notes
     );
+}
+
+#[test]
+fn yaml_comments_and_layout_stay_through_connect_an_edit_and_disconnect() {
+    let goose = "# my goose config\nGOOSE_PROVIDER: anthropic # the provider\nextensions:\n    # fetch, indented by four\n    fetch:\n        cmd: uvx\n        args: [mcp-server-fetch]\n        type: stdio\n        enabled: true\nGOOSE_MODEL: claude-sonnet-4-5\n";
+    let cont = "name: c # mine\nversion: 1.0.0\nschema: v1\nmcpServers:\n- name: sqlite # first\n  command: npx\n  args: [-y, mcp-sqlite]\n# after the list\nrules:\n  - be brief\n";
+    for (app, before) in [(AppId::Goose, goose), (AppId::Continue, cont)] {
+        let h = home();
+        let path = put(&h.places, app, before);
+        let change = plan_connect(app, &h.places, program(), false, keeper()).expect("plan");
+        assert!(change.notes.is_empty(), "{app}: {:?}", change.notes);
+        apply(&change, &h.places, keeper()).expect("apply");
+        let connected = fs::read_to_string(&path).expect("read");
+        // Every line of the user's file is still there, in order.
+        let mut lines = connected.lines();
+        for line in before.lines() {
+            assert!(
+                lines.any(|l| l == line),
+                "{app}: {line:?} lost:\n{connected}"
+            );
+        }
+        let edited = connected.replacen("\n", "\n# my later note\n", 1);
+        fs::write(&path, &edited).expect("edit");
+        apply(
+            &plan_disconnect(app, &h.places, keeper()).expect("plan"),
+            &h.places,
+            keeper(),
+        )
+        .expect("apply");
+        let after = fs::read_to_string(&path).expect("read");
+        assert_eq!(
+            after,
+            before.replacen("\n", "\n# my later note\n", 1),
+            "{app}"
+        );
+    }
 }

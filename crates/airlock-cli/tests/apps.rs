@@ -115,7 +115,10 @@ fn connect_twice_then_disconnect_restores_the_file() {
         .expect("cursor listed");
     assert_eq!(cursor["connected"], true);
     assert_eq!(cursor["up_to_date"], true);
-    assert_eq!(list.as_array().expect("array").len(), 8);
+    assert_eq!(
+        list.as_array().expect("array").len(),
+        airlock_apps::ALL_APPS.len()
+    );
 
     let off = sb.run(&["clients", "disconnect", "cursor", "--yes"]);
     assert!(off.status.success(), "{off:?}");
@@ -168,4 +171,147 @@ fn xdg_config_home_decides_where_vscode_is_connected() {
     let written = fs::read_to_string(xdg.join("Code/User/mcp.json")).expect("created");
     assert!(written.contains("\"--client\", \"vscode\""), "{written}");
     assert!(!sb.home().join(".config").exists());
+}
+
+/// Every file under `dir`, with its bytes.
+fn all_files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Ok(bytes) = fs::read(&p) {
+                out.push((p, bytes));
+            }
+        }
+    }
+    out
+}
+
+/// Airlock's keychain entries (service dev.airlock) as `secret-tool`
+/// prints them: attributes and secrets.
+fn keychain_dump() -> String {
+    let out = Command::new("secret-tool")
+        .args(["search", "--all", "--unlock", "service", "dev.airlock"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("secret-tool (libsecret-tools)");
+    format!("{}{}", text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn moved_env_secrets_live_only_in_the_keychain_and_disconnect_puts_them_back() {
+    assert!(
+        std::env::var_os("AIRLOCK_SESSION_DIR").is_some(),
+        "this test stores secrets in the OS keychain: run it under `scripts/with-session.sh`"
+    );
+    let sb = Sandbox::new();
+    let nonce = format!(
+        "{:032x}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("time")
+            .as_nanos()
+            ^ u128::from(std::process::id())
+    );
+    let secret = format!("ghp_{nonce}abcd");
+    let config = format!(
+        "{{\n  \"mcpServers\": {{\n    \"github\": {{\"command\": \"github-mcp\", \"env\": {{\"GITHUB_TOKEN\": \"{secret}\"}}}}\n  }}\n}}\n"
+    );
+    let path = sb.put(".cursor/mcp.json", &config);
+    let out = sb.run(&["clients", "connect", "cursor", "--yes", "--move-servers"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(!text(&out.stdout).contains(&secret), "the diff hides it");
+    for (p, bytes) in all_files(&sb.dir.path().join("data"))
+        .into_iter()
+        .chain([(path.clone(), fs::read(&path).expect("read"))])
+    {
+        assert!(
+            !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+            "the secret is in {}",
+            p.display()
+        );
+    }
+    let dump = keychain_dump();
+    assert!(dump.contains("app-config/cursor/"), "{dump}");
+    assert!(dump.contains(&secret), "the keychain holds it");
+
+    // The user edits the file; disconnect merges the server back.
+    let edited = fs::read_to_string(&path)
+        .expect("read")
+        .replacen('{', "{\n  \"myKey\": true,", 1);
+    fs::write(&path, &edited).expect("edit");
+    let off = sb.run(&["clients", "disconnect", "cursor", "--yes"]);
+    assert!(off.status.success(), "{off:?}");
+    assert!(
+        !text(&off.stdout).contains(&secret),
+        "{}",
+        text(&off.stdout)
+    );
+    let back: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");
+    assert_eq!(
+        back["mcpServers"]["github"]["env"]["GITHUB_TOKEN"],
+        secret.as_str()
+    );
+    assert_eq!(back["myKey"], true);
+    assert!(back["mcpServers"].get("airlock").is_none());
+    assert!(
+        !keychain_dump().contains("app-config/cursor/"),
+        "the references are gone from the keychain"
+    );
+}
+
+/// Airlock moved (an upgrade into another folder): the same binary under
+/// another path, so a second connect rewrites the entry.
+fn moved_airlock(sb: &Sandbox) -> PathBuf {
+    let dir = sb.dir.path().join("new-place");
+    fs::create_dir_all(&dir).expect("dir");
+    let moved = dir.join("airlock");
+    fs::hard_link(env!("CARGO_BIN_EXE_airlock"), &moved)
+        .or_else(|_| fs::copy(env!("CARGO_BIN_EXE_airlock"), &moved).map(|_| ()))
+        .expect("link airlock");
+    moved
+}
+
+#[test]
+fn an_edit_made_before_a_second_connect_survives_disconnect() {
+    let sb = Sandbox::new();
+    let path = sb.put(".cursor/mcp.json", CURSOR);
+    let out = sb.run(&["clients", "connect", "cursor", "--yes", "--move-servers"]);
+    assert!(out.status.success(), "{out:?}");
+    let edited = fs::read_to_string(&path)
+        .expect("read")
+        .replacen('{', "{\n  \"myKey\": 1,", 1);
+    fs::write(&path, &edited).expect("user edit");
+
+    let moved = moved_airlock(&sb);
+    let again = Command::new(&moved)
+        .arg("--data-dir")
+        .arg(sb.dir.path().join("data"))
+        .args(["clients", "connect", "cursor", "--yes"])
+        .env("HOME", sb.home())
+        .env_remove("XDG_CONFIG_HOME")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the moved airlock");
+    assert!(again.status.success(), "{again:?}");
+    let now = fs::read_to_string(&path).expect("read");
+    assert!(
+        now.contains("new-place"),
+        "the entry follows Airlock: {now}"
+    );
+
+    // The file is exactly what Airlock wrote last, yet the first backup is
+    // stale: restoring it would lose the user's edit.
+    let off = sb.run(&["clients", "disconnect", "cursor", "--yes"]);
+    assert!(off.status.success(), "{off:?}");
+    let back: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");
+    assert_eq!(back["myKey"], 1, "the user's edit is kept: {back}");
+    assert_eq!(back["mcpServers"]["notes"]["command"], "notes-server");
+    assert!(back["mcpServers"].get("airlock").is_none(), "{back}");
 }

@@ -4,20 +4,22 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
-use airlock_apps::{AppId, AppsError, Change, Places, ALL_APPS};
+use airlock_apps::{AppId, AppsError, Change, Keeper, Places, ALL_APPS};
 use clap::{Args, Subcommand};
 
 use crate::cli::Cli;
+use crate::cmd::apps_keychain::with_keeper;
 use crate::failure::{usage, Failure};
 use crate::output::{plain, print_json};
 
 #[derive(Subcommand)]
 pub(crate) enum AppsCmd {
-    /// Connect an app (claude-desktop, claude-code, cursor, vscode, windsurf,
-    /// goose, zed, lm-studio): its MCP config gets one entry, `airlock`,
-    /// running `airlock gateway --stdio --client <app>`. Shows the diff and asks
+    /// Connect an app (`airlock clients apps` lists their ids): its MCP
+    /// config gets one entry, `airlock`, running `airlock gateway --stdio
+    /// --client <app>`. Shows the diff and asks
     Connect(ConnectArgs),
-    /// Disconnect an app: remove Airlock's entry and put back what was there
+    /// Disconnect an app: remove Airlock's entry and put back what it moved
+    /// or replaced (secrets from the keychain); your later edits stay
     Disconnect(DisconnectArgs),
     /// The apps Airlock can connect: detected, connected, where their config is
     Apps,
@@ -31,7 +33,8 @@ pub(crate) struct ConnectArgs {
     #[arg(long)]
     pub(crate) yes: bool,
     /// Also move the app's other MCP servers into Airlock (imported first,
-    /// then removed from the app's config)
+    /// then removed from the app's config; their secrets go to the OS
+    /// keychain, and disconnect puts them back)
     #[arg(long)]
     pub(crate) move_servers: bool,
 }
@@ -83,14 +86,20 @@ pub(crate) fn run(cli: &Cli, cmd: &AppsCmd) -> Result<u8, Failure> {
         AppsCmd::Apps => list(&places, cli.json),
         AppsCmd::Connect(args) => {
             let app = app_id(&args.app)?;
-            let change = airlock_apps::plan_connect(app, &places, &program()?, args.move_servers)
-                .map_err(failed)?;
-            settle(cli, &places, &change, args.yes)
+            let program = program()?;
+            with_keeper(|keeper| {
+                let change =
+                    airlock_apps::plan_connect(app, &places, &program, args.move_servers, keeper)
+                        .map_err(failed)?;
+                settle(cli, &places, &change, args.yes, keeper)
+            })
         }
         AppsCmd::Disconnect(args) => {
             let app = app_id(&args.app)?;
-            let change = airlock_apps::plan_disconnect(app, &places).map_err(failed)?;
-            settle(cli, &places, &change, args.yes)
+            with_keeper(|keeper| {
+                let change = airlock_apps::plan_disconnect(app, &places, keeper).map_err(failed)?;
+                settle(cli, &places, &change, args.yes, keeper)
+            })
         }
     }
 }
@@ -110,10 +119,11 @@ fn list(places: &Places, json: bool) -> Result<u8, Failure> {
             (Some(_), _, _) => "config unreadable",
             (None, true, true) => "connected",
             (None, true, false) => "connected (older entry: connect again to update)",
-            (None, false, _) if s.detected => "detected",
+            (None, false, _) if s.config_found => "config found",
+            (None, false, _) if s.installed => "installed",
             _ => "not found",
         };
-        say!("{:<15} {:<15} {}", s.app.as_str(), s.name, state);
+        say!("{:<15} {:<24} {}", s.app.as_str(), s.name, state);
         say!("{:<15} {}", "", plain(&s.path.display().to_string()));
         if let Some(p) = &s.problem {
             say!("{:<15} {}", "", plain(p));
@@ -123,13 +133,19 @@ fn list(places: &Places, json: bool) -> Result<u8, Failure> {
 }
 
 /// Show the change, ask (or take `--yes`), import moved servers, write.
-fn settle(cli: &Cli, places: &Places, change: &Change, yes: bool) -> Result<u8, Failure> {
+fn settle(
+    cli: &Cli,
+    places: &Places,
+    change: &Change,
+    yes: bool,
+    keeper: Keeper<'_>,
+) -> Result<u8, Failure> {
     let verb = match change.action {
         airlock_apps::Action::Connect => "connected",
         airlock_apps::Action::Disconnect => "disconnected",
     };
     if change.changes_nothing() {
-        airlock_apps::apply(change, places).map_err(failed)?;
+        airlock_apps::apply(change, places, keeper).map_err(failed)?;
         report(
             cli,
             change,
@@ -157,7 +173,7 @@ fn settle(cli: &Cli, places: &Places, change: &Change, yes: bool) -> Result<u8, 
     if let Some(import) = change.moved_as_import() {
         import_moved(cli, &import)?;
     }
-    let applied = airlock_apps::apply(change, places).map_err(failed)?;
+    let applied = airlock_apps::apply(change, places, keeper).map_err(failed)?;
     let mut line = format!(
         "{} {verb}: {}",
         change.app.display_name(),

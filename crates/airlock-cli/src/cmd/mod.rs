@@ -1,6 +1,7 @@
 //! One module per command group; `run` in main.rs dispatches to them.
 
 pub(crate) mod apps;
+pub(crate) mod apps_keychain;
 pub(crate) mod auth;
 pub(crate) mod calls;
 pub(crate) mod clients;

@@ -149,6 +149,7 @@ pub struct Cmd {
     pub(super) stdin: Vec<u8>,
     pub(super) hold_stdin: Duration,
     pub(super) timeout: Duration,
+    pub(super) dir: Option<PathBuf>,
 }
 
 impl Cmd {
@@ -161,7 +162,13 @@ impl Cmd {
             stdin: Vec::new(),
             hold_stdin: Duration::ZERO,
             timeout: DEFAULT_TIMEOUT,
+            dir: None,
         }
+    }
+    /// Run in this folder (an app that reads its project's config there).
+    pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.dir = Some(dir.into());
+        self
     }
     pub fn arg(mut self, a: impl AsRef<OsStr>) -> Self {
         self.args.push(a.as_ref().to_owned());
@@ -217,6 +224,9 @@ impl Cmd {
         }
         for (k, v) in &self.envs {
             c.env(k, v);
+        }
+        if let Some(d) = &self.dir {
+            c.current_dir(d);
         }
         let start = Instant::now();
         let child = c

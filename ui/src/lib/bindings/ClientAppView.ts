@@ -13,7 +13,15 @@ id: string, name: string,
  */
 path: string, 
 /**
+ * One of the app's programs is on PATH.
+ */
+installed: boolean, 
+/**
  * The config file or its folder exists.
+ */
+config_found: boolean, 
+/**
+ * Installed or config found.
  */
 detected: boolean, connected: boolean, 
 /**
