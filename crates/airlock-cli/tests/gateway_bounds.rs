@@ -14,12 +14,14 @@ use common::gateway::*;
 use common::*;
 use serde_json::{json, Value};
 
-fn raw_session(sb: &Sandbox, input: Vec<u8>) -> Vec<Value> {
+/// One app's session of raw lines: `input`, then stdin stays open `hold`
+/// (for the answers), then closes.
+fn raw_session(sb: &Sandbox, input: Vec<u8>, hold: Duration) -> Vec<Value> {
     let out = sb
         .cmd()
         .args(["gateway", "--stdio", "--client", "raw"])
         .stdin(input)
-        .hold_stdin(Duration::from_secs(3))
+        .hold_stdin(hold)
         .timeout(Duration::from_secs(30))
         .run();
     out.ok();
@@ -72,7 +74,7 @@ fn bad_input_from_one_app_gets_errors_and_breaks_nothing_for_others() {
     send(
         json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "everything__echo", "arguments": {"message": "still here"}}}),
     );
-    let replies = raw_session(&sb, input);
+    let replies = raw_session(&sb, input, Duration::from_secs(3));
     assert!(by_id(&replies, 1)["result"]["serverInfo"]["name"] == "airlock-gateway");
     assert_eq!(by_id(&replies, 2)["error"]["code"], -32602);
     assert!(by_id(&replies, 3).get("error").is_some());
@@ -201,7 +203,8 @@ fn calls_in_flight_per_app_are_bounded() {
             "name": "everything__trigger-long-running-operation", "arguments": {"duration": 2, "steps": 1}}}),
         );
     }
-    let replies = raw_session(&sb, input);
+    // The 32 calls take 2 s each once started: time enough on a loaded machine.
+    let replies = raw_session(&sb, input, Duration::from_secs(12));
     let refused: Vec<&Value> = replies
         .iter()
         .filter(|r| {

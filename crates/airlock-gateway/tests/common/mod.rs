@@ -45,9 +45,6 @@ pub fn text(result: &CallToolResult) -> String {
         .unwrap_or_default()
 }
 
-/// What a [`Server`] does when one of its tools is called.
-pub type Behaviour = Arc<dyn Fn(&CallToolRequestParams) -> Option<CallToolResult> + Send + Sync>;
-
 /// A server's state, changed by the test while it runs.
 #[derive(Default)]
 pub struct PeerState {
@@ -59,8 +56,6 @@ pub struct PeerState {
     pub list_delay: Duration,
     /// `resources/subscribe` never answers.
     pub subscribe_hangs: bool,
-    /// What its tools do (none: echo the `message` argument).
-    pub behaviour: Option<Behaviour>,
     /// Its sessions (2025-11-25) and listen streams (2026-07-28), to tell
     /// of list changes.
     peers: Vec<Peer<RoleServer>>,
@@ -168,25 +163,80 @@ impl ServerHandler for Server {
         Ok(ListToolsResult::with_all_items(tools))
     }
 
+    /// What a tool does is in its name (the test's server lists the names):
+    /// `talk` logs `lines` lines, `ask` asks a form and says the answer,
+    /// `sample` sends `times` sampling requests at once and counts the
+    /// answers, `slow` takes `ms`, `link` links the resource `uri`; any
+    /// other echoes `message`.
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.remember(&context.peer);
-        let behaviour = self.state.lock().unwrap().behaviour.clone();
-        if let Some(result) = behaviour.and_then(|b| b(&request)) {
-            return Ok(CallToolResponse::Complete(result));
-        }
-        let said = request
-            .arguments
-            .as_ref()
-            .and_then(|a| a.get("message"))
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned();
+        let args = request.arguments.clone().unwrap_or_default();
+        let number = |k: &str| args.get(k).and_then(Value::as_u64).unwrap_or(1);
+        let word = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+        let text = match request.name.as_ref() {
+            "talk" => {
+                for i in 0..number("lines") {
+                    let _ = context
+                        .peer
+                        .notify_logging_message(LoggingMessageNotificationParam::new(
+                            LoggingLevel::Info,
+                            Value::String(format!("{} line {i}", word("message"))),
+                        ))
+                        .await;
+                }
+                "talked".to_owned()
+            }
+            "ask" => {
+                let form: ElicitRequestParams = from(json!({
+                    "mode": "form",
+                    "message": "Your name?",
+                    "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
+                }));
+                match context.peer.create_elicitation(form).await {
+                    Ok(r) => format!(
+                        "{:?} {}",
+                        r.action,
+                        r.content.map(|c| c.to_string()).unwrap_or_default()
+                    ),
+                    Err(e) => format!("no form: {e}"),
+                }
+            }
+            "sample" => {
+                let asks = (0..number("times")).map(|_| {
+                    let peer = context.peer.clone();
+                    async move {
+                        let params: CreateMessageRequestParams = from(json!({
+                            "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+                            "maxTokens": 5,
+                        }));
+                        peer.create_message(params).await.is_ok()
+                    }
+                });
+                let answers = futures::future::join_all(asks).await;
+                let ok = answers.iter().filter(|a| **a).count();
+                format!("{ok} answered, {} refused", answers.len() - ok)
+            }
+            "big" => "x".repeat(usize::try_from(number("bytes")).unwrap_or(0)),
+            "slow" => {
+                tokio::time::sleep(Duration::from_millis(number("ms"))).await;
+                "slept".to_owned()
+            }
+            "link" => {
+                let link: ContentBlock = from(json!({
+                    "type": "resource_link", "uri": word("uri"), "name": "linked",
+                }));
+                return Ok(CallToolResponse::Complete(CallToolResult::success(vec![
+                    link,
+                ])));
+            }
+            other => format!("{other}: {}", word("message")),
+        };
         Ok(CallToolResponse::Complete(CallToolResult::success(vec![
-            ContentBlock::text(format!("{}: {said}", request.name)),
+            ContentBlock::text(text),
         ])))
     }
 
@@ -283,6 +333,11 @@ pub type Logs = Arc<Mutex<Vec<(Option<String>, String)>>>;
 #[derive(Clone, Default)]
 pub struct App {
     pub list_changes: Arc<AtomicUsize>,
+    /// Sampling requests being answered now, and the most at once.
+    pub sampling_now: Arc<AtomicUsize>,
+    pub sampling_most: Arc<AtomicUsize>,
+    /// Declares sampling and answers each after this long.
+    pub sampling: Option<Duration>,
     pub logs: Logs,
     pub forms: Arc<Mutex<Vec<String>>>,
     /// Declares form elicitation and answers each with this.
@@ -297,7 +352,26 @@ impl ClientHandler for App {
             caps.elicitation =
                 Some(ElicitationCapability::new().with_form(FormElicitationCapability::default()));
         }
+        if self.sampling.is_some() {
+            caps.sampling = Some(Default::default());
+        }
         ClientConfig::new(caps, Implementation::new("test-app", "1.0"))
+    }
+
+    async fn create_message(
+        &self,
+        _params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let now = self.sampling_now.fetch_add(1, Ordering::SeqCst) + 1;
+        self.sampling_most.fetch_max(now, Ordering::SeqCst);
+        tokio::time::sleep(self.sampling.unwrap_or_default()).await;
+        self.sampling_now.fetch_sub(1, Ordering::SeqCst);
+        Ok(from(json!({
+            "role": "assistant",
+            "content": {"type": "text", "text": "hello"},
+            "model": "test-model",
+        })))
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
@@ -340,12 +414,20 @@ pub struct Harness {
     pub consent: Arc<ScriptedConsent>,
     pub opener: Arc<RecordingOpener>,
     stop: CancellationToken,
-    _dir: tempfile::TempDir,
+    dir: Option<tempfile::TempDir>,
 }
 
 impl Drop for Harness {
     fn drop(&mut self) {
         self.stop.cancel();
+    }
+}
+
+impl Harness {
+    /// Stop this host and keep its data dir, to open another on it.
+    pub fn keep_dir(mut self) -> tempfile::TempDir {
+        self.core.close();
+        self.dir.take().expect("the data dir")
     }
 }
 
@@ -361,7 +443,11 @@ impl Harness {
     }
 
     pub async fn with_consent(consent: Arc<ScriptedConsent>) -> Self {
-        let dir = tempfile::tempdir().expect("a temporary data dir");
+        Self::in_dir(tempfile::tempdir().expect("a temporary data dir"), consent).await
+    }
+
+    /// A core on `dir` (an earlier harness's, to see what it kept).
+    pub async fn in_dir(dir: tempfile::TempDir, consent: Arc<ScriptedConsent>) -> Self {
         let opener = RecordingOpener::new();
         let (host_consent, router) = HostConsent::wrap(consent.clone());
         let mut opts = AirlockOptions::new(dir.path().to_owned(), host_consent, opener.clone());
@@ -380,13 +466,19 @@ impl Harness {
             consent,
             opener,
             stop: CancellationToken::new(),
-            _dir: dir,
+            dir: Some(dir),
         }
     }
 
     /// Attach `peer` as the server `name` (2025-11-25, or 2026-07-28 with
     /// `discover`), and wait until the catalog serves it (or 10 s).
     pub async fn server(&self, name: &str, peer: Server, discover: bool) {
+        let limit = airlock_core::servers::ServerOptions::default().message_limit();
+        self.server_limited(name, peer, discover, limit).await;
+    }
+
+    /// [`Harness::server`] reading messages of at most `limit` bytes from it.
+    pub async fn server_limited(&self, name: &str, peer: Server, discover: bool, limit: usize) {
         let (client, server) = tokio::io::duplex(1 << 20);
         tokio::spawn(async move {
             if let Ok(running) = peer.serve(server).await {
@@ -401,7 +493,7 @@ impl Harness {
             ClientLifecycleMode::Initialize
         };
         self.core
-            .connect_in_process(name, client, mode)
+            .connect_in_process_with(name, client, mode, limit)
             .await
             .expect("the server connects");
         self.until(Duration::from_secs(10), || {
@@ -449,6 +541,17 @@ pub async fn tool_names(app: &RunningService<RoleClient, App>) -> Vec<String> {
         .into_iter()
         .map(|t| t.name.to_string())
         .collect()
+}
+
+/// Call `name` with `args` through the gateway.
+pub async fn call_with(
+    app: &RunningService<RoleClient, App>,
+    name: &str,
+    args: Value,
+) -> Result<CallToolResult, rmcp::ServiceError> {
+    let mut params = CallToolRequestParams::new(name.to_owned());
+    params.arguments = Some(from(args));
+    app.peer().call_tool(params).await
 }
 
 /// Call `name` with `{"message": message}` through the gateway.

@@ -1,0 +1,61 @@
+//! What routes where is exact (issue 25, item 6): a form a server asks on a
+//! 2025-11-25 connection goes to the one app whose call is in flight there,
+//! and to nobody's app (Airlock's own consent) when another caller, the
+//! window included, has a call in flight there too.
+
+mod common;
+
+use std::time::Duration;
+
+use airlock_core::elicitation::{ConsentDecision, ContinueDecision, FormAnswer};
+use airlock_core::test_support::ScriptedConsent;
+use common::*;
+use serde_json::json;
+
+fn form_app() -> App {
+    App {
+        form_answer: Some(json!({"name": "Ada"})),
+        ..App::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_goes_to_its_caller_and_to_airlock_when_the_window_calls_too() {
+    let consent = ScriptedConsent::new(ConsentDecision::Accept, ContinueDecision::Continue);
+    let consent = consent.then_forms(vec![FormAnswer::Decline]);
+    let h = Harness::with_consent(consent.clone()).await;
+    let server = Server::with_tools(vec![tool("ask", "Asks."), tool("slow", "Slow.")]);
+    h.server("s", server, false).await;
+    let (a_state, b_state) = (form_app(), form_app());
+    let a = h.app("a", a_state.clone()).await;
+    let _b = h.app("b", b_state.clone()).await;
+
+    // A alone: the form is A's.
+    let r = call(&a, "s__ask", "").await.unwrap();
+    assert!(text(&r).contains("Ada"), "{}", text(&r));
+    assert_eq!(a_state.forms.lock().unwrap().len(), 1);
+    assert!(a_state.forms.lock().unwrap()[0].starts_with("s asks:"));
+    assert!(b_state.forms.lock().unwrap().is_empty());
+
+    // The window's own call is in flight on the same server: nobody's app
+    // is guessed; Airlock's consent answers (declines here).
+    let core = h.core.clone();
+    let window = tokio::spawn(async move {
+        let args = serde_json::from_value(json!({"ms": 3000})).unwrap();
+        core.call_tool("s", "slow", Some(args)).await
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let r = call(&a, "s__ask", "").await.unwrap();
+    assert!(text(&r).contains("Decline"), "{}", text(&r));
+    assert_eq!(
+        a_state.forms.lock().unwrap().len(),
+        1,
+        "A was not asked again"
+    );
+    assert_eq!(
+        consent.asked_forms.lock().unwrap().len(),
+        1,
+        "Airlock's consent was"
+    );
+    window.await.unwrap().unwrap();
+}
