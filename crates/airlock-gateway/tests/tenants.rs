@@ -114,6 +114,7 @@ async fn a_subscription_that_never_answers_holds_up_nobody_else() {
 /// A server's log lines reach the app whose call caused them, not another
 /// app that asked for log lines; a flood of one server's lines spends its
 /// own bucket, never another server's.
+#[allow(deprecated)] // logging: 2025-11-25 apps use it
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn log_lines_go_to_their_caller_and_a_flood_costs_its_server() {
     let h = Harness::new().await;
