@@ -21,6 +21,7 @@
 // JSON list), each printed as one JSON line when done:
 //   {"op":"info"}                                -> protocol version, server name, instructions
 //   {"op":"tools"}                               -> {"tools":[names]}
+//   {"op":"tool_defs"}                           -> {"tools":[each tool as listed]}
 //   {"op":"call","name":N,"arguments":{...}}     -> {"result":CallToolResult} or {"error":{code,message}}
 //     (with "abort_after_ms": M, the app cancels the call after M ms; with "progress": true
 //      it asks for progress and the output adds {"progress":[{progress,total,message,at_ms}],"done_at_ms"})
@@ -187,6 +188,11 @@ for (const op of ops) {
       case 'tools': {
         const r = await client.listTools();
         out({ op: op.op, tools: r.tools.map((t) => t.name) });
+        break;
+      }
+      case 'tool_defs': {
+        const r = await client.listTools();
+        out({ op: op.op, tools: r.tools });
         break;
       }
       case 'call': {

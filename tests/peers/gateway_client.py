@@ -13,6 +13,7 @@ SDK gets forms as InputRequiredResult rounds and retries the call itself.
 Ops (a JSON list), each printed as one JSON line when done:
     {"op": "info"}                                 -> protocol, server name, instructions
     {"op": "tools"}                                -> {"tools": [names]}
+    {"op": "tool_defs"}                            -> {"tools": [each tool as listed]}
     {"op": "call", "name": N, "arguments": {...}}  -> {"result": CallToolResult} or {"error": ..}
     {"op": "prompts"} / {"op": "resources"}
     {"op": "read", "uri": U} / {"op": "prompt", "name": N, "arguments": {...}}
@@ -124,6 +125,9 @@ async def run(args) -> int:
                 elif kind == "tools":
                     r = await client.list_tools()
                     out({"op": kind, "tools": [t.name for t in r.tools]})
+                elif kind == "tool_defs":
+                    r = await client.list_tools()
+                    out({"op": kind, "tools": [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in r.tools]})
                 elif kind == "call":
                     r = await client.call_tool(op["name"], op.get("arguments") or {})
                     out({"op": kind, "name": op["name"], "result": r.model_dump(mode="json", by_alias=True, exclude_none=True)})

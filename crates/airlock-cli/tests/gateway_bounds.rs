@@ -221,3 +221,67 @@ fn calls_in_flight_per_app_are_bounded() {
     assert_eq!(done, 32, "{replies:?}");
     drop(daemon);
 }
+
+/// The largest resident set a process has had (VmHWM), in MB.
+fn peak_rss_mb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb / 1024)
+}
+
+/// A server answers with 1 GB (issue 25, item 3): the host never holds it
+/// (its peak memory stays far below), the call fails with an error naming
+/// the limit, the same server's next call works, and another app's calls
+/// to another server go on meanwhile.
+#[test]
+fn a_one_gigabyte_result_is_refused_without_being_held() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    sb.run(&[
+        "servers",
+        "add",
+        "huge",
+        "--command",
+        &s(&py()),
+        "--",
+        &s(&peers_dir().join("huge_result.py")),
+    ])
+    .ok();
+    let daemon = Daemon::start(&sb, "accept", None);
+    let big = json!([
+        {"op": "call", "name": "huge__huge", "arguments": {"megabytes": 1024}, "timeout_ms": 120000},
+        {"op": "call", "name": "huge__small", "arguments": {}},
+    ]);
+    let echo = |i: usize| json!({"op": "call", "name": "everything__echo", "arguments": {"message": format!("m{i}")}});
+    let others: Vec<Value> = (0..40)
+        .map(echo)
+        .chain([json!({"op": "sleep", "ms": 100})])
+        .collect();
+    let (v, o) = std::thread::scope(|scope| {
+        let b = scope.spawn(|| lines(&ts_app(&sb, "big-app", Some("big-app"), &big).run()));
+        std::thread::sleep(Duration::from_millis(500));
+        let o = lines(&ts_app(&sb, "other-app", Some("other-app"), &Value::Array(others)).run());
+        (b.join().unwrap(), o)
+    });
+    let refused = &v[0]["result"];
+    assert_eq!(refused["isError"], true, "{v:?}");
+    let why = text(refused);
+    assert!(
+        why.contains("limit of 16777216 bytes") && why.contains("--max-message-bytes"),
+        "{why}"
+    );
+    assert_eq!(text(&v[1]["result"]), "small", "{v:?}");
+    let echoed = o
+        .iter()
+        .filter(|r| text(&r["result"]).starts_with("Echo: m"))
+        .count();
+    assert_eq!(echoed, 40, "{o:?}");
+    let peak = peak_rss_mb(daemon.pid());
+    eprintln!("airlock daemon peak RSS with a 1 GB answer: {peak} MB");
+    assert!(peak > 0 && peak < 300, "peak RSS {peak} MB");
+    assert!(sb.run(&["logs", "huge"]).stdout.contains("dropped unread"));
+    drop(daemon);
+}

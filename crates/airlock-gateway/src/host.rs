@@ -221,6 +221,7 @@ async fn watch_registry(gateway: Arc<Gateway>, started: watch::Sender<bool>) {
     gateway.catalog.resync(&names);
     let _ = started.send(true);
     let mut last_retry = tokio::time::Instant::now();
+    let mut last_relist = tokio::time::Instant::now();
     let mut decisions = core.pin_generation().unwrap_or(0);
     loop {
         tokio::time::sleep(limits::REGISTRY_POLL).await;
@@ -235,6 +236,11 @@ async fn watch_registry(gateway: Arc<Gateway>, started: watch::Sender<bool>) {
         let Ok(defs) = core.list_servers() else {
             continue;
         };
+        if last_relist.elapsed() >= limits::RELIST_EVERY {
+            last_relist = tokio::time::Instant::now();
+            let names: Vec<String> = defs.iter().map(|d| d.name.clone()).collect();
+            gateway.catalog.resync(&names);
+        }
         // Servers that could not connect (or whose reconnects gave up) are
         // tried again now and then; sign-ins are not (they wait for the user).
         if last_retry.elapsed() >= limits::RETRY_FAILED_EVERY {

@@ -50,3 +50,8 @@ pub const RESOURCE_UPDATE_MIN_INTERVAL: Duration = Duration::from_millis(50);
 /// How long a server may take to answer a resource subscribe or unsubscribe
 /// made for apps; then the app gets an error and other servers' are not held.
 pub const SERVER_SUBSCRIBE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often every server is listed again even if it said nothing: a
+/// server that changes a tool without saying so (or whose notice was lost:
+/// the Python SDK drops a bare list_changed on a 2026-07-28 connection) is
+/// caught within this long, and the change held like any other.
+pub const RELIST_EVERY: Duration = Duration::from_secs(300);

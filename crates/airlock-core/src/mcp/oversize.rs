@@ -43,9 +43,23 @@ pub struct Envelope {
 
 impl Envelope {
     /// Read the next bytes of the message.
-    pub fn feed(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.byte(b);
+    pub fn feed(&mut self, mut bytes: &[u8]) {
+        while let Some((&first, rest)) = bytes.split_first() {
+            // Inside a nested string (a result's text, say: nearly all of a
+            // huge message) only a quote or a backslash matters.
+            if self.in_string && self.depth >= 2 && !self.escaped {
+                match bytes.iter().position(|b| matches!(b, b'"' | b'\\')) {
+                    Some(i) => bytes = &bytes[i..],
+                    None => return,
+                }
+                if let Some((&b, rest)) = bytes.split_first() {
+                    self.byte(b);
+                    bytes = rest;
+                }
+                continue;
+            }
+            self.byte(first);
+            bytes = rest;
         }
     }
 
