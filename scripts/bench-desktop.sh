@@ -81,7 +81,7 @@ if [[ -n $window_bench ]]; then
         data=$pages_dir
         echo "reusing the database in $data" >&2
       else
-        cargo build --locked -q --release -p airlock-cli --bin airlock-bench
+        cargo build --locked -q --release -p airlock-bench
         target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
         if [[ -n $pages_dir ]]; then
           data=$pages_dir

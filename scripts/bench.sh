@@ -23,7 +23,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 bash scripts/setup.sh >/dev/null
-cargo build --release --locked -q -p airlock-cli --bin airlock-bench
+cargo build --release --locked -q -p airlock-bench
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 bench="$target_dir/release/airlock-bench"
 js="$root/tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"

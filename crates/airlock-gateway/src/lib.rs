@@ -24,6 +24,8 @@
 //! - [`consent`]: the daemon's consent (notifications, or a refusal when
 //!   nobody can be asked).
 //! - [`limits`]: every bound.
+//! - `test_support` (feature `test-support`): the gateway in a test's
+//!   process, with servers and apps on the official SDK over pipes.
 
 pub mod catalog;
 pub mod consent;
@@ -31,6 +33,8 @@ pub mod host;
 pub mod limits;
 pub mod routing;
 pub mod session;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 pub mod wire;
 
 pub use host::{run as run_host, serve_until as serve_host_until, Gateway, HostError, HostOptions};

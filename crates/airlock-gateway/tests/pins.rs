@@ -290,7 +290,10 @@ async fn poisoned_definitions_are_held_at_first_sight_and_hidden_characters_neve
     let tools = cases
         .iter()
         .map(|(name, description, _)| tool(name, description))
-        .chain([tool("plain", "Adds two numbers.")])
+        .chain([
+            tool("plain", "Adds two numbers."),
+            tool("hid\u{200B}den", "Adds two numbers."),
+        ])
         .collect();
     h.server("math", Server::with_tools(tools), false).await;
     let app = h.app("cursor", App::default()).await;
@@ -309,6 +312,11 @@ async fn poisoned_definitions_are_held_at_first_sight_and_hidden_characters_neve
             t.name
         );
     }
+    // A name with hidden characters is held, not served as its look-alike.
+    assert!(
+        !names.iter().any(|n| n.starts_with("math__hid")),
+        "{names:?}"
+    );
     let pending = h.core.pending_pin_changes(Some("math")).unwrap();
     let held: Vec<&str> = pending.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(held.len(), 6, "{held:?}");

@@ -56,6 +56,8 @@ pub struct AirlockClient {
     /// The server's requests the user is asked about, to tell a withdrawn
     /// one from a lost connection.
     pub(super) asked: Withdrawals,
+    /// How many of its log lines are kept (super::log_rate).
+    pub(super) log_rate: Arc<std::sync::Mutex<super::log_rate::LogRate>>,
 }
 
 pub fn client_info() -> ClientConfig {
@@ -110,6 +112,7 @@ impl AirlockClient {
             app_requests: ctx.app_requests.clone(),
             lists: super::list_changes::ListChanges::new(server, ctx.events.clone()),
             asked: Withdrawals::default(),
+            log_rate: Arc::default(),
         }
     }
 
@@ -383,6 +386,16 @@ impl ClientHandler for AirlockClient {
             Some(logger) => format!("[{logger}] {text}"),
             None => text,
         };
+        // A flood costs this server its own lines, nobody else anything.
+        let admitted = self
+            .log_rate
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .admit();
+        let Some(dropped) = admitted else {
+            return;
+        };
+        let text = super::log_rate::with_dropped(&text, dropped);
         self.log("notification", &level, &text);
         // To the app whose request caused it (the one app with requests in
         // flight on this connection), if any: never to the others.

@@ -6,6 +6,7 @@ mod errors;
 mod handler;
 mod list_changes;
 pub(crate) mod listen;
+pub mod log_rate;
 pub mod oversize;
 mod stderr;
 mod stdio;

@@ -1,5 +1,6 @@
 //! Reads a stdio server's stderr into its bounded log, line by line, without
-//! ever holding more than one bounded line in memory.
+//! ever holding more than one bounded line in memory, at most as fast as
+//! [`super::log_rate`] keeps lines.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -33,7 +34,8 @@ pub(super) fn spawn_reader(
         let mut buf = vec![0u8; 8192];
         let mut line: Vec<u8> = Vec::new();
         let mut cut = false;
-        let emit = |line: &mut Vec<u8>, cut: &mut bool| {
+        let mut rate = super::log_rate::LogRate::default();
+        let mut emit = |line: &mut Vec<u8>, cut: &mut bool| {
             let mut text = String::from_utf8_lossy(line)
                 .trim_end_matches('\r')
                 .to_owned();
@@ -50,7 +52,10 @@ pub(super) fn spawn_reader(
                 }
                 t.push_back(crate::store::truncate_text(&text, 300));
             }
-            super::log_line(&store, &events, &redactor, &server, "stderr", "info", &text);
+            if let Some(dropped) = rate.admit() {
+                let text = super::log_rate::with_dropped(&text, dropped);
+                super::log_line(&store, &events, &redactor, &server, "stderr", "info", &text);
+            }
         };
         loop {
             let n = match pipe.read(&mut buf).await {

@@ -147,6 +147,20 @@ impl Airlock {
                 });
                 continue;
             }
+            if airlock_scan::clean(&name) != name {
+                // A name with hidden characters is not the name it looks
+                // like: never served under its cleaned look-alike.
+                out.held.push(Held {
+                    why: format!(
+                        "{}'s {} {} is not served: its name has hidden characters",
+                        shown(server),
+                        kind.as_str(),
+                        shown(&name)
+                    ),
+                    name,
+                });
+                continue;
+            }
             let text = canonical(kind, &item).to_string();
             if text.len() > max_definition_bytes {
                 out.held.push(Held {

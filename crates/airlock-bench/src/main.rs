@@ -17,12 +17,16 @@
 //!   airlock-bench relay -- CMD [ARGS...]
 //!     A do-nothing stdio relay in front of CMD: the floor of one proxy hop
 //!     (see relay.rs; scripts/bench-gateway.sh).
+//!   airlock-bench noisy [--calls N]
+//!     A quiet server's calls through the gateway while another misbehaves,
+//!     beside the quiet figures (see noisy.rs; scripts/bench-gateway.sh --noisy).
 
 mod activity;
 mod calls;
 mod cases;
 mod gen;
 mod history;
+mod noisy;
 mod old;
 mod relay;
 mod stages;
@@ -53,6 +57,9 @@ fn main() -> Result<(), String> {
     }
     if args.get(1).map(String::as_str) == Some("relay") {
         return relay::run(&args);
+    }
+    if args.get(1).map(String::as_str) == Some("noisy") {
+        return noisy::run(&args);
     }
     calls::run(&args)
 }
