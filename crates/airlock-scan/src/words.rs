@@ -624,8 +624,11 @@ pub(crate) fn tokenize(reading: &str, filter: Option<&dyn NameFilter>, out: &mut
             continue;
         }
         let start = i;
-        let mut key = [0u8; MAX_WORD];
+        // Letters counted and the last one kept as the word goes; the key
+        // itself is only built when the quick filter lets the word through.
         let mut n = 0usize;
+        let mut last = 0u8;
+        let mut apostrophes = false;
         let mut possessive = false;
         // Inside a run of ASCII letters and digits the open tokens do not
         // change: only the run's first byte needs a step.
@@ -633,10 +636,8 @@ pub(crate) fn tokenize(reading: &str, filter: Option<&dyn NameFilter>, out: &mut
         while i < b.len() {
             let c = b[i];
             if CLASSES[c as usize] & WORD != 0 {
-                if n < MAX_WORD {
-                    key[n] = c;
-                }
                 n += 1;
+                last = c;
                 let ascii = c < 0x80;
                 if !(ascii && run) {
                     open.step(b, i, sentence, filter, out);
@@ -660,11 +661,22 @@ pub(crate) fn tokenize(reading: &str, filter: Option<&dyn NameFilter>, out: &mut
                     i += 1;
                     break;
                 }
+                apostrophes = true;
             } else {
                 break;
             }
         }
-        if (2..=MAX_WORD).contains(&n) && vocab.may_have(key[0], key[n - 1], n) {
+        if (2..=MAX_WORD).contains(&n) && vocab.may_have(b[start], last, n) {
+            let mut key = [0u8; MAX_WORD];
+            let end = if possessive { i - 2 } else { i };
+            if apostrophes {
+                let letters = b[start..end].iter().filter(|&&c| c != b'\'');
+                for (k, &c) in key.iter_mut().zip(letters) {
+                    *k = c;
+                }
+            } else {
+                key[..n].copy_from_slice(&b[start..end]);
+            }
             let class = vocab.get(u128::from_le_bytes(key));
             if class != 0 {
                 out.words.push(Word {
