@@ -33,7 +33,6 @@ pub(crate) mod class {
     pub const CONVERSATION: u64 = 1 << 19;
     pub const HISTORY: u64 = 1 << 20;
     pub const FULL: u64 = 1 << 21;
-    pub const MODAL: u64 = 1 << 22;
     pub const KNOW: u64 = 1 << 23;
     pub const KNOWING: u64 = 1 << 24;
     pub const YOU: u64 = 1 << 25;
@@ -47,10 +46,7 @@ pub(crate) mod class {
     pub const PHRASE: u64 = 1 << 33;
     pub const TO: u64 = 1 << 34;
     pub const PRIOR: u64 = 1 << 35;
-    pub const ALWAYS: u64 = 1 << 36;
-    pub const TAKE: u64 = 1 << 37;
     pub const PRECEDENCE: u64 = 1 << 38;
-    pub const IS: u64 = 1 << 39;
     pub const SHOW: u64 = 1 << 40;
     pub const WITHOUT: u64 = 1 << 41;
     pub const ASK: u64 = 1 << 42;
@@ -230,16 +226,12 @@ const VOCAB: &[(&str, u64)] = &[
     ("whole", FULL),
     ("complete", FULL),
     ("past", FULL),
-    ("must", MODAL | MUST | IMPERATIVE),
-    ("should", MODAL | IMPERATIVE),
-    ("need", MODAL),
-    ("needs", MODAL),
-    ("does", MODAL | AUX),
-    ("will", MODAL | AUX),
-    ("can", MODAL | AUX),
-    ("may", MODAL),
-    ("shall", MODAL),
-    ("is", IS | AUX),
+    ("must", MUST | IMPERATIVE),
+    ("should", IMPERATIVE),
+    ("does", AUX),
+    ("will", AUX),
+    ("can", AUX),
+    ("is", AUX),
     ("know", KNOW),
     ("see", KNOW),
     ("notice", KNOW),
@@ -254,7 +246,7 @@ const VOCAB: &[(&str, u64)] = &[
     ("realizing", KNOWING),
     ("awareness", KNOWING),
     ("you", YOU | IMPERATIVE),
-    ("always", ALWAYS | IMPERATIVE),
+    ("always", IMPERATIVE),
     ("very", VERY),
     ("extremely", VERY),
     ("super", VERY),
@@ -294,8 +286,6 @@ const VOCAB: &[(&str, u64)] = &[
     ("kindly", IMPERATIVE),
     ("messages", MESSAGES),
     ("last", FULL),
-    ("take", TAKE),
-    ("takes", TAKE),
 ];
 
 /// Longest vocabulary word, in bytes.
