@@ -8,7 +8,8 @@
 #   bash scripts/fuzz.sh list
 #   (or: cargo xtask fuzz ...)
 #
-# TARGET is url_inspect, form_schema, config_import or server_messages; `all`
+# TARGET is url_inspect, form_schema, config_import, server_messages or
+# scan_definition; `all`
 # runs each in turn for N minutes (default 10). Each run starts from the
 # seeds (fuzz/corpus/TARGET/), the saved corpus (fuzz/corpus/TARGET.pack,
 # one input a line: scripts/fuzz-corpus.py) and the regressions, prints
@@ -26,7 +27,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-targets_all=(url_inspect form_schema config_import server_messages)
+targets_all=(url_inspect form_schema config_import server_messages scan_definition)
 # cargo-fuzz from crates.io, pinned (its libFuzzer comes with libfuzzer-sys).
 cargo_fuzz_version=0.13.2
 
@@ -86,6 +87,7 @@ limits() {
     form_schema) echo "16384 10 2048 0" ;;
     config_import) echo "16384 10 2048 0" ;;
     server_messages) echo "16384 30 4096 200" ;; # a session: open, handshake, lines, hang-up
+    scan_definition) echo "65536 10 2048 0" ;;
   esac
 }
 

@@ -14,6 +14,9 @@
 //! - [`config_import`]: `parse_config` on a Claude Desktop / Cursor / VS Code
 //!   file, `ImportPlan::resolve`, `ServerInput::guard_secrets` and the
 //!   redactor on what it marked secret;
+//! - [`scan_definition`]: airlock-scan's `scan_text`, `clean` and `visible`
+//!   on a text, and `scan_tool` / `scan_prompt` / `scan_resource` /
+//!   `clean_json` on it as JSON;
 //! - [`server_messages`]: bytes written as a server would (JSON-RPC lines on
 //!   stdio) into Airlock's client side: a real rmcp session over an
 //!   in-memory pipe, with a consent port and an opener that check what the
@@ -29,6 +32,7 @@
 
 pub mod config_import;
 pub mod form_schema;
+pub mod scan_definition;
 pub mod server_messages;
 pub mod url_inspect;
 
@@ -41,6 +45,7 @@ pub const TARGETS: &[Target] = &[
     ("form_schema", form_schema::run),
     ("config_import", config_import::run),
     ("server_messages", server_messages::run),
+    ("scan_definition", scan_definition::run),
 ];
 
 /// The target called `name`.

@@ -203,6 +203,11 @@ fn config_import_corpus() {
 }
 
 #[test]
+fn scan_definition_corpus() {
+    replay("scan_definition", 1);
+}
+
+#[test]
 fn server_messages_corpus() {
     replay("server_messages", 4);
 }

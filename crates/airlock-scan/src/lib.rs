@@ -59,7 +59,7 @@ use serde::{Deserialize, Serialize};
 
 pub use chars::{clean, visible, MAX_VISIBLE_CHARS};
 pub use excerpt::MAX_EXCERPT_CHARS;
-pub use shadow::ToolIndex;
+pub use shadow::{ToolIndex, MIN_BARE_NAME};
 pub use walk::{
     clean_json, scan_instructions, scan_prompt, scan_resource, scan_tool, MAX_FIELD_CHARS,
     MAX_FINDINGS, MAX_WALK_DEPTH, MAX_WALK_TEXTS,

@@ -33,7 +33,6 @@ pub(crate) mod class {
     pub const CONVERSATION: u64 = 1 << 19;
     pub const HISTORY: u64 = 1 << 20;
     pub const FULL: u64 = 1 << 21;
-    pub const MODAL: u64 = 1 << 22;
     pub const KNOW: u64 = 1 << 23;
     pub const KNOWING: u64 = 1 << 24;
     pub const YOU: u64 = 1 << 25;
@@ -47,10 +46,7 @@ pub(crate) mod class {
     pub const PHRASE: u64 = 1 << 33;
     pub const TO: u64 = 1 << 34;
     pub const PRIOR: u64 = 1 << 35;
-    pub const ALWAYS: u64 = 1 << 36;
-    pub const TAKE: u64 = 1 << 37;
     pub const PRECEDENCE: u64 = 1 << 38;
-    pub const IS: u64 = 1 << 39;
     pub const SHOW: u64 = 1 << 40;
     pub const WITHOUT: u64 = 1 << 41;
     pub const ASK: u64 = 1 << 42;
@@ -230,16 +226,12 @@ const VOCAB: &[(&str, u64)] = &[
     ("whole", FULL),
     ("complete", FULL),
     ("past", FULL),
-    ("must", MODAL | MUST | IMPERATIVE),
-    ("should", MODAL | IMPERATIVE),
-    ("need", MODAL),
-    ("needs", MODAL),
-    ("does", MODAL | AUX),
-    ("will", MODAL | AUX),
-    ("can", MODAL | AUX),
-    ("may", MODAL),
-    ("shall", MODAL),
-    ("is", IS | AUX),
+    ("must", MUST | IMPERATIVE),
+    ("should", IMPERATIVE),
+    ("does", AUX),
+    ("will", AUX),
+    ("can", AUX),
+    ("is", AUX),
     ("know", KNOW),
     ("see", KNOW),
     ("notice", KNOW),
@@ -254,7 +246,7 @@ const VOCAB: &[(&str, u64)] = &[
     ("realizing", KNOWING),
     ("awareness", KNOWING),
     ("you", YOU | IMPERATIVE),
-    ("always", ALWAYS | IMPERATIVE),
+    ("always", IMPERATIVE),
     ("very", VERY),
     ("extremely", VERY),
     ("super", VERY),
@@ -294,8 +286,6 @@ const VOCAB: &[(&str, u64)] = &[
     ("kindly", IMPERATIVE),
     ("messages", MESSAGES),
     ("last", FULL),
-    ("take", TAKE),
-    ("takes", TAKE),
 ];
 
 /// Longest vocabulary word, in bytes.
@@ -343,6 +333,10 @@ pub(crate) struct Tokens {
     pub(crate) names: Vec<Span>,
     /// Where markup may start: each `<`, `[` and `\\`.
     pub(crate) marks: Vec<u32>,
+    /// Where a sentence or line ends, in order.
+    breaks: Vec<u32>,
+    /// Each `.`, `/`, `\\` and `_`: a path-like token may be around it.
+    path_marks: Vec<u32>,
 }
 
 impl Tokens {
@@ -350,7 +344,7 @@ impl Tokens {
     pub(crate) fn capacity(&self) -> usize {
         self.words.capacity() * std::mem::size_of::<Word>()
             + (self.paths.capacity() + self.names.capacity()) * std::mem::size_of::<Span>()
-            + self.marks.capacity() * 4
+            + (self.marks.capacity() + self.breaks.capacity() + self.path_marks.capacity()) * 4
     }
 }
 
@@ -511,52 +505,6 @@ static CLASSES: [u8; 256] = byte_classes();
 /// key the tool index holds).
 pub(crate) const MIN_NAME: usize = 3;
 
-/// The open path-like and identifier-like tokens while tokenizing.
-/// Each token keeps the sentence it started in (a sentence's last token
-/// ends with its full stop).
-struct Open {
-    path: Option<(usize, bool, u32)>, // start, marked, sentence
-    name: Option<(usize, u32)>,       // start, sentence
-}
-
-impl Open {
-    #[inline]
-    fn step(
-        &mut self,
-        b: &[u8],
-        i: usize,
-        sentence: u32,
-        filter: Option<&dyn NameFilter>,
-        out: &mut Tokens,
-    ) {
-        let k = CLASSES[b[i] as usize];
-        if k & PATH != 0 {
-            match &mut self.path {
-                Some((_, marked, _)) => *marked |= k & MARK != 0,
-                None => self.path = Some((i, k & MARK != 0, sentence)),
-            }
-        } else if let Some((start, marked, s)) = self.path.take() {
-            if marked {
-                out.paths.push(span(start, i, s));
-            }
-        }
-        if k & NAME != 0 {
-            self.name.get_or_insert((i, sentence));
-        } else if let Some((start, s)) = self.name.take() {
-            name_token(b, start, i, s, filter, out);
-        }
-    }
-
-    fn close(&mut self, b: &[u8], filter: Option<&dyn NameFilter>, out: &mut Tokens) {
-        if let Some((start, true, s)) = self.path.take() {
-            out.paths.push(span(start, b.len(), s));
-        }
-        if let Some((start, s)) = self.name.take() {
-            name_token(b, start, b.len(), s, filter, out);
-        }
-    }
-}
-
 fn span(start: usize, end: usize, sentence: u32) -> Span {
     Span {
         start: u32::try_from(start).unwrap_or(u32::MAX),
@@ -569,11 +517,10 @@ fn name_token(
     b: &[u8],
     mut start: usize,
     mut end: usize,
-    sentence: u32,
-    filter: Option<&dyn NameFilter>,
-    out: &mut Tokens,
+    breaks: &[u32],
+    filter: &dyn NameFilter,
+    names: &mut Vec<Span>,
 ) {
-    let Some(filter) = filter else { return };
     // "read_file." at the end of a sentence is "read_file".
     while end > start && matches!(b[end - 1], b'.' | b'-') {
         end -= 1;
@@ -582,94 +529,114 @@ fn name_token(
         start += 1;
     }
     if end - start >= MIN_NAME && filter.maybe(&b[start..end]) {
-        out.names.push(span(start, end, sentence));
+        names.push(span(start, end, sentence_at(breaks, start)));
     }
 }
 
 /// Tokenizes `reading` (lower case) into `out` (cleared first). Identifier
 /// tokens are kept only when `filter` says they may be tool names.
+///
+/// Three passes, each simple: the words (and where sentences break and
+/// markup may start), then the path-like tokens around each `.`, `/`, `\\`
+/// or `_` the first pass saw, then, only when there is a tool index, the
+/// identifier-like tokens.
 pub(crate) fn tokenize(reading: &str, filter: Option<&dyn NameFilter>, out: &mut Tokens) {
     out.words.clear();
     out.paths.clear();
     out.names.clear();
     out.marks.clear();
-    let vocab = vocabulary();
+    out.breaks.clear();
+    out.path_marks.clear();
     let b = reading.as_bytes();
-    let mut open = Open {
-        path: None,
-        name: None,
-    };
+    words_pass(b, out);
+    paths_pass(b, out);
+    if let Some(filter) = filter {
+        names_pass(b, filter, out);
+    }
+}
+
+/// The words, sentence breaks, clause starts, markup positions and path
+/// marks.
+fn words_pass(b: &[u8], out: &mut Tokens) {
+    let vocab = vocabulary();
     let mut i = 0;
     let mut ord = 0u32;
     let mut sentence = 0u32;
     let mut clause_first = true;
+    let at = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
     while i < b.len() {
         let c = b[i];
-        if CLASSES[c as usize] & WORD == 0 {
-            open.step(b, i, sentence, filter, out);
+        let k = CLASSES[c as usize];
+        if k & WORD == 0 {
+            if k & MARK != 0 {
+                out.path_marks.push(at(i));
+            }
             match c {
                 b'\n' => {
                     sentence += 1;
+                    out.breaks.push(at(i));
                     clause_first = true;
                 }
                 b'.' | b'!' | b'?' if b.get(i + 1).is_none_or(|n| n.is_ascii_whitespace()) => {
                     sentence += 1;
+                    out.breaks.push(at(i));
                     clause_first = true;
                 }
                 b',' | b';' | b':' => clause_first = true,
-                b'<' | b'[' | b'\\' => out.marks.push(u32::try_from(i).unwrap_or(u32::MAX)),
+                b'<' | b'[' | b'\\' => out.marks.push(at(i)),
                 _ => {}
             }
             i += 1;
             continue;
         }
         let start = i;
-        let mut key = [0u8; MAX_WORD];
+        // Letters counted and the last one kept as the word goes; the key
+        // itself is only built when the quick filter lets the word through.
         let mut n = 0usize;
+        let mut last = 0u8;
+        let mut apostrophes = false;
         let mut possessive = false;
-        // Inside a run of ASCII letters and digits the open tokens do not
-        // change: only the run's first byte needs a step.
-        let mut run = false;
         while i < b.len() {
             let c = b[i];
             if CLASSES[c as usize] & WORD != 0 {
-                if n < MAX_WORD {
-                    key[n] = c;
-                }
                 n += 1;
-                let ascii = c < 0x80;
-                if !(ascii && run) {
-                    open.step(b, i, sentence, filter, out);
-                }
-                run = ascii;
+                last = c;
                 i += 1;
             } else if c == b'\''
                 && b.get(i + 1)
                     .is_some_and(|&x| CLASSES[x as usize] & WORD != 0)
             {
                 // "don't" reads "dont"; "user's" reads "user", possessive.
-                open.step(b, i, sentence, filter, out);
-                run = false;
                 i += 1;
                 let s_end = b[i] == b's'
                     && b.get(i + 1)
                         .is_none_or(|&x| CLASSES[x as usize] & WORD == 0);
                 if s_end {
                     possessive = true;
-                    open.step(b, i, sentence, filter, out);
                     i += 1;
                     break;
                 }
+                apostrophes = true;
             } else {
                 break;
             }
         }
-        if (2..=MAX_WORD).contains(&n) && vocab.may_have(key[0], key[n - 1], n) {
+        if (2..=MAX_WORD).contains(&n) && vocab.may_have(b[start], last, n) {
+            let mut key = [0u8; MAX_WORD];
+            let end = if possessive { i - 2 } else { i };
+            if apostrophes {
+                let letters = b[start..end].iter().filter(|&&c| c != b'\'');
+                for (k, &c) in key.iter_mut().zip(letters) {
+                    *k = c;
+                }
+            } else {
+                key[..n].copy_from_slice(&b[start..end]);
+            }
             let class = vocab.get(u128::from_le_bytes(key));
             if class != 0 {
                 out.words.push(Word {
-                    start: u32::try_from(start).unwrap_or(u32::MAX),
-                    end: u32::try_from(i).unwrap_or(u32::MAX),
+                    start: at(start),
+                    end: at(i),
                     class,
                     ord,
                     sentence,
@@ -681,7 +648,52 @@ pub(crate) fn tokenize(reading: &str, filter: Option<&dyn NameFilter>, out: &mut
         ord = ord.saturating_add(1);
         clause_first = false;
     }
-    open.close(b, filter, out);
+}
+
+/// The sentence that byte `i` is in, given the sorted break positions.
+fn sentence_at(breaks: &[u32], i: usize) -> u32 {
+    let n = breaks.partition_point(|&p| (p as usize) < i);
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The path-like token around each mark the words pass saw.
+fn paths_pass(b: &[u8], out: &mut Tokens) {
+    let path = |c: u8| CLASSES[c as usize] & PATH != 0;
+    let mut done = 0usize;
+    for &m in &out.path_marks {
+        let m = m as usize;
+        if m < done || !path(b[m]) {
+            continue;
+        }
+        let mut start = m;
+        while start > 0 && path(b[start - 1]) {
+            start -= 1;
+        }
+        let mut end = m + 1;
+        while end < b.len() && path(b[end]) {
+            end += 1;
+        }
+        out.paths
+            .push(span(start, end, sentence_at(&out.breaks, start)));
+        done = end;
+    }
+}
+
+/// The identifier-like tokens that `filter` lets through.
+fn names_pass(b: &[u8], filter: &dyn NameFilter, out: &mut Tokens) {
+    let name = |c: u8| CLASSES[c as usize] & NAME != 0;
+    let mut i = 0;
+    while i < b.len() {
+        if !name(b[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && name(b[i]) {
+            i += 1;
+        }
+        name_token(b, start, i, &out.breaks, filter, &mut out.names);
+    }
 }
 
 #[cfg(test)]
