@@ -13,6 +13,9 @@
 # the host), so the gateway's own cost reads as gateway vs relay2.
 # `--before PATH` adds another `airlock` build (say, main's) as
 # "before" in the same rounds (its own daemon and data dir).
+# Last, the noisy neighbours (issue 25): a quiet server's calls while
+# another server misbehaves, each way, beside the quiet figures
+# (`airlock-bench noisy`; goal: p99 within +50 ms of quiet).
 #
 #   bash scripts/bench-gateway.sh [--calls N] [--rounds R] [--before PATH]
 set -euo pipefail
@@ -130,3 +133,8 @@ for path in ("gateway", "before"):
         m = med[path]
         print(f"  {path:<8} async thread {m['host_main_us']:.0f} us CPU, history writer {m['host_history_us']:.0f} us CPU, {m['host_switches']:.1f} context switches")
 PY
+
+# Each server a tenant (issue 25): a quiet server's calls while another
+# misbehaves, beside the quiet ones (in-process gateway; airlock-bench noisy).
+echo
+"$target_dir/release/airlock-bench" noisy --calls 500
