@@ -1,6 +1,6 @@
 // Form-mode elicitation in the window: the values a person edits, the checks
 // as they type, and the answer sent back. The checks mirror airlock-core's
-// `elicitation/form.rs` (`FormField::check`), with the same messages, so the
+// `elicitation/form/validate.rs` (`FormField::check`), with the same messages, so the
 // window and the terminal say the same thing; `answer_form` checks again in
 // Rust, and that check is the one that counts.
 import type { Choice, FormField, FormSchema, JsonValue, StringFormat } from "./api";
