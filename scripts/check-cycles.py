@@ -7,10 +7,14 @@ module each path reaches. A reference from module A to module B becomes an
 edge between the two children of their lowest common ancestor that hold A
 and B (siblings): a parent naming its child, or a child naming its parent,
 is the module tree itself, not a circle. Each set of siblings must form no
-cycle. Prints each cycle found (with a file and line for each edge) and
-exits 1, or prints one line and exits 0.
+cycle. Test modules (`#[cfg(test)]`) are left out: tests may reach across.
 
-    python3 scripts/check-cycles.py [CRATE_DIR ...]   (default: every crate)
+The circles that are known and not undone yet are listed, one a line, in
+scripts/cycles-known.txt (a ratchet): a new circle fails, and so does a
+listed one that is gone (take its line out). Prints each circle (with a
+file and line for each edge).
+
+    python3 scripts/check-cycles.py [--write-known] [CRATE_DIR ...]   (default: every crate)
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CRATE_DIRS = ["crates/" + p.name for p in sorted((ROOT / "crates").iterdir()) if (p / "Cargo.toml").exists()]
 CRATE_DIRS += ["src-tauri", "xtask", "fuzz"]
 
+KNOWN = ROOT / "scripts" / "cycles-known.txt"
+TEST_MOD = re.compile(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;")
 MOD_DECL = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;", re.M)
 PATH_ATTR = re.compile(r'#\[path\s*=\s*"([^"]+)"\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;')
 # A path starting at crate, super or self, then identifiers (stops at `{`).
@@ -46,7 +52,10 @@ def module_tree(src_root: Path) -> dict[tuple[str, ...], Path]:
         text = file.read_text(encoding="utf-8", errors="replace")
         base = file.parent if is_dir_owner else file.parent / file.stem
         explicit = {name: rel for rel, name in PATH_ATTR.findall(text)}
+        tests = set(TEST_MOD.findall(text))
         for name in MOD_DECL.findall(strip(text)):
+            if name in tests:
+                continue
             if name in explicit:
                 child = (file.parent / explicit[name]).resolve()
                 if child.exists():
@@ -90,6 +99,23 @@ def resolve(modules, here: tuple[str, ...], head: str, rest: list[str]):
     return best
 
 
+def without_tests(text: str) -> str:
+    """Inline `#[cfg(test)] mod x { ... }` blocks removed (brace-matched)."""
+    out, i = [], 0
+    pattern = re.compile(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+[a-z_][a-z0-9_]*\s*\{")
+    while True:
+        m = pattern.search(text, i)
+        if not m:
+            out.append(text[i:])
+            return "".join(out)
+        out.append(text[i:m.start()])
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[j], 0)
+            j += 1
+        i = j
+
+
 def check(crate_dir: str) -> list[str]:
     src = ROOT / crate_dir / "src"
     if not src.exists():
@@ -99,7 +125,7 @@ def check(crate_dir: str) -> list[str]:
     edges: dict[tuple[str, ...], dict[tuple[str, str], str]] = {}
     for path, file in modules.items():
         raw = file.read_text(encoding="utf-8", errors="replace")
-        text = strip(raw)
+        text = without_tests(strip(raw))
         lines = text.splitlines()
         for no, line in enumerate(lines, 1):
             for head, tail in REF.findall(line):
@@ -137,21 +163,35 @@ def check(crate_dir: str) -> list[str]:
                             scope = "::".join(parent) or "crate"
                             hops = " -> ".join(cyc + [start])
                             wheres = ", ".join(es[(cyc[i], (cyc + [start])[i + 1])] for i in range(len(cyc)))
-                            problems.append(f"{crate_dir} ({scope}): {hops}  [{wheres}]")
+                            problems.append((f"{crate_dir} ({scope}): {hops}", wheres))
                     elif nxt not in trail and len(trail) < 12:
                         stack.append((nxt, trail + [nxt]))
     return problems
 
 
 def main() -> int:
-    dirs = sys.argv[1:] or CRATE_DIRS
-    problems = [p for d in dirs for p in check(d)]
-    if problems:
-        print(f"import circles: {len(problems)}")
-        for p in problems:
-            print("  " + p)
+    args = sys.argv[1:]
+    write = "--write-known" in args
+    dirs = [a for a in args if a != "--write-known"] or CRATE_DIRS
+    found = {key: wheres for d in dirs for key, wheres in check(d)}
+    if write:
+        KNOWN.write_text("".join(k + "\n" for k in sorted(found)))
+        print(f"import circles: {len(found)} written to {KNOWN.relative_to(ROOT)}")
+        return 0
+    known = set()
+    if KNOWN.exists():
+        known = {l.strip() for l in KNOWN.read_text().splitlines() if l.strip() and not l.startswith("#")}
+    new = sorted(k for k in found if k not in known)
+    gone = sorted(k for k in known if k not in found)
+    for k in new:
+        print(f"  new: {k}  [{found[k]}]")
+    for k in gone:
+        print(f"  undone (take its line out of {KNOWN.relative_to(ROOT)}): {k}")
+    left = len(found) - len(new)
+    if new or gone:
+        print(f"import circles: {len(new)} new, {len(gone)} undone and still listed, {left} known left")
         return 1
-    print(f"import circles: none in {len(dirs)} crates")
+    print(f"import circles: none new in {len(dirs)} crates ({left} known left to undo: {KNOWN.relative_to(ROOT)})")
     return 0
 
 
