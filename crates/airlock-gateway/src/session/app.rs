@@ -396,9 +396,18 @@ impl ServerHandler for AppSession {
             ));
         };
         drop(view);
-        let core = self.gateway.core.clone();
+        let (core, peer) = (self.gateway.core.clone(), context.peer.clone());
+        let relay = crate::routing::progress::Relay::new(context.meta.get_progress_token());
         self.with_forms(&client, slot, &context, move |caller| async move {
-            core.get_prompt_for(&caller, &route.server, &route.name, request.arguments)
+            let sender = crate::routing::progress::Relay::sender(relay.as_ref());
+            let get = core.get_prompt_for(
+                &caller,
+                &route.server,
+                &route.name,
+                request.arguments,
+                sender,
+            );
+            crate::routing::progress::forwarding(get, relay.as_ref(), &peer)
                 .await
                 .map(|r| GetPromptResponse::Complete(prompt_for_the_app(r)))
                 .map_err(|e| core_error(&e))
@@ -498,9 +507,12 @@ impl ServerHandler for AppSession {
             ));
         };
         drop(view);
-        let core = self.gateway.core.clone();
+        let (core, peer) = (self.gateway.core.clone(), context.peer.clone());
+        let relay = crate::routing::progress::Relay::new(context.meta.get_progress_token());
         self.with_forms(&client, slot, &context, move |caller| async move {
-            core.read_resource_for(&caller, &route.server, &route.name)
+            let sender = crate::routing::progress::Relay::sender(relay.as_ref());
+            let read = core.read_resource_for(&caller, &route.server, &route.name, sender);
+            crate::routing::progress::forwarding(read, relay.as_ref(), &peer)
                 .await
                 .map(|r| ReadResourceResponse::Complete(resource_for_the_app(r)))
                 .map_err(|e| core_error(&e))
