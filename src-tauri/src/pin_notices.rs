@@ -6,15 +6,16 @@
 //! once nothing of it waits any more.
 //!
 //! Decisions made in another process (`airlock tools approve`) raise no
-//! core event here: the shell watches the pin generation (as the gateway
-//! host does) and tells the window the new counts.
+//! core event here: the core's follower withdraws their notices, and the
+//! shell watches the pin generation (as the gateway host does) to tell the
+//! window the new counts.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use airlock_core::events::CoreEvent;
-use airlock_core::pins::notice::{PinNotice, PinNoticeEvent};
+use airlock_core::pins::notice::{PinNotice, PinNoticeEvent, PIN_GENERATION_POLL};
 use airlock_core::url_safety::notice::escape_markup;
 use airlock_core::Airlock;
 use tauri::{AppHandle, Manager};
@@ -22,10 +23,6 @@ use tauri::{AppHandle, Manager};
 use crate::api::{EmitDeclared, CORE_EVENT, REVIEW_EVENT};
 use crate::pin_review::ReviewRequest;
 use crate::settings::Settings;
-
-/// How often the pin generation is read for decisions made elsewhere (the
-/// gateway host applies them at the same pace).
-pub const GENERATION_POLL: Duration = Duration::from_secs(2);
 
 /// The action id of Review.
 const REVIEW_ACTION: &str = "review";
@@ -79,7 +76,7 @@ pub fn follow(app: &AppHandle, core: &Arc<Airlock>, settings: Arc<RwLock<Setting
     }));
     let (app, core) = (app.clone(), core.clone());
     tauri::async_runtime::spawn(async move {
-        watch_generation(app, core, shown).await;
+        watch_generation(app, core).await;
     });
 }
 
@@ -162,9 +159,8 @@ pub fn changed_counts(
     out
 }
 
-/// Decisions made in another process: new counts to the window, and the
-/// notices of servers with nothing waiting withdrawn.
-async fn watch_generation(app: AppHandle, core: Arc<Airlock>, shown: Arc<Shown>) {
+/// Decisions made in another process: the new counts to the window.
+async fn watch_generation(app: AppHandle, core: Arc<Airlock>) {
     let counts = |core: &Airlock| -> HashMap<String, usize> {
         core.pending_pin_counts()
             .map(|v| v.into_iter().collect())
@@ -173,7 +169,7 @@ async fn watch_generation(app: AppHandle, core: Arc<Airlock>, shown: Arc<Shown>)
     let mut generation = core.pin_generation().unwrap_or(0);
     let mut known = counts(&core);
     loop {
-        tokio::time::sleep(GENERATION_POLL).await;
+        tokio::time::sleep(PIN_GENERATION_POLL).await;
         let Ok(now) = core.pin_generation() else {
             continue;
         };
@@ -183,11 +179,6 @@ async fn watch_generation(app: AppHandle, core: Arc<Airlock>, shown: Arc<Shown>)
         generation = now;
         let fresh = counts(&core);
         for (server, pending) in changed_counts(&known, &fresh) {
-            if pending == 0 {
-                if let Some(id) = shown.take(&server) {
-                    close_notification(id);
-                }
-            }
             let _ = app.emit(CORE_EVENT, &CoreEvent::PinChanges { server, pending });
         }
         known = fresh;

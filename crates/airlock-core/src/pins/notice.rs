@@ -23,6 +23,9 @@ use crate::Airlock;
 /// A burst of changes (a server's tools and prompts re-listed, one change
 /// after another) is noticed this long after its first event, as one.
 pub const PIN_NOTICE_GAP: Duration = Duration::from_millis(750);
+/// How often the follower reads the pin generation, to notice decisions
+/// made in another process (`airlock tools approve` next to a daemon).
+pub const PIN_GENERATION_POLL: Duration = Duration::from_secs(2);
 /// Names listed in a notice about several changes, at most.
 pub const MAX_NOTICE_NAMES: usize = 3;
 /// Longest server, tool or prompt name in a notice, in characters.
@@ -50,7 +53,8 @@ pub fn review_arg<S: AsRef<str>>(args: impl IntoIterator<Item = S>) -> Option<i6
 pub struct PinNotice {
     /// The server, as configured (to act on; show [`PinNotice::summary`]).
     pub server: String,
-    /// The change a Review action opens: the newest of this notice.
+    /// The change a Review action opens: the first with something serious
+    /// in it (the one the notice's "Held:" line is about), else the newest.
     pub change_id: i64,
     /// Changes new in this notice.
     pub count: usize,
@@ -83,14 +87,14 @@ fn item_kind(row: &ChangeRow) -> PinKind {
     PinKind::parse(&row.kind).unwrap_or(PinKind::Tool)
 }
 
-/// The first serious finding of `rows`, as a sentence.
-fn first_serious(rows: &[&ChangeRow]) -> Option<String> {
+/// The first serious finding of `rows`, as a sentence, and its change.
+fn first_serious(rows: &[&ChangeRow]) -> Option<(i64, String)> {
     rows.iter().find_map(|r| {
         serde_json::from_str::<Vec<Finding>>(&r.findings)
             .ok()?
             .into_iter()
             .find(|f| f.severity == Severity::Serious)
-            .map(|f| notification_text(&f.detail, NOTICE_DETAIL_CHARS))
+            .map(|f| (r.id, notification_text(&f.detail, NOTICE_DETAIL_CHARS)))
     })
 }
 
@@ -160,12 +164,13 @@ pub fn notice_for(server: &str, rows: &[&ChangeRow]) -> Option<PinNotice> {
         }
         lines.push(format!("{}.", names.join(", ")));
     }
-    if let Some(finding) = first_serious(rows) {
+    let serious = first_serious(rows);
+    if let Some((_, finding)) = &serious {
         lines.push(format!("Held: {}", finding.trim_end_matches('.')));
     }
     Some(PinNotice {
         server: server.to_owned(),
-        change_id: newest,
+        change_id: serious.map_or(newest, |(id, _)| id),
         count: rows.len(),
         summary,
         lines,
@@ -209,7 +214,8 @@ impl PinNoticeTracker {
 impl Airlock {
     /// Follow the changes held for review and call `act` with one notice
     /// per server per burst ([`PIN_NOTICE_GAP`]), and when a server's last
-    /// waiting change is decided. Runs until the core's event channel
+    /// waiting change is decided (here, or in another process: seen within
+    /// [`PIN_GENERATION_POLL`]). Runs until the core's event channel
     /// closes; spawn it on the shell's runtime. `act` must not block long
     /// (show the notification on a thread of its own).
     pub async fn follow_pin_notices(self: Arc<Self>, act: impl Fn(PinNoticeEvent) + Send) {
@@ -217,12 +223,14 @@ impl Airlock {
         let mut tracker = PinNoticeTracker::seeded(&self);
         // Servers with a burst under way, and when it is noticed.
         let mut due: BTreeMap<String, Instant> = BTreeMap::new();
+        let mut generation = self.pin_generation().unwrap_or(0);
+        let mut next_poll = Instant::now() + PIN_GENERATION_POLL;
         loop {
-            let next = due.values().min().copied();
-            let event = match next {
-                Some(at) => tokio::time::timeout_at(at, rx.recv()).await.ok(),
-                None => Some(rx.recv().await),
-            };
+            let wake = due
+                .values()
+                .min()
+                .map_or(next_poll, |at| (*at).min(next_poll));
+            let event = tokio::time::timeout_at(wake, rx.recv()).await.ok();
             match event {
                 Some(Ok(CoreEvent::PinChanges { server, .. })) => {
                     due.entry(server)
@@ -245,6 +253,18 @@ impl Airlock {
                 None => {}
             }
             let now = Instant::now();
+            if now >= next_poll {
+                next_poll = now + PIN_GENERATION_POLL;
+                // Decided elsewhere: look again at every server with a notice.
+                if let Ok(g) = self.pin_generation() {
+                    if g != generation {
+                        generation = g;
+                        for server in tracker.told.keys() {
+                            due.entry(server.clone()).or_insert(now);
+                        }
+                    }
+                }
+            }
             let ripe: Vec<String> = due
                 .iter()
                 .filter(|(_, at)| **at <= now)
@@ -337,6 +357,9 @@ mod tests {
         );
         assert_eq!(n.lines.len(), 2, "{n:?}");
         assert!(n.lines[1].starts_with("Held: Hidden text"), "{n:?}");
+        // Review opens the change the "Held:" line is about.
+        let c = row(3, "tool", "u", "changed", "[]");
+        assert_eq!(notice_for("weather", &[&a, &b, &c]).unwrap().change_id, 2);
     }
 
     #[test]
@@ -475,11 +498,23 @@ mod tests {
                 .is_err(),
             "one notice per burst"
         );
-        // Both decided: the notice is withdrawn, no new one shown.
-        for c in core.pending_pin_changes(Some("weather")).unwrap() {
-            core.decide_pin_change(c.id, Decision::Reject).unwrap();
-        }
-        let settled = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+        // Both decided, the second in "another process" (the store only: no
+        // event here, as for `airlock tools reject` next to a daemon): the
+        // notice is withdrawn all the same, and no new one is shown.
+        let open = core.pending_pin_changes(Some("weather")).unwrap();
+        core.decide_pin_change(open[0].id, Decision::Reject)
+            .unwrap();
+        assert!(
+            tokio::time::timeout(PIN_NOTICE_GAP * 2, rx.recv())
+                .await
+                .is_err(),
+            "one change still waits: nothing to do"
+        );
+        assert!(core
+            .store
+            .decide_pin_change(open[1].id, "approved")
+            .unwrap());
+        let settled = tokio::time::timeout(PIN_GENERATION_POLL * 3, rx.recv())
             .await
             .unwrap()
             .unwrap();
