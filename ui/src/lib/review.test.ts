@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { DiffLine, Finding, PinChange, ReviewItem } from "./api";
-import { fold, groupByServer, MAX_LINE_CHARS, orderFindings, rejectedNames, segments, sideBySide, type DiffRow } from "./review";
+import { firstChanges, fold, groupByServer, MAX_LINE_CHARS, orderFindings, rejectedNames, segments, sideBySide, type DiffRow } from "./review";
 
 function change(id: number, server: string, seen: number, extra: Partial<PinChange> = {}): PinChange {
   return {
@@ -46,6 +46,34 @@ describe("groupByServer", () => {
     expect(groups[1]?.items.map((i) => i.change.id)).toEqual([2, 4]);
     expect(groups[0]?.newest).toBe(500);
     expect(groupByServer([])).toEqual([]);
+  });
+
+  it("puts a server's changes with something serious in them before the others", () => {
+    const serious = change(1, "weather", 100, { findings: [finding("serious", "reads ~/.ssh")] });
+    const warned = change(2, "weather", 300, { findings: [finding("warning", "long")] });
+    const plain = change(3, "weather", 200);
+    const [g] = groupByServer([item(plain), item(serious), item(warned)]);
+    expect(g?.items.map((i) => i.change.id)).toEqual([1, 2, 3]);
+  });
+});
+
+describe("firstChanges", () => {
+  it("keeps the first changes in page order and counts the rest", () => {
+    const groups = groupByServer([
+      item(change(1, "a", 10)),
+      item(change(2, "a", 20)),
+      item(change(3, "b", 30)),
+      item(change(4, "b", 5)),
+      item(change(5, "c", 1)),
+    ]);
+    const { groups: shown, hidden } = firstChanges(groups, 3);
+    expect(shown.map((g) => [g.server, g.items.map((i) => i.change.id)])).toEqual([
+      ["b", [3, 4]],
+      ["a", [2]],
+    ]);
+    expect(hidden).toBe(2);
+    expect(firstChanges(groups, 100).hidden).toBe(0);
+    expect(firstChanges(groups, 0)).toEqual({ groups: [], hidden: 5 });
   });
 });
 
@@ -110,7 +138,8 @@ describe("segments", () => {
   it("marks any invisible or reordering character that still got here", () => {
     const s = segments("a\u202Eb\u200Bc\u{E0041}d\uFE0Fe\tf");
     expect(s.filter((p) => p.kind === "hidden").map((p) => p.text)).toEqual(["⟦U+202E⟧", "⟦U+200B⟧", "⟦U+E0041⟧", "⟦U+FE0F⟧"]);
-    expect(s.map((p) => p.text).join("")).not.toMatch(/[\u202E\u200B\uFE0F]/u);
+    const joined = s.map((p) => p.text).join("");
+    for (const c of ["\u202E", "\u200B", "\uFE0F", "\u{E0041}"]) expect(joined).not.toContain(c);
     expect(s.at(-1)).toEqual({ kind: "text", text: "e\tf" });
   });
 

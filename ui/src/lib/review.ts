@@ -24,11 +24,19 @@ export interface ServerGroup {
   server: string;
   /** When its newest waiting change was seen (ms). */
   newest: number;
-  /** Its waiting changes, newest first. */
+  /** Its waiting changes, serious ones first, then newest first. */
   items: ReviewItem[];
 }
 
-/** Changes by server, the server with the newest change first; each server's changes newest first. */
+/** Whether the scanner found something serious in a change. */
+export function isSerious(c: PinChange): boolean {
+  return c.findings.some((f) => f.severity === "serious");
+}
+
+/**
+ * Changes by server, the server with the newest change first; within a
+ * server, changes with something serious in them first, then newest first.
+ */
 export function groupByServer(items: readonly ReviewItem[]): ServerGroup[] {
   const groups = new Map<string, ServerGroup>();
   for (const item of items) {
@@ -39,10 +47,29 @@ export function groupByServer(items: readonly ReviewItem[]): ServerGroup[] {
     groups.set(s, g);
   }
   const byNewest = (a: ReviewItem, b: ReviewItem): number =>
-    b.change.seen_at - a.change.seen_at || b.change.id - a.change.id;
+    Number(isSerious(b.change)) - Number(isSerious(a.change)) ||
+    b.change.seen_at - a.change.seen_at ||
+    b.change.id - a.change.id;
   return [...groups.values()]
     .map((g) => ({ ...g, items: [...g.items].sort(byNewest) }))
     .sort((a, b) => b.newest - a.newest || (a.server < b.server ? -1 : a.server > b.server ? 1 : 0));
+}
+
+/** Change cards rendered at first (each holds a diff); more on request. */
+export const CARDS_AT_FIRST = 20;
+
+/** The first `max` changes of `groups`, in order, and how many are left out. */
+export function firstChanges(groups: readonly ServerGroup[], max: number): { groups: ServerGroup[]; hidden: number } {
+  const out: ServerGroup[] = [];
+  let left = Math.max(0, max);
+  let hidden = 0;
+  for (const g of groups) {
+    const items = g.items.slice(0, left);
+    hidden += g.items.length - items.length;
+    left -= items.length;
+    if (items.length > 0) out.push({ ...g, items });
+  }
+  return { groups: out, hidden };
 }
 
 // ----- findings -----
