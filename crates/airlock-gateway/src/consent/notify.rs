@@ -322,3 +322,100 @@ pub fn daemon_consent(wait: Duration) -> Arc<dyn Consent> {
 #[cfg(test)]
 #[path = "notify_tests.rs"]
 mod tests;
+
+// ---- Tool and prompt changes held for review (issue 25) -------------------
+
+/// The daemon's notification about changes held for review
+/// (`airlock_core::pins::notice` says what changed): how to review them,
+/// and a Review action only when `window` (the Airlock app can be opened on
+/// them). Never Approve: approving needs the diff.
+pub fn pin_change_notice(notice: &airlock_core::pins::notice::PinNotice, window: bool) -> Notice {
+    let it = if notice.count == 1 { "it" } else { "them" };
+    let review = format!("airlock tools review {}", notification_name(&notice.server));
+    let mut lines = notice.lines.clone();
+    lines.push(if window {
+        format!("Your apps do not see {it} until you review {it}: Review opens Airlock on {it}, or run `{review}`.")
+    } else {
+        format!("Your apps do not see {it} until you review {it}: run `{review}`, or open Airlock.")
+    });
+    Notice {
+        summary: notice.summary.clone(),
+        body: lines.join("\n"),
+        actions: if window {
+            vec![("review", "Review".to_owned())]
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+/// Each server's notification about changes held for review, on screen.
+static PIN_NOTICES: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<String, u32>>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// Show (or withdraw) the daemon's notification about a server's changes
+/// held for review; it replaces that server's earlier one. `open_review`
+/// opens the Airlock app on a change (its Review action); `None`: no action.
+/// Returns at once: a thread waits for the action.
+pub fn show_pin_change_notice(
+    event: airlock_core::pins::notice::PinNoticeEvent,
+    open_review: Option<Arc<dyn Fn(i64) + Send + Sync>>,
+) {
+    use airlock_core::pins::notice::PinNoticeEvent;
+    let taken = |server: &str| {
+        PIN_NOTICES
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(server)
+    };
+    let notice = match event {
+        PinNoticeEvent::Settled { server } => {
+            if let Some(id) = taken(&server) {
+                close_notification(id);
+            }
+            return;
+        }
+        PinNoticeEvent::Show(n) => n,
+    };
+    crate::catalog::log(&format!(
+        "{}: {} (`airlock tools review {}`)",
+        notice.server, notice.summary, notice.server
+    ));
+    std::thread::spawn(move || {
+        let Ok(caps) = notify_rust::get_capabilities() else {
+            return;
+        };
+        let actions = caps.iter().any(|c| c == "actions");
+        let text = pin_change_notice(&notice, actions && open_review.is_some());
+        let body = if caps.iter().any(|c| c == "body-markup") {
+            escape_markup(&text.body)
+        } else {
+            text.body
+        };
+        if let Some(old) = taken(&notice.server) {
+            close_notification(old);
+        }
+        let mut n = notify_rust::Notification::new();
+        n.appname("Airlock").summary(&text.summary).body(&body);
+        for (id, label) in &text.actions {
+            n.action(id, label);
+        }
+        let Ok(handle) = n.show() else { return };
+        PIN_NOTICES
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(notice.server.clone(), handle.id());
+        let change = notice.change_id;
+        handle.wait_for_action(|action| {
+            if action == "review" {
+                if let Some(open) = &open_review {
+                    open(change);
+                }
+            }
+        });
+    });
+}
+
+#[cfg(test)]
+#[path = "pin_notice_tests.rs"]
+mod pin_notice_tests;
