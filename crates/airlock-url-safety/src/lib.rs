@@ -6,7 +6,9 @@
 //! before opening it: a [`Verdict`], the normalised URL, how the host should
 //! be displayed, the registrable domain (eTLD+1 from an embedded Public
 //! Suffix List, private section included), and [`Warning`] /
-//! [`BlockReason`] codes with human sentences.
+//! [`BlockReason`] codes. Their sentences for a person live in one table,
+//! airlock-core's `elicitation::view::sentences`, next to every other word
+//! of consent.
 //!
 //! Nothing here touches the network: no DNS lookups, no fetches. A domain
 //! name that happens to resolve to a private address cannot be detected.
@@ -102,7 +104,7 @@ pub enum Warning {
     // Internet, possibly a device of their own network), the sentence
     // already says "local network", every consumer already shows it and
     // drops one-click approval for it, and a new code would change the
-    // generated TypeScript union and the UI's text table for no difference
+    // generated TypeScript union and the sentence table for no difference
     // a person could act on.
     LocalAddress,
     /// The URL has text before an `@` in the authority.
@@ -135,29 +137,6 @@ impl Warning {
             Warning::Userinfo => "userinfo",
             Warning::NonDefaultPort => "non_default_port",
             Warning::HiddenCharacters => "hidden_characters",
-        }
-    }
-
-    /// One sentence for a person.
-    pub fn describe(&self) -> &'static str {
-        match self {
-            Warning::NotHttps => {
-                "The connection is not encrypted (http, not https); others on the network can read or change it."
-            }
-            Warning::Punycode => {
-                "The address contains international characters that could imitate another name, so it is shown in its encoded (xn--) form."
-            }
-            Warning::IpLiteral => "The address is a raw IP number, not a domain name.",
-            Warning::LocalAddress => {
-                "The address points to this computer or to a private or local network, not to the public Internet."
-            }
-            Warning::Userinfo => {
-                "The address has text before an @ sign; everything before the @ is not the site you will visit."
-            }
-            Warning::NonDefaultPort => "The address uses an unusual port number.",
-            Warning::HiddenCharacters => {
-                "The link as sent contains invisible, text-direction or control characters that can disguise what it says."
-            }
         }
     }
 }
@@ -193,20 +172,6 @@ impl BlockReason {
             BlockReason::InsecureScheme => "insecure_scheme",
             BlockReason::Unparseable => "unparseable",
             BlockReason::TooLong => "too_long",
-        }
-    }
-
-    /// One sentence for a person.
-    pub fn describe(&self) -> &'static str {
-        match self {
-            BlockReason::SchemeNotAllowed => {
-                "Only web addresses (https, or http to this computer) can be opened; this link is of another kind."
-            }
-            BlockReason::InsecureScheme => {
-                "The link uses unencrypted http to a site other than this computer; only https is allowed there."
-            }
-            BlockReason::Unparseable => "The text is not a valid web address.",
-            BlockReason::TooLong => "The address is too long to be shown and checked safely.",
         }
     }
 }

@@ -923,7 +923,7 @@ fn combined_warnings_and_ordering() {
 }
 
 #[test]
-fn codes_and_descriptions() {
+fn codes() {
     let expected = [
         (NotHttps, "not_https"),
         (Punycode, "punycode"),
@@ -942,7 +942,6 @@ fn codes_and_descriptions() {
             serde_json::from_str::<Warning>(&format!("\"{code}\"")).unwrap(),
             w
         );
-        assert!(w.describe().ends_with('.') && w.describe().len() > 20);
     }
     let blocks = [
         (SchemeNotAllowed, "scheme_not_allowed"),
@@ -954,12 +953,7 @@ fn codes_and_descriptions() {
         assert_eq!(b.code(), code);
         assert_eq!(b.to_string(), code);
         assert_eq!(serde_json::to_string(&b).unwrap(), format!("\"{code}\""));
-        assert!(b.describe().ends_with('.') && b.describe().len() > 20);
     }
-    assert_eq!(
-        IpLiteral.describe(),
-        "The address is a raw IP number, not a domain name."
-    );
     for (v, code) in [
         (Verdict::Ok, "ok"),
         (Verdict::Warn, "warn"),
