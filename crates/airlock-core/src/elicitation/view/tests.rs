@@ -857,6 +857,41 @@ fn one_click_only_for_a_page_with_nothing_to_review_and_a_nameable_domain() {
     );
 }
 
+/// Whatever the warning (a new code included, with no row here), it is
+/// shown in its sentence on every surface and turns one-click approval off.
+#[test]
+fn every_url_warning_is_shown_in_its_sentence_and_turns_one_click_off() {
+    for w in Warning::ALL {
+        let mut r = request("s", "m", "https://ok.example/", Origin::Request);
+        r.inspection.warnings = vec![w];
+        r.inspection.verdict = airlock_url_safety::Verdict::Warn;
+        let v = ConsentView::url(&r);
+        assert!(!v.one_click_ok, "{w}");
+        assert!(v.warned(), "{w}");
+        assert_eq!(
+            v.warnings,
+            [ViewWarning {
+                code: WarningCode::Url(w),
+                sentence: s::warning(w).to_owned(),
+            }]
+        );
+        let (n, one_click) = url_notice(&r, NoticeHost::Window);
+        assert!(!one_click, "{w}");
+        assert_eq!(
+            n.actions.iter().map(|a| a.id).collect::<Vec<_>>(),
+            ["review"],
+            "{w}"
+        );
+        let (d, _) = url_notice(&r, NoticeHost::Daemon);
+        assert!(d.actions.is_empty(), "{w}");
+        assert!(
+            d.body.contains(s::warning(w).trim_end_matches('.')),
+            "{w}: {}",
+            d.body
+        );
+    }
+}
+
 #[test]
 fn a_flood_can_be_paused_from_its_notification() {
     let n = flood_notice("a.b");
