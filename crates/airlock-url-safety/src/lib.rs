@@ -26,6 +26,7 @@ mod idn;
 mod ip;
 mod lookalike;
 pub mod notice;
+mod shorteners;
 mod text;
 
 use serde::{Deserialize, Serialize};
@@ -33,6 +34,7 @@ use std::fmt;
 use url::{Host, Url};
 
 pub use lookalike::{closest_resemblance, resemblance, skeleton, Resemblance, MAX_DOMAIN_LEN};
+pub use shorteners::LINK_SHORTENERS;
 pub use text::{elide_middle, neutralize_for_display};
 
 /// Longest raw URL (in bytes) that is inspected at all; anything longer is
@@ -113,11 +115,14 @@ pub enum Warning {
     NonDefaultPort,
     /// Invisible, bidi or control characters in the text the server sent.
     HiddenCharacters,
+    /// The host is a link shortener ([`LINK_SHORTENERS`]): where the link
+    /// really goes cannot be shown without following it.
+    LinkShortener,
 }
 
 impl Warning {
     /// All warnings, in the order [`Inspection::warnings`] lists them.
-    pub const ALL: [Warning; 7] = [
+    pub const ALL: [Warning; 8] = [
         Warning::NotHttps,
         Warning::Punycode,
         Warning::IpLiteral,
@@ -125,6 +130,7 @@ impl Warning {
         Warning::Userinfo,
         Warning::NonDefaultPort,
         Warning::HiddenCharacters,
+        Warning::LinkShortener,
     ];
 
     /// Stable snake_case code, identical to the serde form.
@@ -137,6 +143,7 @@ impl Warning {
             Warning::Userinfo => "userinfo",
             Warning::NonDefaultPort => "non_default_port",
             Warning::HiddenCharacters => "hidden_characters",
+            Warning::LinkShortener => "link_shortener",
         }
     }
 }
@@ -323,6 +330,9 @@ pub fn inspect(raw: &str, policy: &Policy) -> Inspection {
         }
         if h.local {
             warnings.push(Warning::LocalAddress);
+        }
+        if !h.ip_literal && shorteners::is_link_shortener(&h.registrable) {
+            warnings.push(Warning::LinkShortener);
         }
     }
     if !url.username().is_empty()

@@ -1,6 +1,8 @@
 //! Table-driven tests of `inspect`.
 
-use airlock_url_safety::{inspect, BlockReason, Inspection, Policy, Verdict, Warning, MAX_URL_LEN};
+use airlock_url_safety::{
+    inspect, BlockReason, Inspection, Policy, Verdict, Warning, LINK_SHORTENERS, MAX_URL_LEN,
+};
 
 use BlockReason::*;
 use Warning::*;
@@ -646,6 +648,45 @@ fn non_default_port() {
 }
 
 #[test]
+fn link_shorteners() {
+    let rows: &[Row] = &[
+        ("https://bit.ly/3xYz", &[LinkShortener], None),
+        ("https://t.co/AbC123", &[LinkShortener], None),
+        ("https://www.tinyurl.com/abc", &[LinkShortener], None),
+        ("https://BIT.LY./x", &[LinkShortener], None),
+        ("https://lnkd.in/e_x", &[LinkShortener], None),
+        (
+            "https://bit.ly:8443/x",
+            &[NonDefaultPort, LinkShortener],
+            None,
+        ),
+        (
+            "http://bit.ly/x",
+            &[NotHttps, LinkShortener],
+            Some(InsecureScheme),
+        ),
+        // Not a shortener: only its own registrable domain counts.
+        ("https://bit.ly.evil.example/x", &[], None),
+        ("https://notbit.ly/x", &[], None),
+        ("https://bitly.example/x", &[], None),
+        ("https://t.com/x", &[], None),
+        ("https://youtu.be/x", &[], None),
+    ];
+    check_rows(rows, &Policy::default());
+    // Each entry is lower case, in order, and its own registrable domain
+    // (a host like `www.bit.ly` would never match).
+    let mut sorted = LINK_SHORTENERS;
+    sorted.sort_unstable();
+    assert_eq!(sorted, LINK_SHORTENERS);
+    for d in LINK_SHORTENERS {
+        assert_eq!(d, d.to_ascii_lowercase());
+        let i = run(&format!("https://{d}/x"));
+        assert_eq!(i.registrable_domain.as_deref(), Some(d), "{i:?}");
+        assert_eq!(i.warnings, [LinkShortener], "{d}");
+    }
+}
+
+#[test]
 fn hidden_characters() {
     let rows: &[&str] = &[
         "https://example.com/\u{202E}fdp.exe",
@@ -932,6 +973,7 @@ fn codes() {
         (Userinfo, "userinfo"),
         (NonDefaultPort, "non_default_port"),
         (HiddenCharacters, "hidden_characters"),
+        (LinkShortener, "link_shortener"),
     ];
     assert_eq!(Warning::ALL.len(), expected.len());
     for (w, code) in expected {

@@ -11,6 +11,7 @@ export const WARNING_SENTENCES: Readonly<Record<Warning, string>> = {
   userinfo: "The address has text before an @ sign; everything before the @ is not the site you will visit.",
   non_default_port: "The address uses an unusual port number, which ordinary websites rarely do.",
   hidden_characters: "The link as sent contains invisible, text-direction or control characters that can disguise what it says.",
+  link_shortener: "The address is a link shortener: it sends you on to another address, which Airlock cannot show you and which may be anywhere.",
 };
 
 /** Whether a stored code is one of the warnings above. */

@@ -38,6 +38,9 @@ pub fn warning(w: Warning) -> &'static str {
         Warning::HiddenCharacters => {
             "The link as sent contains invisible, text-direction or control characters that can disguise what it says."
         }
+        Warning::LinkShortener => {
+            "The address is a link shortener: it sends you on to another address, which Airlock cannot show you and which may be anywhere."
+        }
     }
 }
 
