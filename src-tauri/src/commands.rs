@@ -524,5 +524,21 @@ mod bindings {
             bound("MAX_DEFINITION_BYTES", airlock_core::limits::MAX_DEFINITION_BYTES),
         );
         std::fs::write(dir.join("serverLimits.ts"), limits).unwrap();
+        // The sentence of each URL warning, for records (the history) that
+        // carry only the code; a view carries its sentences itself.
+        use airlock_core::elicitation::view::sentences;
+        use airlock_core::url_safety::Warning;
+        let rows: Vec<String> = Warning::ALL
+            .iter()
+            .map(|w| {
+                let sentence = serde_json::to_string(sentences::warning(*w)).unwrap();
+                format!("  {}: {sentence},", w.code())
+            })
+            .collect();
+        let table = format!(
+            "// Generated from airlock_core::elicitation::view::sentences by `cargo test -p airlock-desktop`. Do not edit.\n\nimport type {{ Warning }} from \"./Warning\";\n\n/** What each URL warning means, in the core's words. */\nexport const WARNING_SENTENCES: Readonly<Record<Warning, string>> = {{\n{}\n}};\n\n/** Whether a stored code is one of the warnings above. */\nexport function isWarning(code: string): code is Warning {{\n  return Object.hasOwn(WARNING_SENTENCES, code);\n}}\n",
+            rows.join("\n")
+        );
+        std::fs::write(dir.join("consentSentences.ts"), table).unwrap();
     }
 }

@@ -12,20 +12,17 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::Duration;
 
 use airlock_core::events::CoreEvent;
 use airlock_core::pins::notice::{PinNotice, PinNoticeEvent, PIN_GENERATION_POLL};
 use airlock_core::url_safety::notice::escape_markup;
 use airlock_core::Airlock;
+use airlock_gateway::consent::notify::close_notification;
 use tauri::{AppHandle, Manager};
 
 use crate::api::{EmitDeclared, CORE_EVENT, REVIEW_EVENT};
 use crate::pin_review::ReviewRequest;
 use crate::settings::Settings;
-
-/// The action id of Review.
-const REVIEW_ACTION: &str = "review";
 
 /// The notification showing each server's notice, to replace or withdraw it.
 #[derive(Default)]
@@ -103,40 +100,22 @@ fn show(app: &AppHandle, shown: &Arc<Shown>, notice: PinNotice) {
         let markup = notify_rust::get_capabilities()
             .map(|caps| caps.iter().any(|c| c == "body-markup"))
             .unwrap_or(true);
+        let review = airlock_core::elicitation::view::notice::NoticeAction::review();
         let mut n = notify_rust::Notification::new();
         n.appname("Airlock")
             .summary(&notice.summary)
             .body(&if markup { escape_markup(&text) } else { text })
-            .action(REVIEW_ACTION, "Review");
+            .action(review.id, &review.label);
         let Ok(handle) = n.show() else { return };
         shown.put(&notice.server, handle.id());
         let id = notice.change_id;
         handle.wait_for_action(|action| {
-            if action == REVIEW_ACTION {
+            if action == review.id {
                 open_review(&app, id);
             }
         });
     });
 }
-
-#[cfg(target_os = "linux")]
-fn close_notification(id: u32) {
-    std::thread::spawn(move || {
-        let Ok(conn) = dbus::blocking::Connection::new_session() else {
-            return;
-        };
-        let proxy = conn.with_proxy(
-            "org.freedesktop.Notifications",
-            "/org/freedesktop/Notifications",
-            Duration::from_secs(2),
-        );
-        let _: Result<(), _> =
-            proxy.method_call("org.freedesktop.Notifications", "CloseNotification", (id,));
-    });
-}
-
-#[cfg(not(target_os = "linux"))]
-fn close_notification(_id: u32) {}
 
 /// The counts that changed between `before` and `now` (a server missing
 /// from `now` has none waiting any more).

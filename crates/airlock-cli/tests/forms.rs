@@ -282,7 +282,7 @@ fn terminal_form_round_trips_every_type_and_asks_again_on_invalid_input() {
     // The form: server, message, each field with title, name, description,
     // constraints, options and default.
     for shown in [
-        "── Server everything asks you to fill in a form ──",
+        "── The server “everything” asks you to fill in a form ──",
         "Why:      Please provide inputs for the following fields:",
         "[1/13] String (name)  *required",
         "Your full, legal name",
@@ -381,7 +381,7 @@ fn secret_looking_fields_carry_a_warning_and_values_stay_out_of_the_records() {
     out.ok();
     assert!(
         out.stderr.contains(
-            "WARNING: this field looks like it asks for a secret: servers must use URL mode for secrets; Airlock does not protect what you type here."
+            "Warning:  This field looks like it asks for a secret: servers must use URL mode for secrets; Airlock does not protect what you type here."
         ),
         "{out:?}"
     );

@@ -496,7 +496,7 @@ fn terminal_prompt_defaults_to_decline_and_neutralises_server_text() {
     assert_eq!(newest(&sb)["state"], "declined");
     let err = &enter.stderr;
     assert!(
-        err.contains("Server everything asks you to open a web page"),
+        err.contains("The server “everything” asks you to open a web page"),
         "{enter:?}"
     );
     assert!(
@@ -582,7 +582,7 @@ fn terminal_continue_and_cancel_when_completion_is_late() {
     cont.ok();
     assert!(
         cont.stderr
-            .contains("Waiting for you to finish at modelcontextprotocol.io"),
+            .contains("Still waiting for modelcontextprotocol.io."),
         "{cont:?}"
     );
     assert!(

@@ -108,6 +108,13 @@ export type { Choice } from "./bindings/Choice";
 export type { FieldKind } from "./bindings/FieldKind";
 export type { FormField } from "./bindings/FormField";
 export type { StringFormat } from "./bindings/StringFormat";
+export type { ConsentView } from "./bindings/ConsentView";
+export type { Part } from "./bindings/Part";
+export type { Split } from "./bindings/Split";
+export type { ViewAction } from "./bindings/ViewAction";
+export type { ViewButton } from "./bindings/ViewButton";
+export type { ViewLine } from "./bindings/ViewLine";
+export type { ViewWarning } from "./bindings/ViewWarning";
 
 /** A failed command: the stable `code` from Rust and a sentence a person can read. */
 export class ApiError extends Error {

@@ -8,9 +8,6 @@ import type { Choice, FormField, FormSchema, JsonValue, StringFormat } from "./a
 /** Longest text a person may enter in one string field (core: `MAX_VALUE_CHARS`). */
 export const MAX_VALUE_CHARS = 8192;
 
-/** Shown on every field that looks like it asks for a secret (core: `looks_secret`). */
-export const SECRET_WARNING = "Servers must use URL mode for secrets; Airlock does not protect what you type here.";
-
 /**
  * What a person edits, per field:
  * - string (every format), number, integer: the text as typed ("" = not given);

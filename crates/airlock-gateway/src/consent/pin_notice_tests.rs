@@ -25,7 +25,8 @@ fn it_says_how_to_review_and_offers_only_review() {
         n.body,
         "Held: Hidden text in Unicode tag characters: 'A'\nYour apps do not see it until you review it: Review opens Airlock on it, or run `airlock tools review weather[.]example`."
     );
-    assert_eq!(n.actions, vec![("review", "Review".to_owned())]);
+    let actions: Vec<_> = n.actions.iter().map(|a| (a.id, a.label.as_str())).collect();
+    assert_eq!(actions, vec![("review", "Review")]);
 }
 
 #[test]
