@@ -113,21 +113,29 @@ fi
 deps_cache="${XDG_CACHE_HOME:-$HOME/.cache}/airlock/deps"
 mkdir -p "$deps_cache"
 
-# cached KIND HASH LINK INSTALL: make LINK (a path in the checkout) a link to
-# the folder of KIND and HASH, running `INSTALL DIR` to fill it when it is
-# missing. Prints what it did for `step`.
+# cached KIND HASH LINK INSTALL NAME PROBE: make LINK (a path in the
+# checkout) a link to DIR/NAME, DIR being the folder of KIND and HASH,
+# running `INSTALL DIR` to fill it when DIR/NAME/PROBE is missing (a folder
+# left by an install that failed, or made by an older layout, is made
+# again). NAME is `node_modules` for npm: Node finds a package's own
+# dependencies by its real path, in a folder of that name. Sets `did` for
+# `step`; an install that fails stops the setup with its error.
 cached() {
-  local kind=$1 hash=$2 link=$3 install=$4
+  local kind=$1 hash=$2 link=$3 install=$4 name=$5 probe=$6
   local dir="$deps_cache/$kind-${hash:0:16}"
-  local did="linked (cached)"
-  if [[ ! -f "$dir/.done" ]]; then
+  did="linked (cached)"
+  if [[ ! -f "$dir/.done" || ! -e "$dir/$name/$probe" ]]; then
     exec 9>"$deps_cache/.lock"
     flock 9
-    if [[ ! -f "$dir/.done" ]]; then
+    if [[ ! -f "$dir/.done" || ! -e "$dir/$name/$probe" ]]; then
       local t0=$SECONDS
       rm -rf "$dir"
       mkdir -p "$dir"
-      "$install" "$dir"
+      if ! "$install" "$dir" || [[ ! -e "$dir/$name/$probe" ]]; then
+        rm -rf "$dir"
+        echo "setup: installing $kind failed ($name/$probe missing); see the error above" >&2
+        exit 1
+      fi
       touch "$dir/.done"
       did="installed ($((SECONDS - t0)) s, $(du -sh "$dir" | cut -f1))"
       # Keep the two newest of this kind.
@@ -135,29 +143,30 @@ cached() {
     fi
     flock -u 9
   fi
-  local target="$dir/payload"
+  local target="$dir/$name"
   if [[ "$(readlink "$link" 2>/dev/null)" != "$target" ]]; then
     rm -rf "$link"
     ln -s "$target" "$link"
-  else
+  elif [[ "$did" == "linked (cached)" ]]; then
     did="up to date"
   fi
-  echo "$did"
 }
 
 install_peers_npm() {
   cp "$peers/package.json" "$peers/package-lock.json" "$1/"
   (cd "$1" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-  mv "$1/node_modules" "$1/payload"
 }
-step npm "tests/peers/node_modules: $(cached peers-npm "$(sha "$peers/package.json" "$peers/package-lock.json")" "$peers/node_modules" install_peers_npm)"
+cached peers-npm "$(sha "$peers/package.json" "$peers/package-lock.json")" "$peers/node_modules" install_peers_npm \
+  node_modules @modelcontextprotocol/server-everything/dist/index.js
+step npm "tests/peers/node_modules: $did"
 
 install_venv() {
   # Made at its final place: a venv does not move.
   python3 -m venv "$1/payload"
   "$1/payload/bin/python" -m pip install -q --disable-pip-version-check --no-input -r "$peers/requirements.txt"
 }
-step venv "tests/peers/.venv: $(cached peers-venv "$(sha "$peers/requirements.txt")" "$peers/.venv" install_venv)"
+cached peers-venv "$(sha "$peers/requirements.txt")" "$peers/.venv" install_venv payload bin/python
+step venv "tests/peers/.venv: $did"
 
 apps="$root/tests/apps"
 install_apps() {
@@ -166,13 +175,14 @@ install_apps() {
   # binaries some apps name (the registry here serves only linux-x64 ones),
   # and `npm ci` refuses such a lockfile. `npm install --no-save` installs
   # the locked versions and leaves the lockfile as it is.
-  (cd "$1" && npm install --no-save --no-audit --no-fund --loglevel=error >/dev/null 2>&1)
-  mv "$1/node_modules" "$1/payload"
+  (cd "$1" && npm install --no-save --no-audit --no-fund --loglevel=error >install.log 2>&1) ||
+    { tail -n 20 "$1/install.log" >&2; return 1; }
 }
 if [[ $test -eq 0 ]]; then
   step apps "skipped (no --test)"
 else
-  step apps "tests/apps/node_modules: $(cached apps-npm "$(sha "$apps/package.json" "$apps/package-lock.json")" "$apps/node_modules" install_apps)"
+  cached apps-npm "$(sha "$apps/package.json" "$apps/package-lock.json")" "$apps/node_modules" install_apps node_modules .bin/claude
+  step apps "tests/apps/node_modules: $did"
 fi
 
 # ---- 4. cargo-deny (only with --test) --------------------------------------
