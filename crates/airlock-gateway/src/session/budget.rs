@@ -331,6 +331,19 @@ pub fn find(
 mod tests {
     use super::*;
 
+    /// The caps table is keyed by the client names `airlock clients
+    /// connect` writes (airlock-apps' ids), declared there once.
+    #[test]
+    fn every_app_with_a_cap_is_one_airlock_connects() {
+        for cap in airlock_core::tool_budget::APP_TOOL_CAPS {
+            assert!(
+                cap.client.parse::<airlock_apps::AppId>().is_ok(),
+                "{} is not an app id",
+                cap.client
+            );
+        }
+    }
+
     #[test]
     fn airlocks_own_tools_are_named_as_reserved_and_their_schemas_check() {
         let tools = own_tools();
