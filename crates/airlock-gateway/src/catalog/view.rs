@@ -65,6 +65,11 @@ pub struct View {
     pub template_owners: templates::Owners,
     /// Servers not served a URI another owns.
     pub conflicts: Vec<UriConflict>,
+    /// Numbers the views one catalog builds, newest highest (the tool
+    /// search follows it: [`crate::catalog::search`]).
+    pub generation: u64,
+    /// Each served tool's place in `tools`, by exposed name.
+    tool_defs: HashMap<String, usize>,
 }
 
 impl View {
@@ -84,6 +89,10 @@ impl View {
     /// A prompt apps may know by `exposed` that is held now.
     pub fn held_prompt(&self, exposed: &str) -> Option<&HeldRoute> {
         self.held_prompts.get(exposed)
+    }
+    /// The served tool apps know by `exposed`, as they see it.
+    pub fn tool_def(&self, exposed: &str) -> Option<&Tool> {
+        self.tool_defs.get(exposed).and_then(|i| self.tools.get(*i))
     }
     /// Every tool route: `(exposed name, route)`.
     pub fn tool_routes(&self) -> impl Iterator<Item = (&String, &Route)> {
@@ -145,8 +154,13 @@ fn named<'a, T>(
     }
     let (exposed, collisions) = names::assign(&pairs, separator);
     for c in &collisions {
+        let by = if c.reserved {
+            "Airlock's own tools are named so"
+        } else {
+            "another server's item has that name"
+        };
         crate::catalog::log(&format!(
-            "{what} {:?} of {} is served as {:?}: {:?} was taken by another server's {what}",
+            "{what} {:?} of {} is served as {:?}, not {:?}: {by}",
             c.item, c.server, c.given, c.wanted
         ));
     }
@@ -177,6 +191,7 @@ pub fn build(rooms: &BTreeMap<String, Arc<Served>>, separator: &str, book: &Book
             (Some(tool), _) => {
                 let mut t = tool.clone();
                 t.name = n.exposed.clone().into();
+                view.tool_defs.insert(n.exposed.clone(), view.tools.len());
                 view.tools.push(t);
                 let name = n.own.to_owned();
                 view.tool_routes.insert(n.exposed, Route { server, name });
