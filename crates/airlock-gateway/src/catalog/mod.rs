@@ -16,6 +16,7 @@
 //! its instructions fenced ([`instructions`]); then the view is rebuilt
 //! ([`view`]) and, if what apps see changed, they are told (list_changed).
 
+pub mod apps;
 pub mod fetch;
 pub mod instructions;
 pub mod names;
