@@ -17,6 +17,7 @@
 //! ([`view`]) and, if what apps see changed, they are told (list_changed);
 //! the tool search ([`search`]) follows each view.
 
+pub mod apps;
 pub mod fetch;
 pub mod instructions;
 pub mod names;
@@ -125,7 +126,7 @@ impl Catalog {
             }
         };
         let separator = separator.into();
-        let empty = view::build(&BTreeMap::new(), &separator, &book);
+        let empty = build_view(&BTreeMap::new(), &separator, &book);
         Arc::new(Self {
             core,
             separator,
@@ -428,7 +429,7 @@ impl Catalog {
             .collect();
         let mut view = {
             let book = self.book.lock().unwrap_or_else(|e| e.into_inner());
-            view::build(&rooms, &self.separator, &book)
+            build_view(&rooms, &self.separator, &book)
         };
         self.record_conflicts(&view.conflicts);
         let (changed, view) = {
@@ -524,6 +525,18 @@ where
             Some(cleaned)
         })
         .collect()
+}
+
+/// The view of `rooms`: names, owners and pins ([`view::build`]), then
+/// where each tool's MCP App may lead ([`apps::link`]).
+pub fn build_view(
+    rooms: &BTreeMap<String, Arc<Served>>,
+    separator: &str,
+    book: &owners::Book,
+) -> view::View {
+    let mut view = view::build(rooms, separator, book);
+    view.app_routes = apps::link(&mut view, book);
+    view
 }
 
 #[cfg(test)]

@@ -63,6 +63,9 @@ pub struct View {
     held_prompts: HashMap<String, HeldRoute>,
     /// Which server each template pattern (and a URI fitting one) goes to.
     pub template_owners: templates::Owners,
+    /// Unlisted MCP Apps (`ui://`) named by one server's tools only
+    /// ([`crate::catalog::apps`]).
+    pub(crate) app_routes: HashMap<String, Route>,
     /// Servers not served a URI another owns.
     pub conflicts: Vec<UriConflict>,
     /// Numbers the views one catalog builds, newest highest (the tool
@@ -100,14 +103,18 @@ impl View {
     }
 
     /// Where a URI is read or subscribed: a listed resource, else the
-    /// server whose template the URI fits (the URI is the server's own).
+    /// server whose template the URI fits (the URI is the server's own),
+    /// else the server whose tools name it as their MCP App.
     pub fn resource_route(&self, uri: &str) -> Option<Route> {
-        self.resource(uri).cloned().or_else(|| {
-            self.template_owners.of_uri(uri).map(|server| Route {
-                server: server.to_owned(),
-                name: uri.to_owned(),
+        self.resource(uri)
+            .cloned()
+            .or_else(|| {
+                self.template_owners.of_uri(uri).map(|server| Route {
+                    server: server.to_owned(),
+                    name: uri.to_owned(),
+                })
             })
-        })
+            .or_else(|| self.app_routes.get(uri).cloned())
     }
 
     /// The combined instructions of only the servers `shown` allows.
@@ -178,7 +185,8 @@ fn named<'a, T>(
         .collect()
 }
 
-/// Build the view (see the module docs).
+/// Build the view (see the module docs), all but the App links that
+/// [`crate::catalog::apps::link`] adds ([`crate::catalog::build_view`]).
 pub fn build(rooms: &BTreeMap<String, Arc<Served>>, separator: &str, book: &Book) -> View {
     let mut view = View {
         servers: rooms.keys().cloned().collect(),

@@ -277,6 +277,19 @@ impl AppSession {
     }
 }
 
+/// Servers' tools with an MCP App pass it on (crate::catalog::apps): the
+/// gateway says so as such a server does, so an app that renders Apps
+/// knows to look.
+fn declare_apps(capabilities: &mut ServerCapabilities, view: &crate::catalog::View) {
+    use crate::catalog::apps;
+    if view.tools.iter().any(|t| !apps::app_uris(t).is_empty()) {
+        capabilities
+            .extensions
+            .get_or_insert_default()
+            .insert(apps::UI_EXTENSION.to_owned(), Default::default());
+    }
+}
+
 impl ServerHandler for AppSession {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(capabilities())
@@ -301,6 +314,7 @@ impl ServerHandler for AppSession {
         let mut result = self.negotiate_initialize(&request)?;
         // Only the servers this app's profile shows are named.
         result.instructions = Some(view.instructions_for(|s| profile.allows_server(s)));
+        declare_apps(&mut result.capabilities, &view);
         Ok(result)
     }
 
@@ -328,6 +342,7 @@ impl ServerHandler for AppSession {
             self.get_info(),
         );
         result.instructions = Some(view.instructions_for(|s| profile.allows_server(s)));
+        declare_apps(&mut result.capabilities, &view);
         Ok(result)
     }
 
