@@ -52,10 +52,16 @@ section "lint: rustfmt, import circles, ui type check and eslint, cargo-deny"
 bash scripts/lint.sh --no-clippy
 
 section "build every test target, linted by clippy -D warnings"
-cargo test --workspace --locked --no-run
+artifacts=$(mktemp)
+trap 'rm -f "$log" "$artifacts"' EXIT
+cargo test --workspace --locked --no-run --message-format=json-render-diagnostics >"$artifacts"
 
-section "cargo test (real keychain, real MCP peers)"
-bash scripts/with-session.sh cargo test --workspace --locked --no-fail-fast 2>&1 | tee -a "$log"
+section "cargo test (real keychain, real MCP peers; AIRLOCK_TEST_JOBS executables at once)"
+# Each test executable in its own private session (scripts/run-tests.py),
+# a few at once: most of them wait on the processes they start. Then the
+# doc tests, which cargo alone runs. `set -o pipefail` keeps a failure.
+python3 scripts/run-tests.py "$artifacts" 2>&1 | tee -a "$log"
+bash scripts/with-session.sh cargo test --workspace --locked --doc 2>&1 | tee -a "$log"
 
 section "official MCP conformance suite (client scenarios)"
 bash scripts/conformance.sh 2>&1 | tee -a "$log"

@@ -112,6 +112,13 @@ const TASKS: &[Task] = &[
         about: "an app's calls direct vs through the gateway (and do-nothing relays), then a quiet server beside each noisy neighbour",
     },
     Task {
+        name: "bench-apps",
+        script: "bench-apps.sh",
+        fixed_args: &[],
+        usage: "[--reps N] [--ks \"1 3 5\"] [--apps py,ts,claude] [--svg PATH]",
+        about: "K apps with six registry servers each vs one airlock entry each: time to tools, processes, memory",
+    },
+    Task {
         name: "bench-consent",
         script: "bench-consent.sh",
         fixed_args: &[],
@@ -159,6 +166,7 @@ const HELPERS: &[(&str, &str)] = &[
         "activity-db.py",
         "makes a 1M-row database for `airlock-bench activity --db`, by hand",
     ),
+    ("bench-apps.py", "the measuring part of bench-apps.sh"),
     ("bench-consent.py", "the measuring part of bench-consent.sh"),
     (
         "check-cycles.py",
@@ -171,6 +179,14 @@ const HELPERS: &[(&str, &str)] = &[
     (
         "fuzz-corpus.py",
         "packs and unpacks the saved corpus, for fuzz.sh",
+    ),
+    (
+        "run-tests.py",
+        "runs the test executables a few at once, each in its own session, for test.sh",
+    ),
+    (
+        "link-gcc.sh",
+        "the Linux linker of every build (mold when installed), for .cargo/config.toml",
     ),
 ];
 
