@@ -17,6 +17,7 @@
 //! [`ports`]; nothing outside this module writes a state or asks a port.
 
 mod broker;
+mod browser_opener;
 mod completion;
 pub mod form;
 mod form_request;

@@ -18,7 +18,9 @@
 //!   the wait is bounded by `wait` (the notification's own timeout, and
 //!   Airlock closes it then if the notification server did not).
 //! - No notification server, or one without actions: [`NotifyConsent::detect`]
-//!   fails and the daemon keeps [`crate::consent::NoOneToAsk`].
+//!   fails and the daemon keeps [`crate::consent::NoOneToAsk`]. The server is
+//!   reached through [`crate::consent::notification_bus`]: D-Bus on Linux,
+//!   none on Windows and macOS (the daemon declines there).
 //!
 //! Text: only the server's and the app's names (defanged: no link, no
 //! markup, no dotted host, see `notification_name`) and the registrable
@@ -34,6 +36,8 @@ use airlock_core::elicitation::{
 };
 use airlock_core::url_safety::notice::{escape_markup, notification_domain, notification_name};
 use tokio::sync::oneshot;
+
+use crate::consent::notification_bus;
 
 /// A notification's action id and label.
 type Action = (&'static str, String);
@@ -58,15 +62,14 @@ impl NotifyConsent {
     /// A notification server with the "actions" capability on the session
     /// bus, or why there is none.
     pub fn detect(wait: Duration) -> Result<Self, String> {
-        let caps = notify_rust::get_capabilities()
-            .map_err(|e| format!("no notification server on the session bus ({e})"))?;
-        if !caps.iter().any(|c| c == "actions") {
+        let caps = notification_bus::capabilities()?;
+        if !caps.actions {
             return Err(
                 "the notification server shows no buttons (no \"actions\" capability)".into(),
             );
         }
         Ok(Self {
-            markup: caps.iter().any(|c| c == "body-markup"),
+            markup: caps.markup,
             wait,
         })
     }
@@ -85,29 +88,13 @@ impl NotifyConsent {
         let (tx, rx) = oneshot::channel();
         // The D-Bus wait blocks: a thread of its own per question (the
         // broker bounds the questions in flight).
-        std::thread::spawn(move || {
-            let mut n = notify_rust::Notification::new();
-            n.appname("Airlock").summary(&notice.summary).body(&body);
-            n.urgency(notify_rust::Urgency::Critical);
-            n.timeout(match timeout {
-                Some(t) => notify_rust::Timeout::Milliseconds(
-                    u32::try_from(t.as_millis()).unwrap_or(u32::MAX),
-                ),
-                None => notify_rust::Timeout::Never,
-            });
-            for (id, label) in &notice.actions {
-                n.action(id, label);
-            }
-            let Ok(handle) = n.show() else {
-                let _ = tx.send(None);
-                return;
-            };
-            let _ = id_tx.send(handle.id());
-            handle.wait_for_action(|action| {
-                let chosen = (action != "__closed").then(|| action.to_owned());
-                let _ = tx.send(chosen);
-            });
-        });
+        let shown = notification_bus::Shown {
+            summary: notice.summary,
+            body,
+            actions: notice.actions,
+            timeout,
+        };
+        std::thread::spawn(move || notification_bus::show_and_wait(shown, id_tx, tx));
         let shown =
             tokio::task::spawn_blocking(move || id_rx.recv_timeout(Duration::from_secs(5)).ok())
                 .await
@@ -127,13 +114,7 @@ impl NotifyConsent {
         } else {
             notice.body
         };
-        std::thread::spawn(move || {
-            let _ = notify_rust::Notification::new()
-                .appname("Airlock")
-                .summary(&notice.summary)
-                .body(&body)
-                .show();
-        });
+        std::thread::spawn(move || notification_bus::show(&notice.summary, &body));
     }
 }
 
@@ -143,23 +124,8 @@ struct CloseOnDrop(u32);
 
 impl Drop for CloseOnDrop {
     fn drop(&mut self) {
-        close_notification(self.0);
+        notification_bus::close(self.0);
     }
-}
-
-fn close_notification(id: u32) {
-    std::thread::spawn(move || {
-        let Ok(conn) = dbus::blocking::Connection::new_session() else {
-            return;
-        };
-        let proxy = conn.with_proxy(
-            "org.freedesktop.Notifications",
-            "/org/freedesktop/Notifications",
-            Duration::from_secs(2),
-        );
-        let _: Result<(), _> =
-            proxy.method_call("org.freedesktop.Notifications", "CloseNotification", (id,));
-    });
 }
 
 /// The notification for a URL waiting for consent, and whether it offers
