@@ -5,8 +5,10 @@
 //! On Linux it is a GTK dialog built here, so the registrable domain can be
 //! shown large and bold at the top and emphasised inside the host and the
 //! full URL (Pango attributes on plain text: nothing the server sent is
-//! ever parsed as markup). Elsewhere the dialog plugin's message box shows
-//! the same facts as plain lines (`PageDialog::body`).
+//! ever parsed as markup). On Windows it is a TaskDialog with the domain as
+//! its main instruction (`task_dialog`); on macOS an NSAlert whose
+//! accessory view shows the domain large and bold (`ns_alert`,
+//! compile-checked only).
 //!
 //! Either way the dialog is a separate top-level window titled
 //! `PageDialog::title`, built without blocking the main thread, and its
@@ -46,6 +48,12 @@ pub fn show(app: &AppHandle, dialog: PageDialog, kind: Kind) -> oneshot::Receive
     let (tx, rx) = oneshot::channel();
     imp::show(app, dialog, kind, tx);
     rx
+}
+
+/// Withdraw the consent dialog titled `title`, if it is still up: it
+/// answers Cancel, which nobody waits for any more.
+pub fn withdraw(app: &AppHandle, title: String) {
+    imp::withdraw(app, title)
 }
 
 #[cfg(target_os = "linux")]
@@ -152,6 +160,22 @@ mod imp {
         // text: Return picks it, Tab goes on to the next button.
         default.grab_focus();
         dialog.present();
+    }
+
+    /// Find the dialog by its exact title and answer it with `DeleteEvent`.
+    pub(super) fn withdraw(app: &AppHandle, title: String) {
+        let _ = app.run_on_main_thread(move || {
+            for window in gtk::Window::list_toplevels() {
+                let Ok(window) = window.downcast::<gtk::Window>() else {
+                    continue;
+                };
+                if window.title().is_some_and(|t| t.as_str() == title) {
+                    if let Ok(dialog) = window.downcast::<gtk::Dialog>() {
+                        dialog.response(gtk::ResponseType::DeleteEvent);
+                    }
+                }
+            }
+        });
     }
 
     /// Icon, who asks for what, and the registrable domain, large and bold.
@@ -342,56 +366,12 @@ mod imp {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
-mod imp {
-    use tauri::AppHandle;
-    use tauri_plugin_dialog::{
-        DialogExt, MessageDialogButtons, MessageDialogKind, MessageDialogResult,
-    };
-    use tokio::sync::oneshot;
+#[cfg(windows)]
+mod task_dialog;
+#[cfg(windows)]
+use task_dialog as imp;
 
-    use super::{Choice, Kind};
-    use crate::presenter::{PageDialog, CANCEL_LABEL, CLOSE_LABEL, DECLINE_LABEL, OPEN_LABEL};
-
-    /// The dialog plugin's message box: plain lines, Decline first (the
-    /// default), Escape = Cancel.
-    pub(super) fn show(
-        app: &AppHandle,
-        dialog: PageDialog,
-        kind: Kind,
-        tx: oneshot::Sender<Choice>,
-    ) {
-        let app = app.clone();
-        // The blocking message box must not run on the main thread.
-        std::thread::spawn(move || {
-            let builder = app.dialog().message(dialog.body()).title(dialog.title);
-            let choice = match kind {
-                Kind::Consent => {
-                    let result = builder
-                        .kind(MessageDialogKind::Warning)
-                        .buttons(MessageDialogButtons::YesNoCancelCustom(
-                            DECLINE_LABEL.into(),
-                            OPEN_LABEL.into(),
-                            CANCEL_LABEL.into(),
-                        ))
-                        .blocking_show_with_result();
-                    match result {
-                        MessageDialogResult::Custom(label) if label == OPEN_LABEL => Choice::Open,
-                        MessageDialogResult::Custom(label) if label == DECLINE_LABEL => {
-                            Choice::Decline
-                        }
-                        _ => Choice::Cancel,
-                    }
-                }
-                Kind::Blocked => {
-                    builder
-                        .kind(MessageDialogKind::Error)
-                        .buttons(MessageDialogButtons::OkCustom(CLOSE_LABEL.into()))
-                        .blocking_show();
-                    Choice::Cancel
-                }
-            };
-            let _ = tx.send(choice);
-        });
-    }
-}
+#[cfg(target_os = "macos")]
+mod ns_alert;
+#[cfg(target_os = "macos")]
+use ns_alert as imp;

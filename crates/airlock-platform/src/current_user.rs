@@ -50,6 +50,12 @@ impl std::fmt::Debug for Sid {
 }
 
 impl Sid {
+    /// A pointer to the SID, valid while `self` lives (for calls that take
+    /// a PSID and only read it).
+    pub fn as_psid(&self) -> windows_sys::Win32::Security::PSID {
+        self.0.as_ptr() as *mut c_void
+    }
+
     /// The SID in SDDL (`S-1-5-21-...`).
     pub fn to_sddl(&self) -> io::Result<String> {
         let mut text: *mut u16 = std::ptr::null_mut();
@@ -262,6 +268,42 @@ pub fn owner_only_sddl(user: &Sid, inherit: Inherit) -> io::Result<String> {
     Ok(format!("D:P(A;{flags};FA;;;{})", user.to_sddl()?))
 }
 
+/// The SDDL alias of the system account (LocalSystem), which can read every
+/// file anyway.
+const SYSTEM: &str = "SY";
+/// Most entries read from an access list before it counts as not private.
+const MAX_ACES: usize = 64;
+
+/// Whether the access list `dacl` (SDDL, `D:...`) lets nobody in but
+/// `user` and the system account: every entry that allows is for one of
+/// them (entries that deny are fine). Unknown entry types count as not
+/// private.
+pub fn admits_only(dacl: &str, user: &Sid) -> bool {
+    let Ok(me) = user.to_sddl() else {
+        return false;
+    };
+    let Some(list) = dacl.strip_prefix("D:") else {
+        return false;
+    };
+    let aces: Vec<&str> = list
+        .split('(')
+        .skip(1)
+        .take(MAX_ACES + 1)
+        .map(|a| a.trim_end_matches(')'))
+        .collect();
+    if aces.is_empty() || aces.len() > MAX_ACES {
+        return false;
+    }
+    aces.iter().all(|ace| {
+        let fields: Vec<&str> = ace.split(';').collect();
+        match fields.as_slice() {
+            ["A", _, _, _, _, sid] => *sid == me || *sid == SYSTEM,
+            ["D", ..] => true,
+            _ => false,
+        }
+    })
+}
+
 /// The access list of a file or folder, in SDDL (`D:...`).
 pub fn dacl_of_path(path: &Path) -> io::Result<String> {
     let wide = wide(path.as_os_str());
@@ -355,5 +397,17 @@ mod tests {
             owner_only_sddl(&me, Inherit::ToChildren).unwrap(),
             format!("D:P(A;OICI;FA;;;{text})")
         );
+        assert!(admits_only(&format!("D:P(A;OICI;FA;;;{text})"), &me));
+        assert!(admits_only(&format!("D:(A;;FA;;;SY)(A;;FA;;;{text})"), &me));
+        assert!(!admits_only(
+            &format!("D:(A;;FA;;;{text})(A;;0x1200a9;;;WD)"),
+            &me
+        ));
+        assert!(!admits_only(
+            &format!("D:(A;;FA;;;{text})(A;;FA;;;BA)"),
+            &me
+        ));
+        assert!(!admits_only("D:", &me));
+        assert!(!admits_only("O:BA", &me));
     }
 }

@@ -168,7 +168,6 @@ mod tests {
         let path = tmp.path().join("x.lock");
         assert_eq!(holder(&path), None, "no file");
         let lock = PidLock::take(&path).unwrap().expect("free");
-        assert!(crate::private_files::is_private(&path).unwrap());
         assert_eq!(holder(&path), Some(std::process::id()));
         // A second open file of the same process is refused as another
         // process would be (flock and LockFileEx are per open file).

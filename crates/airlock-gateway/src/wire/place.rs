@@ -133,7 +133,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("data");
         let owned = claim(&data).unwrap();
-        assert!(airlock_platform::private_files::is_private(&data).unwrap());
         assert_eq!(running_host(&data), Some(std::process::id()));
         // A second claim (another host; locks are per open file) is refused with the pid.
         match claim(&data) {

@@ -474,7 +474,7 @@ mod tests {
     use super::*;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn only_this_user_the_pipe_says_so_and_a_squatted_name_is_refused() {
+    async fn the_pipe_admits_this_user_alone_and_each_end_checks_the_other() {
         let dir = tempfile::tempdir().unwrap();
         let listener = Listener::bind(dir.path()).unwrap();
         let me = current_user::current().unwrap();
@@ -483,9 +483,6 @@ mod tests {
             current_user::owner_only_sddl(&me, Inherit::No).unwrap(),
             "the pipe's access list is the current user alone"
         );
-        // A second host of the same name (first-instance flag) is refused.
-        let second = Listener::bind(dir.path()).err().expect("refused");
-        assert_eq!(second.kind(), io::ErrorKind::PermissionDenied, "{second}");
         let server = listener.serve().unwrap();
         let data = dir.path().to_owned();
         let client = std::thread::spawn(move || {
@@ -520,6 +517,16 @@ mod tests {
         assert!(rest.is_empty());
     }
 
+    /// Two hosts of one data dir never share its pipe (the first-instance
+    /// flag; the data dir's lock already keeps a second Airlock out).
+    #[test]
+    fn a_second_first_instance_of_the_pipe_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let _first = Listener::bind(dir.path()).unwrap();
+        let second = Listener::bind(dir.path()).err().expect("refused");
+        assert_eq!(second.kind(), io::ErrorKind::PermissionDenied, "{second}");
+    }
+
     #[test]
     fn a_pipe_made_first_by_another_program_is_not_shared() {
         let dir = tempfile::tempdir().unwrap();
@@ -545,5 +552,128 @@ mod tests {
         assert!(e.to_string().contains("does not share its pipe"), "{e}");
         drop(squat);
         assert!(Listener::bind(dir.path()).is_ok(), "free again");
+    }
+
+    /// Opens `name` while this thread acts as `token`; the Windows error
+    /// when that is refused.
+    fn open_as(token: &OwnedHandle, name: &[u16], access: u32) -> Result<(), u32> {
+        use windows_sys::Win32::Security::{ImpersonateLoggedOnUser, RevertToSelf};
+        // SAFETY: a token we hold open; this thread acts as it until
+        // RevertToSelf below.
+        assert_ne!(
+            unsafe { ImpersonateLoggedOnUser(token.as_raw_handle() as HANDLE) },
+            0
+        );
+        // SAFETY: `name` is NUL-terminated; a valid handle is closed below.
+        let h = unsafe {
+            CreateFileW(
+                name.as_ptr(),
+                access,
+                0,
+                std::ptr::null(),
+                OPEN_EXISTING,
+                0,
+                std::ptr::null_mut(),
+            )
+        };
+        let error = io::Error::last_os_error().raw_os_error().unwrap_or(0) as u32;
+        // SAFETY: ends the impersonation started above.
+        unsafe { RevertToSelf() };
+        if h == INVALID_HANDLE_VALUE {
+            return Err(error);
+        }
+        // SAFETY: the handle just opened, ours alone.
+        drop(unsafe { OwnedHandle::from_raw_handle(h) });
+        Ok(())
+    }
+
+    /// This process's token with the user's SID made deny-only: what a
+    /// process of another account looks like to an access list that names
+    /// this user alone (one machine, one account: the closest stand-in).
+    fn token_without_my_sid() -> OwnedHandle {
+        use windows_sys::Win32::Security::{
+            CreateRestrictedToken, SID_AND_ATTRIBUTES, TOKEN_ASSIGN_PRIMARY, TOKEN_DUPLICATE,
+            TOKEN_IMPERSONATE, TOKEN_QUERY,
+        };
+        use windows_sys::Win32::System::Threading::{GetCurrentProcess, OpenProcessToken};
+        let me = current_user::current().unwrap();
+        let mut mine: HANDLE = std::ptr::null_mut();
+        // SAFETY: this process's pseudo handle; the token is closed below.
+        let ok = unsafe {
+            OpenProcessToken(
+                GetCurrentProcess(),
+                TOKEN_DUPLICATE | TOKEN_QUERY | TOKEN_ASSIGN_PRIMARY | TOKEN_IMPERSONATE,
+                &mut mine,
+            )
+        };
+        assert_ne!(ok, 0, "{}", io::Error::last_os_error());
+        // SAFETY: the token just opened, ours alone.
+        let mine = unsafe { OwnedHandle::from_raw_handle(mine) };
+        let disable = SID_AND_ATTRIBUTES {
+            Sid: me.as_psid(),
+            Attributes: 0,
+        };
+        let mut restricted: HANDLE = std::ptr::null_mut();
+        // SAFETY: `disable` points at a SID alive for the call; the new
+        // token is ours alone.
+        let ok = unsafe {
+            CreateRestrictedToken(
+                mine.as_raw_handle() as HANDLE,
+                0,
+                1,
+                &disable,
+                0,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+                &mut restricted,
+            )
+        };
+        assert_ne!(ok, 0, "{}", io::Error::last_os_error());
+        // SAFETY: the token just created, ours alone.
+        unsafe { OwnedHandle::from_raw_handle(restricted) }
+    }
+
+    #[test]
+    fn a_process_without_this_users_sid_is_refused_by_the_pipes_access_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let listener = Listener::bind(dir.path()).unwrap();
+        let ours = wide(pipe_name(dir.path()).unwrap().as_os_str());
+        // For contrast, a pipe with the system's default access list
+        // (Everyone may read): the mistake the owner-only list avoids.
+        let open = wide(r"\\.\pipe\airlock-test-default-acl".as_ref());
+        // SAFETY: `open` is NUL-terminated; the handle is closed below.
+        let default_acl = unsafe {
+            CreateNamedPipeW(
+                open.as_ptr(),
+                PIPE_ACCESS_DUPLEX,
+                PIPE_TYPE_BYTE,
+                PIPE_UNLIMITED_INSTANCES,
+                1024,
+                1024,
+                0,
+                std::ptr::null(),
+            )
+        };
+        assert_ne!(default_acl, INVALID_HANDLE_VALUE);
+        // SAFETY: the handle just created, ours alone.
+        let default_acl = unsafe { OwnedHandle::from_raw_handle(default_acl) };
+        let stranger = token_without_my_sid();
+        assert_eq!(
+            open_as(&stranger, &open, GENERIC_READ),
+            Ok(()),
+            "the default access list lets a stranger read"
+        );
+        assert_eq!(
+            open_as(&stranger, &ours, GENERIC_READ),
+            Err(ERROR_ACCESS_DENIED),
+            "Airlock's pipe refuses a stranger even to read"
+        );
+        assert_eq!(
+            open_as(&stranger, &ours, GENERIC_READ | GENERIC_WRITE),
+            Err(ERROR_ACCESS_DENIED)
+        );
+        drop(default_acl);
+        drop(listener);
     }
 }
