@@ -122,7 +122,7 @@ impl PageDialog {
     /// URL, the reason, every warning and the closing line. `%` is doubled
     /// because the plugin's GTK message box treats the text as a format
     /// string.
-    #[cfg_attr(all(target_os = "linux", not(test)), allow(dead_code))]
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn body(&self) -> String {
         let mut lines = vec![self.domain_line.clone()];
         lines.extend(self.host_line.clone());

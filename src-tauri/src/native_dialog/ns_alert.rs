@@ -100,7 +100,7 @@ fn accessory(page: &PageDialog, mtm: MainThreadMarker) -> Retained<NSStackView> 
     if let Some(seen) = &page.seen {
         add(&label(&format!("Seen:  {seen}"), mtm));
     }
-    for blocked in &page.blocked {
+    if let Some(blocked) = &page.blocked {
         add(&label(&format!("⛔ {blocked}"), mtm));
     }
     for warning in &page.warnings {

@@ -22,8 +22,8 @@ use tokio::sync::oneshot;
 use windows_sys::Win32::Foundation::{HWND, LPARAM, S_OK, WPARAM};
 use windows_sys::Win32::UI::Controls::{
     TaskDialogIndirect, TASKDIALOGCONFIG, TASKDIALOG_BUTTON, TDCBF_CANCEL_BUTTON,
-    TDCBF_CLOSE_BUTTON, TDF_ALLOW_DIALOG_CANCELLATION, TDM_CLICK_BUTTON, TDN_CREATED,
-    TD_ERROR_ICON, TD_INFORMATION_ICON, TD_WARNING_ICON,
+    TDF_ALLOW_DIALOG_CANCELLATION, TDM_CLICK_BUTTON, TDN_CREATED, TD_ERROR_ICON,
+    TD_INFORMATION_ICON, TD_WARNING_ICON,
 };
 use windows_sys::Win32::UI::WindowsAndMessaging::{
     FindWindowW, PostMessageW, SetForegroundWindow, SetWindowPos, HWND_TOPMOST, IDCANCEL,
@@ -31,10 +31,11 @@ use windows_sys::Win32::UI::WindowsAndMessaging::{
 };
 
 use super::{Choice, Kind};
-use crate::presenter::{PageDialog, CANCEL_LABEL, DECLINE_LABEL, OPEN_LABEL};
+use crate::presenter::{PageDialog, CANCEL_LABEL, CLOSE_LABEL, DECLINE_LABEL, OPEN_LABEL};
 
 const DECLINE_ID: i32 = 100;
 const OPEN_ID: i32 = 101;
+const CLOSE_ID: i32 = 102;
 /// The window class of every dialog box, TaskDialogs included.
 const DIALOG_CLASS: &str = "#32770";
 
@@ -92,8 +93,14 @@ fn run(page: &PageDialog, kind: Kind) -> Choice {
     let domain = wide(&page.domain);
     let body = wide(&content(page));
     let footer = wide(&page.closing_line);
-    let (decline, open) = (wide(DECLINE_LABEL), wide(OPEN_LABEL));
-    let _ = CANCEL_LABEL; // The system's own Cancel button carries it.
+    let (decline, open, close) = (wide(DECLINE_LABEL), wide(OPEN_LABEL), wide(CLOSE_LABEL));
+    // The system's own Cancel button: it says CANCEL_LABEL in the user's
+    // language, and Escape picks it.
+    let _ = CANCEL_LABEL;
+    let close_only = [TASKDIALOG_BUTTON {
+        nButtonID: CLOSE_ID,
+        pszButtonText: close.as_ptr(),
+    }];
     let buttons = [
         TASKDIALOG_BUTTON {
             nButtonID: DECLINE_ID,
@@ -127,7 +134,9 @@ fn run(page: &PageDialog, kind: Kind) -> Choice {
             config.nDefaultButton = DECLINE_ID;
         }
         Kind::Blocked => {
-            config.dwCommonButtons = TDCBF_CLOSE_BUTTON;
+            config.cButtons = close_only.len() as u32;
+            config.pButtons = close_only.as_ptr();
+            config.nDefaultButton = CLOSE_ID;
         }
     }
     let mut pressed = 0i32;
