@@ -13,23 +13,33 @@
 # the host), so the gateway's own cost reads as gateway vs relay2.
 # `--before PATH` adds another `airlock` build (say, main's) as
 # "before" in the same rounds (its own daemon and data dir).
+# Then calls in flight (issue 26): the same client with N calls outstanding
+# at once (`--in-flight N`, default 8; 0: off), as apps that issue a batch
+# of tool calls per model turn do, direct and through the gateway (and
+# "before"), printed beside the sequential figures; with
+# `--fastmcp PYTHON` (a python that has PyPI `fastmcp`), FastMCP's proxy in
+# front of the same server as a peer figure (tests/peers/fastmcp_proxy.py).
 # Last, the noisy neighbours (issue 25): a quiet server's calls while
 # another server misbehaves, each way, beside the quiet figures
 # (`airlock-bench noisy`; goal: p99 within +50 ms of quiet).
 #
-#   bash scripts/bench-gateway.sh [--calls N] [--rounds R] [--before PATH]
+#   bash scripts/bench-gateway.sh [--calls N] [--rounds R] [--before PATH] [--in-flight N] [--fastmcp PYTHON]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 calls=3000
 rounds=3
 before=""
+in_flight=8
+fastmcp=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --calls) calls=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --before) before=$2; shift 2 ;;
-    *) echo "usage: $0 [--calls N] [--rounds R] [--before PATH]" >&2; exit 2 ;;
+    --in-flight) in_flight=$2; shift 2 ;;
+    --fastmcp) fastmcp=$2; shift 2 ;;
+    *) echo "usage: $0 [--calls N] [--rounds R] [--before PATH] [--in-flight N] [--fastmcp PYTHON]" >&2; exit 2 ;;
   esac
 done
 bash scripts/setup.sh >/dev/null
@@ -99,6 +109,25 @@ for r in $(seq "$rounds"); do
     | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); r["path"]="relay2"; print(json.dumps(r))' >>"$out"
   gateway gateway "$airlock"
   [[ -n $before ]] && gateway before "$before"
+  if [[ $in_flight -gt 0 ]]; then
+    # Same client, N in flight; the ways alternate their order by round.
+    ways=(direct gateway)
+    [[ -n $before ]] && ways+=(before)
+    [[ -n $fastmcp ]] && ways+=(fastmcp)
+    (( r % 2 == 0 )) && ways=($(printf '%s\n' "${ways[@]}" | tac))
+    for way in "${ways[@]}"; do
+      case $way in
+        direct) server=() ;;
+        gateway | before)
+          bin=$airlock; [[ $way == before ]] && bin=$before
+          server=(--server "$(printf '["%s","--data-dir","%s","gateway","--stdio","--client","bench"]' "$bin" "$data/$way")" --tool everything__echo) ;;
+        fastmcp)
+          server=(--server "$(printf '["%s","%s","node","%s","stdio"]' "$fastmcp" "$root/tests/peers/fastmcp_proxy.py" "$js")") ;;
+      esac
+      node tests/peers/bench_ts_client.mjs --transport stdio --calls "$calls" --in-flight "$in_flight" "${server[@]}" \
+        | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); r["path"]=sys.argv[1]; print(json.dumps(r))' "$way-n" >>"$out"
+    done
+  fi
   echo "round $r/$rounds done" >&2
 done
 python3 - "$out" <<'PY'
@@ -127,6 +156,26 @@ for path in ("gateway", "before"):
     ratio = med[path]["calls_per_sec"] / med["direct"]["calls_per_sec"]
     added = med[path]["p50_ms"] - med["direct"]["p50_ms"]
     print(f"ratio {path}/direct: {ratio:.2f}x calls/s (goal >= 0.80); p50 added: {added:.3f} ms (goal <= 0.200)")
+inf = [r for r in rows if r["path"].endswith("-n")]
+if inf:
+    n = inf[0]["in_flight"]
+    print(f"\n{'path':<10}{'calls/s (median)':>18}{'p50 ms':>10}{'p99 ms':>10}   ({n} calls in flight, same client and server)")
+    medn = {}
+    for path in ("direct", "gateway", "before", "fastmcp"):
+        rs = [r for r in inf if r["path"] == path + "-n"]
+        if not rs:
+            continue
+        medn[path] = {k: statistics.median(r[k] for r in rs) for k in ("calls_per_sec", "p50_ms", "p99_ms")}
+        m = medn[path]
+        print(f"{path:<10}{m['calls_per_sec']:>18.0f}{m['p50_ms']:>10.3f}{m['p99_ms']:>10.3f}")
+    for path in ("gateway", "before", "fastmcp"):
+        if path in medn:
+            ratio = medn[path]["calls_per_sec"] / medn["direct"]["calls_per_sec"]
+            goal = " (goal >= 0.60)" if path == "gateway" else ""
+            print(f"ratio {path}/direct at {n} in flight: {ratio:.2f}x calls/s{goal}")
+    if "gateway" in medn and "gateway" in med:
+        print(f"(one at a time the gateway is {med['gateway']['calls_per_sec'] / med['direct']['calls_per_sec']:.2f}x of direct)")
+    print()
 print("host per call (medians; /proc ticks, so +-10 ms over the round):")
 for path in ("gateway", "before"):
     if path in med:

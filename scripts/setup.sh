@@ -6,7 +6,10 @@
 #   (always)  the Rust toolchain of rust-toolchain.toml (rustup, when it is missing),
 #             Debian packages for Tauri 2 and its tests (only apt-get when one is missing),
 #             tests/peers: npm ci (server-everything, TypeScript SDK) and the Python
-#             venv tests/peers/.venv with requirements.txt (mcp SDK).
+#             venv tests/peers/.venv with requirements.txt (mcp SDK); these and
+#             the apps below are installed once per machine and content hash under
+#             ~/.cache/airlock/deps and linked into the checkout (a fresh clone
+#             links them in a second).
 #   --test    also `cargo install cargo-deny` (pinned) when it is not on PATH
 #             (5-9 min on 2 cores; scripts/deny.sh runs it), and the real AI
 #             apps of tests/apps (pinned versions and lockfile: Claude Code, Gemini
@@ -101,56 +104,85 @@ else
   step apt "installed ${missing[*]} ($((SECONDS - t0)) s)"
 fi
 
-# ---- 2. npm peers (server-everything, TypeScript SDK) ----------------------
-lock_hash=$(sha "$peers/package.json" "$peers/package-lock.json")
-npm_stamp="$peers/node_modules/.airlock-setup-stamp"
-if [[ -f "$npm_stamp" && "$(cat "$npm_stamp")" == "$lock_hash" \
-      && -f "$peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ]]; then
-  step npm "skipped (node_modules matches package-lock.json)"
-else
-  t0=$SECONDS
-  (cd "$peers" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-  echo "$lock_hash" >"$npm_stamp"
-  step npm "npm ci in tests/peers ($((SECONDS - t0)) s)"
-fi
+# ---- 2-3b. the test peers' dependencies ---------------------------------------
+# Each is installed once per machine for each content hash, in its own folder
+# under ~/.cache/airlock/deps (made under a lock, finished when its `.done`
+# stamp is there), and linked into the checkout: a fresh clone (CI) links
+# what an earlier run installed instead of installing it again. The two
+# newest folders of each kind are kept.
+deps_cache="${XDG_CACHE_HOME:-$HOME/.cache}/airlock/deps"
+mkdir -p "$deps_cache"
 
-# ---- 3. Python venv (mcp SDK) ----------------------------------------------
-venv="$peers/.venv"
-py_hash=$(sha "$peers/requirements.txt")
-py_stamp="$venv/.airlock-setup-stamp"
-if [[ -f "$py_stamp" && "$(cat "$py_stamp")" == "$py_hash" ]] && "$venv/bin/python" -c '' 2>/dev/null; then
-  step venv "skipped (tests/peers/.venv matches requirements.txt)"
-else
-  t0=$SECONDS
-  if ! "$venv/bin/python" -c '' 2>/dev/null; then
-    rm -rf "$venv"
-    python3 -m venv "$venv"
+# cached KIND HASH LINK INSTALL NAME PROBE: make LINK (a path in the
+# checkout) a link to DIR/NAME, DIR being the folder of KIND and HASH,
+# running `INSTALL DIR` to fill it when DIR/NAME/PROBE is missing (a folder
+# left by an install that failed, or made by an older layout, is made
+# again). NAME is `node_modules` for npm: Node finds a package's own
+# dependencies by its real path, in a folder of that name. Sets `did` for
+# `step`; an install that fails stops the setup with its error.
+cached() {
+  local kind=$1 hash=$2 link=$3 install=$4 name=$5 probe=$6
+  local dir="$deps_cache/$kind-${hash:0:16}"
+  did="linked (cached)"
+  if [[ ! -f "$dir/.done" || ! -e "$dir/$name/$probe" ]]; then
+    exec 9>"$deps_cache/.lock"
+    flock 9
+    if [[ ! -f "$dir/.done" || ! -e "$dir/$name/$probe" ]]; then
+      local t0=$SECONDS
+      rm -rf "$dir"
+      mkdir -p "$dir"
+      if ! "$install" "$dir" || [[ ! -e "$dir/$name/$probe" ]]; then
+        rm -rf "$dir"
+        echo "setup: installing $kind failed ($name/$probe missing); see the error above" >&2
+        exit 1
+      fi
+      touch "$dir/.done"
+      did="installed ($((SECONDS - t0)) s, $(du -sh "$dir" | cut -f1))"
+      # Keep the two newest of this kind.
+      ls -dt "$deps_cache/$kind-"* 2>/dev/null | tail -n +3 | xargs -r rm -rf
+    fi
+    flock -u 9
   fi
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-input -r "$peers/requirements.txt"
-  echo "$py_hash" >"$py_stamp"
-  step venv "pip install -r tests/peers/requirements.txt ($((SECONDS - t0)) s)"
-fi
+  local target="$dir/$name"
+  if [[ "$(readlink "$link" 2>/dev/null)" != "$target" ]]; then
+    rm -rf "$link"
+    ln -s "$target" "$link"
+  elif [[ "$did" == "linked (cached)" ]]; then
+    did="up to date"
+  fi
+}
 
-# ---- 3b. the real AI apps (only with --test) --------------------------------
+install_peers_npm() {
+  cp "$peers/package.json" "$peers/package-lock.json" "$1/"
+  (cd "$1" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+}
+cached peers-npm "$(sha "$peers/package.json" "$peers/package-lock.json")" "$peers/node_modules" install_peers_npm \
+  node_modules @modelcontextprotocol/server-everything/dist/index.js
+step npm "tests/peers/node_modules: $did"
+
+install_venv() {
+  # Made at its final place: a venv does not move.
+  python3 -m venv "$1/payload"
+  "$1/payload/bin/python" -m pip install -q --disable-pip-version-check --no-input -r "$peers/requirements.txt"
+}
+cached peers-venv "$(sha "$peers/requirements.txt")" "$peers/.venv" install_venv payload bin/python
+step venv "tests/peers/.venv: $did"
+
 apps="$root/tests/apps"
+install_apps() {
+  cp "$apps/package.json" "$apps/package-lock.json" "$1/"
+  # Not `npm ci`: the lockfile cannot list the other platforms' optional
+  # binaries some apps name (the registry here serves only linux-x64 ones),
+  # and `npm ci` refuses such a lockfile. `npm install --no-save` installs
+  # the locked versions and leaves the lockfile as it is.
+  (cd "$1" && npm install --no-save --no-audit --no-fund --loglevel=error >install.log 2>&1) ||
+    { tail -n 20 "$1/install.log" >&2; return 1; }
+}
 if [[ $test -eq 0 ]]; then
   step apps "skipped (no --test)"
 else
-  apps_hash=$(sha "$apps/package.json" "$apps/package-lock.json")
-  apps_stamp="$apps/node_modules/.airlock-setup-stamp"
-  if [[ -f "$apps_stamp" && "$(cat "$apps_stamp")" == "$apps_hash" \
-        && -x "$apps/node_modules/.bin/claude" ]]; then
-    step apps "skipped (tests/apps/node_modules matches package-lock.json)"
-  else
-    t0=$SECONDS
-    # Not `npm ci`: the lockfile cannot list the other platforms' optional
-    # binaries some apps name (the registry here serves only linux-x64 ones),
-    # and `npm ci` refuses such a lockfile. `npm install --no-save` installs
-    # the locked versions and leaves the lockfile as it is.
-    (cd "$apps" && npm install --no-save --no-audit --no-fund --loglevel=error >/dev/null 2>&1)
-    echo "$apps_hash" >"$apps_stamp"
-    step apps "npm install in tests/apps ($((SECONDS - t0)) s, $(du -sh "$apps/node_modules" | cut -f1))"
-  fi
+  cached apps-npm "$(sha "$apps/package.json" "$apps/package-lock.json")" "$apps/node_modules" install_apps node_modules .bin/claude
+  step apps "tests/apps/node_modules: $did"
 fi
 
 # ---- 4. cargo-deny (only with --test) --------------------------------------

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Set up what is missing, then run every check and test:
 #   the UI's unit tests and build (scripts/ui.sh), every static check
-#   (scripts/lint.sh: rustfmt, clippy -D warnings, the UI's type check and
-#   eslint, cargo-deny), the whole cargo test suite inside a private D-Bus
+#   (scripts/lint.sh: rustfmt, import circles, the UI's type check and
+#   eslint, cargo-deny; clippy -D warnings while the tests are built), the
+#   whole cargo test suite inside a private D-Bus
 #   session with an unlocked gnome-keyring (real OS keychain) and real MCP
 #   peers, the MCP conformance suite, the desktop end-to-end tests, and the
-#   TypeScript bindings check (scripts/bindings.sh). Ends with one line
-#   `summary: N passed, M failed` over every test runner above.
+#   TypeScript bindings check (scripts/bindings.sh). Ends with a table of
+#   where the time went and one line `summary: N passed, M failed` over every
+#   test runner above.
 #
 #   bash scripts/test.sh              (or: cargo xtask test)
 set -euo pipefail
@@ -14,10 +16,31 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 export CARGO_TERM_COLOR=never
 t0=$SECONDS
-section() { printf '\n== %s (%d s so far)\n' "$1" "$((SECONDS - t0))"; }
+# Where the time goes: each section's seconds, printed as a table at the end.
+timings=()
+last_name=""
+last_at=$SECONDS
+section() {
+  if [[ -n $last_name ]]; then
+    timings+=("$last_name|$((SECONDS - last_at))")
+  fi
+  last_name=$1
+  last_at=$SECONDS
+  printf '\n== %s (%d s so far)\n' "$1" "$((SECONDS - t0))"
+}
 
 section "setup"
 bash scripts/setup.sh --test
+
+# Clippy lints the workspace while its tests are built: clippy-driver is the
+# compiler of the workspace's own crates (warnings are errors, the lints of
+# the root Cargo.toml), so the crates and their dependencies are compiled
+# once, not once for clippy and again for the tests. Every later cargo
+# command here keeps the same wrapper, so nothing is rebuilt for it.
+# `bash scripts/lint.sh` alone still runs `cargo clippy`.
+RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver"
+export RUSTC_WORKSPACE_WRAPPER
+export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -25,8 +48,11 @@ trap 'rm -f "$log"' EXIT
 section "ui: install, unit tests (Vitest), build"
 bash scripts/ui.sh install test build 2>&1 | tee -a "$log"
 
-section "lint: rustfmt, clippy -D warnings, ui type check and eslint, cargo-deny"
-bash scripts/lint.sh
+section "lint: rustfmt, import circles, ui type check and eslint, cargo-deny"
+bash scripts/lint.sh --no-clippy
+
+section "build every test target, linted by clippy -D warnings"
+cargo test --workspace --locked --no-run
 
 section "cargo test (real keychain, real MCP peers)"
 bash scripts/with-session.sh cargo test --workspace --locked --no-fail-fast 2>&1 | tee -a "$log"
@@ -43,6 +69,11 @@ section "generated files match the Rust types and the API declaration"
 bash scripts/bindings.sh --check
 
 section "done"
+printf '\nwhere the time went (s):\n'
+for t in "${timings[@]}"; do
+  printf '  %6d  %s\n' "${t##*|}" "${t%|*}"
+done
+printf '  %6d  in all\n' "$((SECONDS - t0))"
 # One closing line for everything above: the UI's unit tests, cargo's test
 # results, the conformance checks and the end-to-end tests (node:test).
 awk '/^test result:/ {p += $4; f += $6}

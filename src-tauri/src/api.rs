@@ -28,9 +28,12 @@ use crate::client_apps::{AppChangeDone, AppChangeView, ClientAppView};
 use crate::clients_page::ClientView;
 use crate::commands::{ApiResult, AppInfo, AppState, Capabilities, ServerView};
 use crate::inbox::PendingView;
+use crate::pin_review::{PinCount, PinReview};
 use crate::settings::Settings;
 use airlock_core::activity::{ActivityOverview, ActivityQuery};
 use airlock_core::clients::ClientProfile;
+use airlock_core::owners::UriConflict;
+use airlock_core::pins::PinChange;
 
 /// What every command gets besides its declared arguments.
 #[derive(Clone, Copy)]

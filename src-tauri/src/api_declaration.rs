@@ -90,6 +90,20 @@ desktop_api! {
         sync fn autostart() -> bool;
         /// Start Airlock at login (or not); the new state.
         sync fn set_autostart(enabled: bool) -> bool;
+        /// Changes of tools and prompts waiting for review (the newest, oldest first) and how many wait.
+        async fn pin_review() -> PinReview;
+        /// A server's newest decided changes (history of the review), newest first.
+        async fn pin_history(server: String, limit: u32) -> Vec<PinChange>;
+        /// How many changes wait for review, per server (the badges).
+        async fn pin_counts() -> Vec<PinCount>;
+        /// "approve" | "reject" a waiting change; the change as decided.
+        async fn decide_pin_change(id: i64, decision: String) -> PinChange;
+        /// Resource URIs this server and another both list.
+        async fn uri_conflicts(server: String) -> Vec<UriConflict>;
+        /// Apps read `uri` ("resource" | "template") from `server` from now on.
+        async fn choose_uri_owner(uri: String, kind: String, server: String) -> ();
+        /// The change a notification's Review asked to show, once (null: none).
+        sync fn take_review_request() -> Option<i64>;
         /// The window drew its first data (the server list): the shell prints
         /// how long after start, once; the milliseconds (0 after the first).
         sync fn startup_painted() -> u32;
@@ -105,5 +119,7 @@ desktop_api! {
         INBOX_EVENT = "airlock://inbox" => usize;
         /// The shell asks the window to show a page (the tray's "Open inbox": `elicitations`).
         NAVIGATE_EVENT = "airlock://navigate" => String;
+        /// Show this change in the review (a notification's Review action).
+        REVIEW_EVENT = "airlock://review" => i64;
     }
 }

@@ -34,6 +34,29 @@ pub struct ClientView {
     pub attached: u32,
     /// When the oldest of them attached (ms).
     pub attached_since: Option<i64>,
+    /// The most tools its tools/list holds (its profile's budget, else the
+    /// app's default); `None`: no budget.
+    pub tool_budget: Option<u32>,
+    /// Where that budget comes from, in a line (the app's cap and its source).
+    pub tool_budget_why: Option<String>,
+}
+
+/// Where `name`'s budget comes from with `profile`, in a line.
+fn budget_why(name: &str, profile: &ClientProfile) -> Option<String> {
+    use airlock_core::tool_budget::{app_cap, ToolBudget};
+    let cap = app_cap(name);
+    let default = cap.map(|c| format!("{} tools ({}; {})", c.budget(), c.what, c.source));
+    match (profile.tool_budget, default) {
+        (Some(ToolBudget::Tools(_)), Some(d)) => {
+            Some(format!("set in its profile; the app's default is {d}"))
+        }
+        (Some(ToolBudget::Tools(_)), None) => Some("set in its profile".to_owned()),
+        (Some(ToolBudget::Off), Some(d)) => {
+            Some(format!("none set in its profile; the app's default is {d}"))
+        }
+        (None, Some(d)) => Some(format!("the app's default: {d}")),
+        _ => None,
+    }
 }
 
 /// The apps attached to this window's gateway (shared with the host).
@@ -68,12 +91,16 @@ pub fn clients(cx: Ctx<'_>) -> ApiResult<Vec<ClientView>> {
         profile: ClientProfile::default(),
         attached: 0,
         attached_since: None,
+        tool_budget: ClientProfile::default().tool_budget_for(name),
+        tool_budget_why: budget_why(name, &ClientProfile::default()),
     };
     for c in cx.state.core.clients()? {
         let mut v = blank(&c.name);
         v.known = true;
         v.has_token = c.has_token;
         v.paused = c.paused;
+        v.tool_budget = c.profile.tool_budget_for(&c.name);
+        v.tool_budget_why = budget_why(&c.name, &c.profile);
         v.profile = c.profile;
         by_name.insert(c.name, v);
     }

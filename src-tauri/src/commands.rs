@@ -31,6 +31,11 @@ pub use crate::clients_page::{
 };
 // The window's first paint (issue 15's start benchmark).
 use crate::inbox::{Inbox, PendingKind, PendingView};
+// The Review page: changes of pinned tools and prompts, URI owners.
+pub use crate::pin_review::{
+    choose_uri_owner, decide_pin_change, pin_counts, pin_history, pin_review, take_review_request,
+    uri_conflicts,
+};
 use crate::settings::Settings;
 pub use crate::startup::startup_painted;
 
@@ -506,5 +511,34 @@ mod bindings {
             list(airlock_core::servers::SECRET_SUFFIXES),
         );
         std::fs::write(dir.join("secretWords.ts"), words).unwrap();
+        // The bounds of a server's size limits, so the form checks the same.
+        let bound = |name: &str, b: airlock_core::limits::Bound| {
+            format!(
+                "/** The {}, in {}. */\nexport const {name}: Bound = {{ default: {}, min: {}, max: {} }};\n",
+                b.what, b.unit, b.default, b.min, b.max
+            )
+        };
+        let limits = format!(
+            "// Generated from airlock_core::limits by `cargo test -p airlock-desktop`. Do not edit.\n\nexport type Bound = {{ default: number; min: number; max: number }};\n\n{}\n{}",
+            bound("MAX_MESSAGE_BYTES", airlock_core::limits::MAX_MESSAGE_BYTES),
+            bound("MAX_DEFINITION_BYTES", airlock_core::limits::MAX_DEFINITION_BYTES),
+        );
+        std::fs::write(dir.join("serverLimits.ts"), limits).unwrap();
+        // The sentence of each URL warning, for records (the history) that
+        // carry only the code; a view carries its sentences itself.
+        use airlock_core::elicitation::view::sentences;
+        use airlock_core::url_safety::Warning;
+        let rows: Vec<String> = Warning::ALL
+            .iter()
+            .map(|w| {
+                let sentence = serde_json::to_string(sentences::warning(*w)).unwrap();
+                format!("  {}: {sentence},", w.code())
+            })
+            .collect();
+        let table = format!(
+            "// Generated from airlock_core::elicitation::view::sentences by `cargo test -p airlock-desktop`. Do not edit.\n\nimport type {{ Warning }} from \"./Warning\";\n\n/** What each URL warning means, in the core's words. */\nexport const WARNING_SENTENCES: Readonly<Record<Warning, string>> = {{\n{}\n}};\n\n/** Whether a stored code is one of the warnings above. */\nexport function isWarning(code: string): code is Warning {{\n  return Object.hasOwn(WARNING_SENTENCES, code);\n}}\n",
+            rows.join("\n")
+        );
+        std::fs::write(dir.join("consentSentences.ts"), table).unwrap();
     }
 }

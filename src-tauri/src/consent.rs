@@ -4,24 +4,29 @@
 //! through `desktop_notices` (buttons on Linux only), the dialog through
 //! `native_dialog` (GTK, TaskDialog, NSAlert). Forms are answered in
 //! the window only (its inbox); their notification just brings it forward.
-//! What each surface says comes from `presenter.rs`; this module shows it
-//! (the dialog itself is `native_dialog.rs`).
+//! What each surface says is the core's view and notices
+//! (`airlock_core::elicitation::view`), fitted by `presenter.rs`; this
+//! module shows them (the dialog itself is `native_dialog.rs`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
-use airlock_core::elicitation::{
-    BoxFuture, Consent, ConsentDecision, ContinueDecision, FormAnswer, FormConsentRequest,
-    UrlConsentRequest,
+use airlock_core::elicitation::view::notice::{
+    flood_notice, form_notice, late_notice, url_notice, Notice, NoticeDo, NoticeHost,
 };
+use airlock_core::elicitation::{
+    BoxFuture, Consent, ConsentDecision, ConsentView, ContinueDecision, FormAnswer,
+    FormConsentRequest, UrlConsentRequest,
+};
+use airlock_core::url_safety::notice::escape_markup;
 use airlock_core::url_safety::Inspection;
 use tauri::{AppHandle, Manager};
 
 use crate::api::{EmitDeclared, INBOX_EVENT};
 use crate::desktop_notices;
 use crate::inbox::{Inbox, PendingKind};
-use crate::native_dialog::{self, Choice, Kind};
-use crate::presenter::{self, Notice, PageDialog};
+use crate::native_dialog::{self, Choice};
+use crate::presenter;
 use crate::settings::Settings;
 
 pub struct DesktopConsent {
@@ -121,7 +126,7 @@ impl Drop for RemoveOnDrop<'_> {
 
 /// Show a notification; each action gives its inbox answer, or brings the
 /// window forward. The notice carries no server text but the server's
-/// defanged name (see `presenter::notification_name`); its body is escaped
+/// defanged name (see the core's `view::notice`); its body is escaped
 /// where the daemon renders markup (there is no standard hint to turn body
 /// markup off). The summary is plain text by the specification.
 fn notify(
@@ -139,7 +144,7 @@ fn notify(
         // The daemon renders markup in the body (its `body-markup`
         // capability; unknown counts as yes): escaped then.
         let body = if desktop_notices::renders_markup() {
-            presenter::escape_markup(&notice.body)
+            escape_markup(&notice.body)
         } else {
             notice.body.clone()
         };
@@ -149,16 +154,15 @@ fn notify(
             .map(|a| (a.id, a.label.as_str()))
             .collect();
         let shown = |id| surfaces.note_shown(record_id, kind, id);
-        desktop_notices::show(&notice.summary, &body, &actions, shown, |action| {
-            let chosen = notice.actions.iter().find(|a| a.id == action);
-            match chosen.and_then(|a| a.answer) {
-                Some(answer) => {
-                    inbox.answer(record_id, kind, answer);
-                }
-                None if action != "__closed" => bring_forward(&app),
-                None => {}
+        let on_action = |action: &str| match notice.action(action).map(|a| a.does) {
+            Some(NoticeDo::Answer(answer)) => {
+                inbox.answer(record_id, kind, answer.as_str());
             }
-        });
+            // Review, or a click on the notification itself.
+            _ if action != "__closed" => bring_forward(&app),
+            _ => {}
+        };
+        desktop_notices::show(&notice.summary, &body, &actions, shown, on_action);
     });
 }
 
@@ -170,14 +174,14 @@ impl DesktopConsent {
             .unwrap_or(true)
     }
 
-    fn show_dialog(&self, record_id: i64, dialog: PageDialog) {
+    fn show_dialog(&self, record_id: i64, view: ConsentView) {
         let inbox = self.inbox.clone();
         self.surfaces
             .dialogs
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(record_id, dialog.title.clone());
-        let choice = native_dialog::show(&self.app, dialog, Kind::Consent);
+            .insert(record_id, view.title.clone());
+        let choice = native_dialog::show(&self.app, presenter::for_dialog(view));
         tauri::async_runtime::spawn(async move {
             let answer = match choice.await {
                 Ok(Choice::Open) => "accept",
@@ -197,7 +201,7 @@ impl Consent for DesktopConsent {
                 return ConsentDecision::Decline;
             };
             inbox_changed(&self.app, &self.inbox);
-            let text = presenter::url_consent(request);
+            let (notice, _) = url_notice(request, NoticeHost::Window);
             // Withdrawn when answered anywhere, or when the request goes away
             // (the server disconnected): this future is then dropped.
             let _guard = RemoveOnDrop {
@@ -209,7 +213,7 @@ impl Consent for DesktopConsent {
             // dialog, which is what the user answers, before the notification's
             // D-Bus round trips.
             let focused = window_focused(&self.app);
-            self.show_dialog(request.record_id, text.dialog);
+            self.show_dialog(request.record_id, ConsentView::url(request));
             if self.notifications_on() && !focused {
                 notify(
                     &self.app,
@@ -217,7 +221,7 @@ impl Consent for DesktopConsent {
                     &self.inbox,
                     request.record_id,
                     PendingKind::Consent,
-                    text.notice,
+                    notice,
                 );
             }
             let answer = rx.await.unwrap_or("cancel");
@@ -246,7 +250,7 @@ impl Consent for DesktopConsent {
                     &self.inbox,
                     request.record_id,
                     PendingKind::Late,
-                    presenter::late_notice(request),
+                    late_notice(request),
                 );
             }
             // Removed on drop too: completion may win the race and drop this future.
@@ -286,7 +290,7 @@ impl Consent for DesktopConsent {
                     &self.inbox,
                     request.record_id,
                     PendingKind::Form,
-                    presenter::form_notice(request),
+                    form_notice(request, NoticeHost::Window),
                 );
             }
             rx.await.unwrap_or(FormAnswer::Cancel)
@@ -318,7 +322,7 @@ pub fn notify_flood(app: &AppHandle, server: &str) {
         }
         shown.insert(server.to_owned(), std::time::Instant::now());
     }
-    let notice = presenter::flood_notice(server);
+    let notice = flood_notice(server);
     let (app, server) = (app.clone(), server.to_owned());
     std::thread::spawn(move || {
         let actions: Vec<(&str, &str)> = notice
@@ -326,14 +330,14 @@ pub fn notify_flood(app: &AppHandle, server: &str) {
             .iter()
             .map(|a| (a.id, a.label.as_str()))
             .collect();
-        let on_action = |action: &str| match action {
-            "pause" => {
+        let on_action = |action: &str| match notice.action(action).map(|a| a.does) {
+            Some(NoticeDo::Pause) => {
                 if let Some(state) = app.try_state::<crate::commands::AppState>() {
                     let _ = state.core.set_paused(&server, true);
                 }
             }
-            "__closed" => {}
-            _ => bring_forward(&app),
+            _ if action != "__closed" => bring_forward(&app),
+            _ => {}
         };
         desktop_notices::show(&notice.summary, &notice.body, &actions, |_| {}, on_action);
     });
@@ -353,8 +357,8 @@ pub fn show_blocked(app: &AppHandle, server: &str, message: &str, inspection: &I
     {
         return;
     }
-    let dialog = presenter::blocked_dialog(server, message, inspection);
-    let closed = native_dialog::show(app, dialog, Kind::Blocked);
+    let view = presenter::for_dialog(ConsentView::blocked(server, message, inspection));
+    let closed = native_dialog::show(app, view);
     let server = server.to_owned();
     tauri::async_runtime::spawn(async move {
         let _ = closed.await;

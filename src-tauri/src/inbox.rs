@@ -7,8 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use airlock_core::elicitation::form::{FieldError, FormSchema};
-use airlock_core::elicitation::FormAnswer;
-use airlock_core::url_safety::Inspection;
+use airlock_core::elicitation::{ConsentView, FormAnswer};
 use serde::Serialize;
 use tokio::sync::oneshot;
 use ts_rs::TS;
@@ -27,34 +26,26 @@ pub enum PendingKind {
     Form,
 }
 
-/// What the window shows for one waiting elicitation (server text already neutralised).
+/// What the window shows for one waiting elicitation: the core's view of
+/// it (every word the card shows), and for a form its fields.
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct PendingView {
     pub record_id: i64,
     pub kind: PendingKind,
+    pub since_ms: i64,
+    /// The server's name as configured, to find its page (what the card
+    /// shows is `view.server`).
     pub server: String,
-    pub message: String,
-    /// The URL and what is known about it (`consent` and `late`); `null` for a form.
-    pub inspection: Option<Inspection>,
+    /// Who asks, the domain, the lines, the warnings, the buttons.
+    pub view: ConsentView,
     /// The form to fill in (`form`); `null` otherwise. Titles and
     /// descriptions are neutralised; field names and option values are the
     /// server's own bytes, shown as plain text only.
     pub form: Option<FormSchema>,
     /// Names of the form's fields that look like they ask for a password,
-    /// API key or token (the core's `looks_secret`); the window warns on them.
+    /// API key or token (the core's `looks_secret`); the window warns on
+    /// them with the view's `secret_field` warning.
     pub secret_fields: Vec<String>,
-    /// A sign-in page of the server's authorization server (MCP
-    /// authorization), not a page the server itself asks for.
-    pub sign_in: bool,
-    pub since_ms: i64,
-    /// The app whose tool call raised it (through the gateway), as its
-    /// client name; `null` for Airlock's own calls. Show as plain text.
-    pub client: Option<String>,
-    /// `Seen:` words from the user's own history of this domain (URL entries).
-    pub seen: Option<String>,
-    /// Warnings beyond the URL's own: a look-alike of a domain opened
-    /// before, a sign-in code sent to another domain.
-    pub extra_warnings: Vec<String>,
 }
 
 /// An answer from any surface: "accept", "decline", "cancel" (consent) or
@@ -185,6 +176,7 @@ mod tests {
     use serde_json::{json, Map, Value};
 
     fn form_view(record_id: i64) -> PendingView {
+        use airlock_core::elicitation::{FormConsentRequest, Origin};
         let schema = parse_schema(&json!({
             "type": "object",
             "properties": {
@@ -194,20 +186,18 @@ mod tests {
             "required": ["name"]
         }))
         .unwrap();
-        PendingView {
-            record_id,
-            kind: PendingKind::Form,
-            server: "s".into(),
-            message: "m".into(),
-            inspection: None,
-            form: Some(schema),
-            secret_fields: Vec::new(),
-            sign_in: false,
-            since_ms: 0,
-            client: None,
-            seen: None,
-            extra_warnings: Vec::new(),
-        }
+        crate::presenter::form_inbox_entry(
+            &FormConsentRequest {
+                record_id,
+                server: "s".into(),
+                message: "m".into(),
+                origin: Origin::Request,
+                schema,
+                client: None,
+                to_app: None,
+            },
+            0,
+        )
     }
 
     fn obj(v: Value) -> Map<String, Value> {

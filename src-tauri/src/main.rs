@@ -10,6 +10,8 @@ mod consent;
 mod desktop_notices;
 mod inbox;
 mod native_dialog;
+mod pin_notices;
+mod pin_review;
 mod presenter;
 mod settings;
 mod single_instance;
@@ -60,8 +62,11 @@ fn main() {
         // First: a second launch hands over to the running Airlock (its
         // window comes forward) and exits, so one process owns the data dir.
         .plugin(single_instance::plugin(|app, argv| {
+            // A daemon's Review action (`--review ID`): that change.
+            if let Some(id) = airlock_core::pins::notice::review_arg(&argv) {
+                pin_notices::open_review(app, id);
             // The login entry of an Airlock that already runs: stay in the tray.
-            if !argv.iter().any(|a| a == HIDDEN_ARG) {
+            } else if !argv.iter().any(|a| a == HIDDEN_ARG) {
                 consent::bring_forward(app);
             }
         }))
@@ -74,6 +79,10 @@ fn main() {
             startup::mark(startup::Milestone::CoreReady);
             app.manage(state.0);
             app.manage(state.1);
+            // Started by a daemon's Review action: the page opens on that change.
+            app.manage(pin_review::ReviewRequest(std::sync::Mutex::new(
+                airlock_core::pins::notice::review_arg(std::env::args()),
+            )));
             tray::build(&handle)?;
             // Started at login (`--hidden`): straight to the tray (the
             // window is created hidden). Otherwise it shows once its page
@@ -147,6 +156,8 @@ fn start_core(app: &AppHandle) -> Result<(AppState, clients_page::Attached), Str
     });
     configure_demo_once(&core, &data_dir);
     forward_events(app.clone(), &core);
+    // Tool and prompt changes held for review: a notification per server.
+    pin_notices::follow(app, &core, shared_settings.clone());
     let attached = clients_page::Attached::default();
     serve_gateway(core.clone(), router, attached.0.clone(), data_dir.clone());
     // Connect every configured server in the background.

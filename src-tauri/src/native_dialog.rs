@@ -1,6 +1,7 @@
 //! Airlock's own native dialog about one web page: the consent dialog
 //! (Decline, Open in browser, Cancel) and the notice that a page was
-//! blocked (Close).
+//! blocked (Close). It lays out the core's view (`ConsentView`, bounded for
+//! a dialog by `presenter::for_dialog`) and adds no word of its own.
 //!
 //! On Linux it is a GTK dialog built here, so the registrable domain can be
 //! shown large and bold at the top and emphasised inside the host and the
@@ -10,18 +11,17 @@
 //! accessory view shows the domain large and bold (`ns_alert`,
 //! compile-checked only).
 //!
-//! Either way the dialog is a separate top-level window titled
-//! `PageDialog::title`, built without blocking the main thread, and its
-//! answer comes back through a channel. Decline is the default (Return
+//! Either way the dialog is a separate top-level window titled with the
+//! view's title, built without blocking the main thread, and its answer
+//! comes back through a channel. Decline is the default (Return
 //! picks it); Escape and closing the window give Cancel; only a deliberate
 //! activation of "Open in browser" gives Open. A consent dialog that is
 //! still up when its request is answered elsewhere is found by its title
 //! and answered with `DeleteEvent` (`consent::Surfaces::close`).
 
+use airlock_core::elicitation::view::{ConsentView, ViewAction, ViewKind};
 use tauri::AppHandle;
 use tokio::sync::oneshot;
-
-use crate::presenter::PageDialog;
 
 /// What the person chose in a consent dialog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,28 +32,33 @@ pub enum Choice {
     Cancel,
 }
 
-/// Which dialog to show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// Decline (default), Open in browser, Cancel.
-    Consent,
-    /// Close only: the page was blocked before any consent.
-    Blocked,
-}
-
-/// Show the dialog; the receiver gets the choice once it is made (a
-/// `Blocked` notice always answers `Cancel`). If the dialog cannot be
-/// shown, the sender is dropped: treat that as `Cancel`.
-pub fn show(app: &AppHandle, dialog: PageDialog, kind: Kind) -> oneshot::Receiver<Choice> {
+/// Show the dialog of `view` (a consent, or a blocked page); the receiver
+/// gets the choice once it is made (a blocked page always answers
+/// `Cancel`). If the dialog cannot be shown, the sender is dropped: treat
+/// that as `Cancel`.
+pub fn show(app: &AppHandle, view: ConsentView) -> oneshot::Receiver<Choice> {
     let (tx, rx) = oneshot::channel();
-    imp::show(app, dialog, kind, tx);
+    imp::show(app, view, tx);
     rx
 }
 
-/// Withdraw the consent dialog titled `title`, if it is still up: it
-/// answers Cancel, which nobody waits for any more.
+/// Withdraw the dialog titled `title`, if one is up (its request was
+/// answered elsewhere or ended): it answers Cancel, which nobody waits for.
 pub fn withdraw(app: &AppHandle, title: String) {
     imp::withdraw(app, title)
+}
+
+/// What a button's answer means to the dialog's caller.
+fn choice(action: ViewAction) -> Choice {
+    match action {
+        ViewAction::Accept => Choice::Open,
+        ViewAction::Decline => Choice::Decline,
+        _ => Choice::Cancel,
+    }
+}
+
+fn is_blocked(view: &ConsentView) -> bool {
+    view.kind == ViewKind::Blocked
 }
 
 #[cfg(target_os = "linux")]
@@ -64,10 +69,11 @@ mod imp {
     use tauri::AppHandle;
     use tokio::sync::oneshot;
 
-    use super::{Choice, Kind};
-    use crate::presenter::{
-        Emphasis, PageDialog, CANCEL_LABEL, CLOSE_LABEL, DECLINE_LABEL, OPEN_LABEL,
+    use airlock_core::elicitation::view::{
+        ButtonRole, ConsentView, LineKey, Split, ViewAction, ViewLine,
     };
+
+    use super::{choice, is_blocked, Choice};
 
     /// Widest a text line of the dialog gets, in characters; longer text wraps.
     const TEXT_CHARS: i32 = 72;
@@ -79,21 +85,29 @@ mod imp {
     const SCROLL_OVER_CHARS: usize = 5 * TEXT_CHARS as usize;
     const SCROLL_MAX_PX: i32 = 130;
 
-    const DECLINE: gtk::ResponseType = gtk::ResponseType::Reject;
-    const OPEN: gtk::ResponseType = gtk::ResponseType::Accept;
+    /// The GTK response of each answer (and back).
+    const RESPONSES: [(ViewAction, gtk::ResponseType); 5] = [
+        (ViewAction::Decline, gtk::ResponseType::Reject),
+        (ViewAction::Accept, gtk::ResponseType::Accept),
+        (ViewAction::Cancel, gtk::ResponseType::Cancel),
+        (ViewAction::Continue, gtk::ResponseType::Ok),
+        (ViewAction::Close, gtk::ResponseType::Close),
+    ];
 
-    pub(super) fn show(
-        app: &AppHandle,
-        dialog: PageDialog,
-        kind: Kind,
-        tx: oneshot::Sender<Choice>,
-    ) {
-        // GTK lives on the main thread; the closure only builds and shows
-        // the dialog (`response` answers later), so it never blocks.
-        let _ = app.run_on_main_thread(move || build(&dialog, kind, tx));
+    fn response(action: ViewAction) -> gtk::ResponseType {
+        RESPONSES
+            .iter()
+            .find(|(a, _)| *a == action)
+            .map_or(gtk::ResponseType::Cancel, |(_, r)| *r)
     }
 
-    fn build(page: &PageDialog, kind: Kind, tx: oneshot::Sender<Choice>) {
+    pub(super) fn show(app: &AppHandle, view: ConsentView, tx: oneshot::Sender<Choice>) {
+        // GTK lives on the main thread; the closure only builds and shows
+        // the dialog (`response` answers later), so it never blocks.
+        let _ = app.run_on_main_thread(move || build(&view, tx));
+    }
+
+    fn build(page: &ConsentView, tx: oneshot::Sender<Choice>) {
         let dialog = gtk::Dialog::new();
         dialog.set_title(&page.title);
         dialog.set_modal(false);
@@ -109,45 +123,42 @@ mod imp {
         body.set_margin_end(18);
         content.pack_start(&body, true, true, 0);
 
-        body.pack_start(&header(page, kind), false, false, 0);
+        body.pack_start(&header(page), false, false, 0);
         body.pack_start(&details(page), false, false, 0);
-        if page.blocked.is_some() || !page.warnings.is_empty() {
+        if page.warned() {
             body.pack_start(&warnings(page), false, false, 0);
         }
-        // Why it was blocked is already on top of the warnings.
-        if page.blocked.is_none() {
-            let closing = text_label(&page.closing_line);
-            closing.set_attributes(Some(&dim_attrs()));
-            body.pack_start(&closing, false, false, 0);
+        if !page.note.is_empty() {
+            let note = text_label(&page.note_text());
+            note.set_attributes(Some(&dim_attrs()));
+            body.pack_start(&note, false, false, 0);
         }
 
-        let default = match kind {
-            Kind::Consent => {
-                let decline = dialog.add_button(DECLINE_LABEL, DECLINE);
-                let open = dialog.add_button(OPEN_LABEL, OPEN);
-                dialog.add_button(CANCEL_LABEL, gtk::ResponseType::Cancel);
-                if !page.warnings.is_empty() {
-                    open.style_context().add_class("destructive-action");
+        // The view's buttons in its order; the safe one is the default
+        // (Return), and the one that opens is never it.
+        let mut default = None;
+        for b in &page.buttons {
+            let button = dialog.add_button(&b.label, response(b.action));
+            match b.role {
+                ButtonRole::Default => {
+                    dialog.set_default_response(response(b.action));
+                    default = Some(button);
                 }
-                dialog.set_default_response(DECLINE);
-                decline
+                ButtonRole::Proceed if page.warned() => {
+                    button.style_context().add_class("destructive-action");
+                }
+                _ => {}
             }
-            Kind::Blocked => {
-                let close = dialog.add_button(CLOSE_LABEL, gtk::ResponseType::Close);
-                dialog.set_default_response(gtk::ResponseType::Close);
-                close
-            }
-        };
+        }
 
         let tx = RefCell::new(Some(tx));
-        dialog.connect_response(move |dialog, response| {
-            let choice = match response {
-                DECLINE => Choice::Decline,
-                OPEN => Choice::Open,
-                _ => Choice::Cancel,
-            };
+        dialog.connect_response(move |dialog, given| {
+            let answer = RESPONSES
+                .iter()
+                .find(|(_, r)| *r == given)
+                .map_or(Choice::Cancel, |(a, _)| choice(*a));
             if let Some(tx) = tx.borrow_mut().take() {
-                let _ = tx.send(choice);
+                let _ = tx.send(answer);
             }
             // SAFETY: the dialog is ours, on the main thread, and nothing
             // uses it after its response (the title lookup that withdraws
@@ -158,7 +169,9 @@ mod imp {
         dialog.show_all();
         // The default has the keyboard focus, not the first selectable
         // text: Return picks it, Tab goes on to the next button.
-        default.grab_focus();
+        if let Some(default) = default {
+            default.grab_focus();
+        }
         dialog.present();
     }
 
@@ -179,17 +192,20 @@ mod imp {
     }
 
     /// Icon, who asks for what, and the registrable domain, large and bold.
-    fn header(page: &PageDialog, kind: Kind) -> gtk::Box {
+    fn header(page: &ConsentView) -> gtk::Box {
         let row = gtk::Box::new(gtk::Orientation::Horizontal, 14);
-        let icon = match kind {
-            Kind::Consent if page.warnings.is_empty() => "dialog-question",
-            Kind::Consent => "dialog-warning",
-            Kind::Blocked => "dialog-error",
+        let icon = if is_blocked(page) {
+            "dialog-error"
+        } else if page.warned() {
+            "dialog-warning"
+        } else {
+            "dialog-question"
         };
         row.pack_start(&icon_widget(icon, gtk::IconSize::Dialog), false, false, 0);
         let column = gtk::Box::new(gtk::Orientation::Vertical, 2);
-        column.pack_start(&text_label(&page.heading), false, false, 0);
-        let domain = text_label(&page.domain);
+        column.pack_start(&text_label(&page.heading_text()), false, false, 0);
+        let domain_text = page.domain.as_ref().map(|d| d.text.as_str()).unwrap_or("");
+        let domain = text_label(domain_text);
         domain.set_selectable(true);
         let attrs = pango::AttrList::new();
         attrs.insert(pango::AttrFloat::new_scale(2.0));
@@ -202,8 +218,9 @@ mod imp {
         row
     }
 
-    /// Host, full URL and the server's reason, each under its caption.
-    fn details(page: &PageDialog) -> gtk::Grid {
+    /// The view's lines (app, why, full URL, host, port, seen), each by its
+    /// caption; the host and the URL with their domain emphasised.
+    fn details(page: &ConsentView) -> gtk::Grid {
         let grid = gtk::Grid::new();
         grid.set_column_spacing(12);
         grid.set_row_spacing(8);
@@ -218,32 +235,42 @@ mod imp {
             grid.attach(value, 1, row, 1, 1);
             row += 1;
         };
-        if let Some(host) = &page.host {
-            add("Host", emphasised(host).upcast_ref());
-        }
-        if let Some(url) = &page.url {
-            add(
-                "Full URL",
-                &bounded(emphasised(url), url.text().chars().count()),
-            );
-        }
-        let reason = text_label(&page.reason);
-        reason.set_selectable(true);
-        add("Why", &bounded(reason, page.reason.chars().count()));
-        if let Some(seen) = &page.seen {
-            add("Seen", text_label(seen).upcast_ref());
+        for line in &page.lines {
+            add(&line.label, &value(line));
         }
         grid
     }
 
+    /// A line's value: the host and the URL emphasised around their
+    /// domain, the server's message selectable, in a box that scrolls when
+    /// long.
+    fn value(line: &ViewLine) -> gtk::Widget {
+        let chars = line.text.chars().count();
+        match (line.key, &line.split) {
+            (LineKey::Url | LineKey::Host, Some(split)) => bounded(emphasised(split), chars),
+            (LineKey::Why, _) => {
+                let reason = text_label(&line.text);
+                reason.set_selectable(true);
+                bounded(reason, chars)
+            }
+            _ => {
+                let text = match &line.note {
+                    Some(note) => format!("{} ({note})", line.text),
+                    None => line.text.clone(),
+                };
+                text_label(&text).upcast()
+            }
+        }
+    }
+
     /// One line per warning (and the reason it was blocked), each with an icon.
-    fn warnings(page: &PageDialog) -> gtk::Box {
+    fn warnings(page: &ConsentView) -> gtk::Box {
         let column = gtk::Box::new(gtk::Orientation::Vertical, 6);
-        let lines = page
-            .blocked
-            .iter()
-            .map(|b| ("dialog-error", b))
-            .chain(page.warnings.iter().map(|w| ("dialog-warning", w)));
+        let lines = page.blocked.iter().map(|b| ("dialog-error", b)).chain(
+            page.warnings
+                .iter()
+                .map(|w| ("dialog-warning", &w.sentence)),
+        );
         for (icon, text) in lines {
             let row = gtk::Box::new(gtk::Orientation::Horizontal, 8);
             let icon = icon_widget(icon, gtk::IconSize::Menu);
@@ -293,7 +320,7 @@ mod imp {
 
     /// Selectable monospace text with its registrable domain bold and
     /// highlighted, the rest dimmed.
-    fn emphasised(e: &Emphasis) -> gtk::Label {
+    fn emphasised(e: &Split) -> gtk::Label {
         let label = text_label(&e.text());
         label.set_selectable(true);
         label.set_line_wrap_mode(pango::WrapMode::Char);
@@ -306,7 +333,7 @@ mod imp {
     }
 
     /// Pango attributes (byte ranges of `e.text()`) for `emphasised`.
-    fn emphasis_attrs(e: &Emphasis) -> pango::AttrList {
+    fn emphasis_attrs(e: &Split) -> pango::AttrList {
         let attrs = pango::AttrList::new();
         attrs.insert(pango::AttrString::new_family("monospace"));
         // Wrapped anywhere, as a URL must be, but without the hyphens Pango

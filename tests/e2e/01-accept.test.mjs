@@ -13,7 +13,7 @@ import { App, BIN, focusAndKey, sh, waitFor, waitForNoWindow, waitForWindow } fr
 import { addServer, goTo, openTool, runTool, settleOpened, waitElicitationState, waitPendingCard, waitServerState } from './lib/steps.mjs';
 
 const URL = 'https://example.com/connect?x=1';
-const DIALOG = 'Airlock: py asks to open a web page';
+const DIALOG = 'Airlock: py asks you to open a web page';
 
 let app;
 after(() => app?.close());

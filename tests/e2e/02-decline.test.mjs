@@ -8,7 +8,7 @@ import { App, BIN, focusAndKey, waitForNoWindow, waitForWindow } from './lib/har
 import { openTool, runTool, settleOpened, toolResult, waitElicitationState, waitServerState } from './lib/steps.mjs';
 
 const URL = 'https://example.com/decline-me';
-const DIALOG = 'Airlock: everything asks to open a web page';
+const DIALOG = 'Airlock: everything asks you to open a web page';
 
 let app;
 after(() => app?.close());

@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import { App, BIN, focusAndKey, waitFor, waitForNoWindow, waitForWindow } from './lib/harness.mjs';
 import { openTool, runTool, settleOpened, toolResult, waitElicitationState, waitServerState } from './lib/steps.mjs';
 
-const DIALOG = 'Airlock: demo asks to open a web page';
+const DIALOG = 'Airlock: demo asks you to open a web page';
 const DATA = 'Your private demo data: 42 records';
 
 let app;

@@ -17,7 +17,7 @@ import { App, BIN, focusAndKey, sh, sleep, waitFor, waitForNoWindow, waitForWind
 import { fill, goTo, openTool, runTool, toolResult, waitElicitationState, waitServerState } from './lib/steps.mjs';
 
 const URL = 'https://example.com/authorize';
-const DIALOG = 'Airlock: py asks to open a web page';
+const DIALOG = 'Airlock: py asks you to open a web page';
 const LATE_AFTER = 5;
 
 let app;

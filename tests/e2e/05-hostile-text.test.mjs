@@ -9,7 +9,7 @@ import { openTool, pendingCards, runTool, settleOpened, waitElicitationState, wa
 
 const HOSTILE = '<img src=x onerror=alert(1)> [click](https://evil.example) \u202Egnp.exe';
 const URL = 'https://example.com/hostile';
-const DIALOG = 'Airlock: everything asks to open a web page';
+const DIALOG = 'Airlock: everything asks you to open a web page';
 
 let app;
 after(() => app?.close());

@@ -18,7 +18,7 @@ import { App, BIN, ROOT, focusAndKey, sh, sleep, waitFor, waitForNoWindow, waitF
 import { allElicitationRows, goTo, openTool, pendingCards, runTool, settleOpened, toolResult, waitElicitationState, waitPendingCard, waitServerState } from './lib/steps.mjs';
 
 const PEER = path.join(ROOT, 'tests/e2e/peers/hostile_peer.py');
-const DIALOG = 'Airlock: hostile asks to open a web page';
+const DIALOG = 'Airlock: hostile asks you to open a web page';
 const BLOCKED = 'Airlock blocked a web page from hostile';
 // The broker's defaults (airlock-core elicitation/mod.rs).
 const MAX_PENDING_PER_SERVER = 3;

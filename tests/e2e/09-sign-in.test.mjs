@@ -22,7 +22,7 @@ import { fill, goTo, openTool, runTool, toolResult, waitServerState } from './li
 
 const EXAMPLE = path.join(ROOT, 'tests/peers/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/elicitationUrlExample.js');
 const SIGN_IN = 'Airlock: ex asks you to sign in';
-const OPEN_PAGE = 'Airlock: ex asks to open a web page';
+const OPEN_PAGE = 'Airlock: ex asks you to open a web page';
 const THIRD_PARTY = 'https://www.example.com/oauth/authorize';
 
 let app;

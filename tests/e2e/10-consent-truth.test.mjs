@@ -26,7 +26,7 @@ const SERVER = 'paypal.com.evil.example';
 const HOST = 'accounts.google.com.secure-login.verify-account.example.co.uk';
 const LOOK_ALIKE = `https://${HOST}/signin?continue=https%3A%2F%2Fmail.google.com%2F&session=8f2c1e`;
 const MESSAGE = 'Your Google session expired. Sign in again at https://accounts.google.com/ or <a href="https://evil.example/x">here</a>';
-const DIALOG = `Airlock: ${SERVER} asks to open a web page`;
+const DIALOG = `Airlock: ${SERVER} asks you to open a web page`;
 const SCREEN = { w: 1280, h: 800 }; // Xvfb (scripts/with-session.sh)
 const SETTLE_MS = 500; // ui/src/lib/settle.ts
 

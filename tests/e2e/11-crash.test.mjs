@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import { App, BIN, descendants, focusAndKey, sleep, waitFor, waitForWindow, windowsTitled } from './lib/harness.mjs';
 import { openTool, runTool, waitElicitationState, waitServerState } from './lib/steps.mjs';
 
-const DIALOG = 'Airlock: everything asks to open a web page';
+const DIALOG = 'Airlock: everything asks you to open a web page';
 
 let app;
 after(() => app?.close());

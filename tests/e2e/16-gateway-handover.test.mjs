@@ -16,7 +16,7 @@ import { App, BIN, ROOT, focusAndKey, waitFor, waitForNoWindow, waitForWindow } 
 import { settleOpened, waitPendingCard, waitServerState } from './lib/steps.mjs';
 
 const URL = 'https://example.com/connect?from=handover';
-const DIALOG = 'Airlock: py asks to open a web page';
+const DIALOG = 'Airlock: py asks you to open a web page';
 
 let app;
 let daemonPid;

@@ -6,12 +6,13 @@ Usage:
     .venv/bin/python gateway_client.py --ops JSON [--mode auto|legacy] [--name NAME] -- CMD [ARGS...]
     (or `-- http://127.0.0.1:PORT/mcp`: Streamable HTTP, bearer token from AIRLOCK_GATEWAY_TOKEN)
 
-It declares no elicitation capability (unless --elicitation form, which
-answers every form with --form-answer JSON, or declines), so a server behind
+With --extension ui it declares MCP Apps (`io.modelcontextprotocol/ui`) as an
+app that renders them does. It declares no elicitation capability (unless
+--elicitation form, which answers every form with --form-answer JSON, or declines), so a server behind
 the gateway that wants a URL or a form cannot reach it. On 2026-07-28 the
 SDK gets forms as InputRequiredResult rounds and retries the call itself.
 Ops (a JSON list), each printed as one JSON line when done:
-    {"op": "info"}                                 -> protocol, server name, instructions
+    {"op": "info"}                                 -> protocol, server name, instructions, extensions
     {"op": "tools"}                                -> {"tools": [names]}
     {"op": "tool_defs"}                            -> {"tools": [each tool as listed]}
     {"op": "call", "name": N, "arguments": {...}}  -> {"result": CallToolResult} or {"error": ..}
@@ -74,6 +75,10 @@ async def run(args) -> int:
             return ElicitResult(action="accept", content=json.loads(args.form_answer))
 
         kwargs["elicitation_callback"] = on_elicit
+    if args.extension == "ui":
+        from mcp.client.extension import advertise
+
+        kwargs["extensions"] = [advertise("io.modelcontextprotocol/ui", {"mimeTypes": ["text/html;profile=mcp-app"]})]
     streams = {}  # key -> {"stop": Event, "ended": Event, "error": str|None, "task": Task}
     updates = []
     updated = asyncio.Event()
@@ -121,7 +126,8 @@ async def run(args) -> int:
                     info = client.server_info
                     out({"op": kind, "protocol": client.protocol_version,
                          "server": info.name if info else None,
-                         "instructions": client.instructions})
+                         "instructions": client.instructions,
+                         "extensions": client.server_capabilities.extensions})
                 elif kind == "tools":
                     r = await client.list_tools()
                     out({"op": kind, "tools": [t.name for t in r.tools]})
@@ -236,6 +242,8 @@ def main() -> None:
     p.add_argument("--mode", default="auto")
     p.add_argument("--name", default="py-gateway-client")
     p.add_argument("--elicitation", default="none", choices=["none", "form"])
+    p.add_argument("--extension", default="none", choices=["none", "ui"],
+                   help="ui: declare MCP Apps (io.modelcontextprotocol/ui, text/html;profile=mcp-app), as an app that renders them")
     p.add_argument("--form-answer", default=None, help="with --elicitation form: accept every form with this JSON content (else decline)")
     p.add_argument("cmd", nargs="+")
     args = p.parse_args()

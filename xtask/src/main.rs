@@ -101,8 +101,64 @@ const TASKS: &[Task] = &[
         name: "bench-desktop",
         script: "bench-desktop.sh",
         fixed_args: &[],
-        usage: "[--runs N] [--debug]",
-        about: "desktop cold start and idle memory under Xvfb",
+        usage: "[--runs N] [--release] [--data] [--pages] [--consent] [--flood]",
+        about: "the desktop window: cold start, memory, pages at scale, consent latency, a flood (Xvfb)",
+    },
+    Task {
+        name: "bench-gateway",
+        script: "bench-gateway.sh",
+        fixed_args: &[],
+        usage: "[--calls N] [--rounds R] [--before PATH]",
+        about: "an app's calls direct vs through the gateway (and do-nothing relays), then a quiet server beside each noisy neighbour",
+    },
+    Task {
+        name: "bench-consent",
+        script: "bench-consent.sh",
+        fixed_args: &[],
+        usage: "[--requests N] [--per-process N] [--debug]",
+        about: "consent latency in the terminal: a server's URL elicitation to the prompt (pty)",
+    },
+    Task {
+        name: "bench-apps",
+        script: "bench-apps.sh",
+        fixed_args: &[],
+        usage: "[--reps N] [--ks \"1 3 5\"] [--apps py,ts,claude] [--svg PATH]",
+        about: "K apps with six registry servers each, directly vs one airlock entry and a shared daemon: time, processes, PSS",
+    },
+    Task {
+        name: "package",
+        script: "package.sh",
+        fixed_args: &[],
+        usage: "[--out DIR]",
+        about: "the Linux packages (.deb, .rpm) with the Tauri bundler, release build",
+    },
+    Task {
+        name: "package-test",
+        script: "package-test.sh",
+        fixed_args: &[],
+        usage: "[--no-build]",
+        about: "install, check and purge the .deb on this machine (root); inspect the .rpm",
+    },
+    Task {
+        name: "build-windows",
+        script: "build-windows.sh",
+        fixed_args: &[],
+        usage: "[--dev] [--no-desktop] [--installer] [--out DIR]",
+        about: "cross-build airlock.exe, the demo server and the desktop app for Windows (mingw-w64), zipped",
+    },
+    Task {
+        name: "test-windows",
+        script: "test-windows.sh",
+        fixed_args: &[],
+        usage: "[--dev]",
+        about: "the Windows build under Wine: CLI, elicitation, Credential Manager, daemon + gateway over the named pipe",
+    },
+    Task {
+        name: "check-macos",
+        script: "check-macos.sh",
+        fixed_args: &[],
+        usage: "[--target TRIPLE]...",
+        about: "clippy of the whole workspace for aarch64/x86_64-apple-darwin (zig as C compiler; checked, not run)",
     },
     Task {
         name: "fuzz",
@@ -122,6 +178,63 @@ const TASKS: &[Task] = &[
 
 fn find(name: &str) -> Option<&'static Task> {
     TASKS.iter().find(|t| t.name == name)
+}
+
+/// Scripts that are not tasks of their own: each helps the named task's
+/// script (or is run by hand, as its own header says).
+const HELPERS: &[(&str, &str)] = &[
+    (
+        "activity-db.py",
+        "makes a 1M-row database for `airlock-bench activity --db`, by hand",
+    ),
+    (
+        "bench-apps.py",
+        "the runs, the table and the plot of bench-apps.sh",
+    ),
+    ("bench-consent.py", "the measuring part of bench-consent.sh"),
+    (
+        "check-cycles.py",
+        "finds import circles between sibling modules, for lint.sh",
+    ),
+    (
+        "code-size.py",
+        "prints the largest files and longest functions, by hand",
+    ),
+    (
+        "fuzz-corpus.py",
+        "packs and unpacks the saved corpus, for fuzz.sh",
+    ),
+];
+
+/// The README's block of tasks, between these lines (made by [`markdown`]).
+const README_BEGIN: &str =
+    "<!-- tasks: made by `cargo xtask help --markdown`; checked by cargo test -p xtask -->";
+const README_END: &str = "<!-- /tasks -->";
+
+/// The README's block of tasks.
+fn markdown() -> String {
+    let mut out = String::from("```sh\n");
+    let cmds: Vec<(String, &str)> = TASKS
+        .iter()
+        .map(|t| {
+            let cmd = std::iter::once(format!("cargo xtask {}", t.name))
+                .chain((!t.usage.is_empty()).then(|| t.usage.to_owned()))
+                .collect::<Vec<_>>()
+                .join(" ");
+            (cmd, t.about)
+        })
+        .collect();
+    for (cmd, about) in cmds {
+        out.push_str(&format!("{cmd:<44} # {about}\n"));
+    }
+    out.push_str("```\n\nHelpers (no task of their own): ");
+    let helpers: Vec<String> = HELPERS
+        .iter()
+        .map(|(script, what)| format!("`scripts/{script}` ({what})"))
+        .collect();
+    out.push_str(&helpers.join("; "));
+    out.push_str(".\n");
+    out
 }
 
 /// The repository root: this crate lives in `<root>/xtask`.
@@ -178,7 +291,11 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     };
     if matches!(name.as_str(), "help" | "-h" | "--help") {
-        print!("{}", help());
+        if args.next().as_deref() == Some("--markdown") {
+            print!("{README_BEGIN}\n{}{README_END}\n", markdown());
+        } else {
+            print!("{}", help());
+        }
         return ExitCode::SUCCESS;
     }
     match find(&name) {
@@ -225,6 +342,49 @@ mod tests {
             assert_eq!(find(t.name).map(|f| f.script), Some(t.script));
         }
         assert!(find("no-such-task").is_none());
+    }
+
+    /// Every script in scripts/ is a task or a helper (a new one is listed
+    /// here, once, and the README's list follows).
+    #[test]
+    fn every_script_is_a_task_or_a_helper() {
+        let mut missing = Vec::new();
+        for entry in std::fs::read_dir(root().join("scripts")).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            if !(name.ends_with(".sh") || name.ends_with(".py")) {
+                continue;
+            }
+            let known =
+                TASKS.iter().any(|t| t.script == name) || HELPERS.iter().any(|(h, _)| *h == name);
+            if !known {
+                missing.push(name);
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "scripts in no task and no helper (add them to xtask/src/main.rs): {missing:?}"
+        );
+        for (h, _) in HELPERS {
+            assert!(
+                root().join("scripts").join(h).is_file(),
+                "helper {h} is missing"
+            );
+        }
+    }
+
+    /// The README's list of tasks is the one `cargo xtask help --markdown` makes.
+    #[test]
+    fn the_readme_lists_the_tasks_as_made_here() {
+        let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+        let (Some(begin), Some(end)) = (readme.find(README_BEGIN), readme.find(README_END)) else {
+            panic!("README.md has no block between {README_BEGIN:?} and {README_END:?}");
+        };
+        let block = &readme[begin + README_BEGIN.len() + 1..end];
+        assert_eq!(
+            block,
+            markdown(),
+            "README.md's tasks differ: replace that block with `cargo xtask help --markdown`"
+        );
     }
 
     #[test]

@@ -17,11 +17,16 @@
 //!   airlock-bench relay -- CMD [ARGS...]
 //!     A do-nothing stdio relay in front of CMD: the floor of one proxy hop
 //!     (see relay.rs; scripts/bench-gateway.sh).
+//!   airlock-bench budget [--rows N] [--reps N] [--tools N]
+//!     The tool budget's reads at scale: an app's most used tools over N
+//!     history rows, and airlock__find_tools' search over N tools (see
+//!     budget.rs).
 //!   airlock-bench noisy [--calls N]
 //!     A quiet server's calls through the gateway while another misbehaves,
 //!     beside the quiet figures (see noisy.rs; scripts/bench-gateway.sh --noisy).
 
 mod activity;
+mod budget;
 mod calls;
 mod cases;
 mod gen;
@@ -57,6 +62,9 @@ fn main() -> Result<(), String> {
     }
     if args.get(1).map(String::as_str) == Some("relay") {
         return relay::run(&args);
+    }
+    if args.get(1).map(String::as_str) == Some("budget") {
+        return budget::run(&args);
     }
     if args.get(1).map(String::as_str) == Some("noisy") {
         return noisy::run(&args);

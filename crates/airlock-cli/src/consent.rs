@@ -1,20 +1,23 @@
 //! The terminal consent prompt. The default answer is decline: a bare Enter
-//! never opens anything. Server text is printed with control and escape
-//! characters neutralised. Every question goes through [`terminal::Prompt`]:
-//! one question on screen at a time, one stdin reader for the process.
+//! never opens anything. What it says is the core's [`ConsentView`] (server
+//! text neutralised, every sentence from the core's table), laid out as
+//! lines by `output::consent_lines`. Every question goes through
+//! [`terminal::Prompt`]: one question on screen at a time, one stdin reader
+//! for the process.
 
 mod terminal;
 
 use std::io::{BufRead, IsTerminal, Write};
 
 use airlock_core::elicitation::form::{Choice, FieldKind, FormField};
+use airlock_core::elicitation::view::{sentences as s, ConsentWarning, WarningCode};
 use airlock_core::elicitation::{
-    BoxFuture, Consent, ConsentDecision, ContinueDecision, FormAnswer, FormConsentRequest, Origin,
-    UrlConsentRequest,
+    BoxFuture, Consent, ConsentDecision, ConsentView, ContinueDecision, FormAnswer,
+    FormConsentRequest, UrlConsentRequest,
 };
 use serde_json::{Map, Value};
 
-use crate::output::{plain, url_consent_lines};
+use crate::output::{consent_lines, plain, view_line};
 use terminal::Prompt;
 
 pub struct TerminalConsent;
@@ -27,20 +30,16 @@ pub fn prepare_terminal() {
 impl Consent for TerminalConsent {
     fn ask_url<'a>(&'a self, request: &'a UrlConsentRequest) -> BoxFuture<'a, ConsentDecision> {
         Box::pin(async move {
+            let view = ConsentView::url(request);
             let mut prompt = Prompt::open().await;
             prompt.say("");
             // The domain is the last line before the question: a long URL
             // that wraps never pushes it off screen.
-            for line in url_consent_lines(request) {
+            for line in consent_lines(&view) {
                 prompt.say(&line);
             }
-            let question = if request.origin == Origin::SignIn {
-                "Open the sign-in page in your browser?"
-            } else {
-                "Open it in your browser?"
-            };
             let answer = prompt
-                .ask(&format!("{question} [y]es / [N]o / [c]ancel: "))
+                .ask(&format!("{} {}: ", view.question, view.keys))
                 .await;
             match answer.as_deref() {
                 Some("y") | Some("yes") => ConsentDecision::Accept,
@@ -55,17 +54,11 @@ impl Consent for TerminalConsent {
         request: &'a UrlConsentRequest,
     ) -> BoxFuture<'a, ContinueDecision> {
         Box::pin(async move {
-            let domain = request
-                .inspection
-                .registrable_domain
-                .as_deref()
-                .unwrap_or("the page");
+            let view = ConsentView::late(request);
             let mut prompt = Prompt::open().await;
+            prompt.say(&view.note_text());
             let answer = prompt
-                .ask(&format!(
-                    "Waiting for you to finish at {}. Press Enter when you are done, or type c to cancel: ",
-                    plain(domain)
-                ))
+                .ask(&format!("{} {}: ", view.question, view.keys))
                 .await;
             match answer.as_deref() {
                 Some("c") | Some("cancel") | None => ContinueDecision::Cancel,
@@ -98,10 +91,6 @@ pub fn prompt_input(description: &str, password: bool) -> Result<String, String>
 }
 
 // ----- form-mode elicitation -----
-
-/// Shown next to every field that looks like it asks for a secret.
-pub const SECRET_WARNING: &str =
-    "servers must use URL mode for secrets; Airlock does not protect what you type here";
 
 fn say_err(text: &str) {
     let mut err = std::io::stderr().lock();
@@ -138,7 +127,7 @@ pub fn show_value(field: &FormField, v: &Value) -> String {
     }
 }
 
-fn describe_field(index: usize, total: usize, f: &FormField) {
+fn describe_field(index: usize, total: usize, f: &FormField, secret_warning: &str) {
     let name = plain(&f.name);
     let label = f.label();
     let head = if label == name {
@@ -168,9 +157,7 @@ fn describe_field(index: usize, total: usize, f: &FormField) {
         ));
     }
     if f.looks_secret() {
-        say_err(&format!(
-            "      WARNING: this field looks like it asks for a secret: {SECRET_WARNING}."
-        ));
+        say_err(&format!("      {}:  {secret_warning}", s::LABEL_WARNING));
     }
 }
 
@@ -271,38 +258,29 @@ async fn terminal_form(request: &FormConsentRequest) -> FormAnswer {
     // between its fields.
     let mut prompt = Prompt::open().await;
     let schema = &request.schema;
+    let view = ConsentView::form(request);
     say_err("");
-    say_err(&format!(
-        "── Server {} asks you to fill in a form ──",
-        plain(&request.server)
-    ));
-    if let Some(line) = crate::output::app_line(request.client.as_deref()) {
-        say_err(&line);
+    say_err(&format!("── {} ──", view.heading_text()));
+    for line in &view.lines {
+        say_err(&view_line(line));
     }
-    say_err(&format!("Why:      {}", plain(&request.message)));
-    if let Some(t) = &schema.title {
-        say_err(&format!("Form:     {t}"));
-    }
-    if let Some(d) = &schema.description {
-        say_err(&format!("          {d}"));
-    }
-    if schema.secret_looking().next().is_some() {
-        say_err(&format!(
-            "WARNING:  some fields look like they ask for secrets: {SECRET_WARNING}."
-        ));
-    }
-    say_err(
-        "Nothing is sent until you accept at the end. Enter takes the default; - leaves an optional field empty.",
-    );
+    let secret_warning = view
+        .warnings
+        .iter()
+        .find(|w| w.code == WarningCode::Consent(ConsentWarning::SecretField))
+        .map(|w| w.sentence.as_str())
+        .unwrap_or(s::SECRET_FIELD);
+    say_err(&view.note_text());
+    say_err(s::KEYS_FORM_FIELDS);
     let total = schema.fields.len();
     let mut answer = Map::new();
     for (i, f) in schema.fields.iter().enumerate() {
-        describe_field(i + 1, total, f);
+        describe_field(i + 1, total, f, secret_warning);
         loop {
             let question = format!("  {} ({})> ", f.label(), input_hint(f));
             let Some(typed) = prompt.ask_raw(&question).await else {
                 say_err("");
-                say_err("(end of input: the form is cancelled)");
+                say_err(s::FORM_END_OF_INPUT);
                 return FormAnswer::Cancel;
             };
             match parse_typed(f, &typed) {
@@ -322,17 +300,14 @@ async fn terminal_form(request: &FormConsentRequest) -> FormAnswer {
             for e in errors {
                 say_err(&format!("  ✗ {e}"));
             }
-            say_err("The answers do not fit the form: declined.");
+            say_err(s::FORM_DOES_NOT_FIT);
             return FormAnswer::Decline;
         }
     };
     say_err("");
-    say_err(&format!(
-        "You are about to send to {}:",
-        plain(&request.server)
-    ));
+    say_err(&format!("{} {}:", s::FORM_ABOUT_TO_SEND, view.server));
     if answer.is_empty() {
-        say_err("  (no values)");
+        say_err(&format!("  {}", s::FORM_NO_VALUES));
     }
     for f in &schema.fields {
         if let Some(v) = answer.get(&f.name) {
@@ -340,7 +315,7 @@ async fn terminal_form(request: &FormConsentRequest) -> FormAnswer {
         }
     }
     let answer_given = prompt
-        .ask("Send it? [a]ccept / [D]ecline / [c]ancel: ")
+        .ask(&format!("{} {}: ", view.question, view.keys))
         .await;
     match answer_given.as_deref() {
         Some("a") | Some("accept") | Some("y") | Some("yes") => FormAnswer::Accept(answer),

@@ -1,7 +1,7 @@
 //! Plain-text rendering for the terminal. Everything a server sent goes
 //! through `plain` first.
 
-use airlock_core::elicitation::{Familiarity, Origin, UrlConsentRequest};
+use airlock_core::elicitation::view::{sentences as s, ConsentView, ViewLine};
 use airlock_core::mcp::ConnStatus;
 use airlock_core::servers::{ProtocolChoice, ServerDef, StoredValue, Transport};
 use airlock_core::store::ToolCallRecord;
@@ -50,12 +50,6 @@ pub fn time(ms: i64) -> String {
         (rem / 60) % 60,
         rem % 60
     )
-}
-
-/// The UTC date of `ms`, `YYYY-MM-DD`.
-pub fn date(ms: i64) -> String {
-    let t = time(ms);
-    t.split(' ').next().unwrap_or(&t).to_owned()
 }
 
 pub fn target(d: &ServerDef) -> String {
@@ -206,106 +200,76 @@ pub fn print_history(calls: &[ToolCallRecord]) {
     }
 }
 
-/// The lines of `url-check`: domain first, then the URL, then warnings.
-/// (The consent prompt puts the domain last: [`url_consent_lines`].)
+/// `Why:      <text>`: the label and its colon in a column of ten, so the
+/// values line up.
+fn labelled(label: &str, text: &str) -> String {
+    format!("{:<10}{text}", format!("{label}:"))
+}
+
+/// The lines of `url-check`: domain first, then the URL, then warnings, in
+/// the words of the consent's sentence table. (The consent prompt puts the
+/// domain last: [`consent_lines`].)
 pub fn describe_inspection(i: &Inspection) -> Vec<String> {
     let mut out = Vec::new();
-    let domain = i.registrable_domain.as_deref().unwrap_or("(none)");
-    out.push(format!("Domain:   >>> {} <<<", plain(domain)));
+    let domain = i.registrable_domain.as_deref().unwrap_or(s::NO_DOMAIN);
+    out.push(labelled(
+        s::LABEL_DOMAIN,
+        &format!(">>> {} <<<", plain(domain)),
+    ));
     if let Some(host) = &i.display_host {
-        out.push(format!("Host:     {}", plain(host)));
+        out.push(labelled(s::LABEL_HOST, &plain(host)));
     }
     if let Some(port) = i.port {
-        out.push(format!("Port:     {port}"));
+        out.push(labelled(s::LABEL_PORT, &port.to_string()));
     }
     if let Some(url) = &i.url {
-        out.push(format!("Full URL: {}", plain(url)));
+        out.push(labelled(s::LABEL_URL, &plain(url)));
     }
     for w in &i.warnings {
-        out.push(format!("Warning:  {} ({})", w.describe(), w.code()));
-    }
-    if let Some(b) = &i.block_reason {
-        out.push(format!("BLOCKED:  {} ({})", b.describe(), b.code()));
-    }
-    out
-}
-
-/// The lines of a URL consent prompt, in the order a person should read
-/// them and so that the domain is the last line before the question: the
-/// heading, why, the full URL (which may wrap over many lines), host and
-/// port, each warning, what the user's history says about the domain, and
-/// then `Domain:   >>> example.co.uk <<<`.
-pub fn url_consent_lines(request: &UrlConsentRequest) -> Vec<String> {
-    let i = &request.inspection;
-    let server = plain(&request.server);
-    let heading = if request.origin == Origin::SignIn {
-        "asks you to sign in"
-    } else {
-        "asks you to open a web page"
-    };
-    let mut out = vec![format!("── Server {server} {heading} ──")];
-    out.extend(app_line(request.client.as_deref()));
-    out.push(format!("Why:      {}", plain(&request.message)));
-    if let Some(url) = &i.url {
-        out.push(format!("Full URL: {}", plain(url)));
-    }
-    if let Some(host) = &i.display_host {
-        out.push(format!("Host:     {}", plain(host)));
-    }
-    if let Some(port) = i.port {
-        out.push(format!("Port:     {port}"));
-    }
-    for w in &i.warnings {
-        out.push(format!("Warning:  {} ({})", w.describe(), w.code()));
-    }
-    if let Some(b) = &i.block_reason {
-        out.push(format!("BLOCKED:  {} ({})", b.describe(), b.code()));
-    }
-    if let Some(code) = &request.code_goes_to {
-        out.push(format!(
-            "Warning:  after you sign in, the authorization code goes to {}, not to the login page's domain",
-            plain(code)
+        out.push(labelled(
+            s::LABEL_WARNING,
+            &format!("{} ({})", s::warning(*w), w.code()),
         ));
     }
-    let domain = plain(i.registrable_domain.as_deref().unwrap_or("(none)"));
-    out.extend(familiarity_lines(&request.familiarity, &server, &domain));
-    out.push(format!("Domain:   >>> {domain} <<<"));
-    out
-}
-
-/// `App:      Claude Code (its tool call asked for this)`: which app's
-/// call raised the question; none for Airlock's own calls. An unknown name
-/// is quoted as the app's own name (see [`airlock_apps::caller_label`]).
-pub fn app_line(client: Option<&str>) -> Option<String> {
-    client.map(|c| {
-        format!(
-            "App:      {} (its tool call asked for this)",
-            plain(&airlock_apps::caller_label(c))
-        )
-    })
-}
-
-/// Whether `server` sent the user to `domain` before, and (right above the
-/// Domain line) whether a first-time domain looks like one opened before.
-/// `server` and `domain` are already plain.
-fn familiarity_lines(f: &Familiarity, server: &str, domain: &str) -> Vec<String> {
-    let since = f.first_seen_ms.map(date);
-    let seen = match (f.times_before, since) {
-        (0, _) => format!("first time {server} sends you to {domain}"),
-        (1, Some(d)) => format!("once before from {server}, on {d}"),
-        (1, None) => format!("once before from {server}"),
-        (n, Some(d)) => format!("{n} times before from {server}, since {d}"),
-        (n, None) => format!("{n} times before from {server}"),
-    };
-    let mut out = vec![format!("Seen:     {seen}")];
-    if let Some(l) = &f.looks_like {
-        out.push(format!(
-            "Warning:  this domain looks like {}, which you opened before ({})",
-            plain(&l.domain),
-            plain(l.why.trim_end_matches('.'))
+    if let Some(b) = &i.block_reason {
+        out.push(labelled(
+            &s::LABEL_BLOCKED.to_uppercase(),
+            &format!("{} ({})", s::block(*b), b.code()),
         ));
     }
     out
+}
+
+/// The lines of a consent prompt, in the order a person should read them
+/// and so that the domain is the last line before the question: the
+/// heading, the view's lines (app, why, the full URL, which may wrap over
+/// many lines, host, port, what the user's history says), each warning,
+/// and then `Domain:   >>> example.co.uk <<<`.
+pub fn consent_lines(view: &ConsentView) -> Vec<String> {
+    let mut out = vec![format!("── {} ──", view.heading_text())];
+    out.extend(view.lines.iter().map(view_line));
+    for w in &view.warnings {
+        out.push(labelled(
+            s::LABEL_WARNING,
+            &format!("{} ({})", w.sentence, w.code.code()),
+        ));
+    }
+    if let Some(b) = &view.blocked {
+        out.push(labelled(&s::LABEL_BLOCKED.to_uppercase(), b));
+    }
+    if let Some(d) = &view.domain {
+        out.push(labelled(&d.label, &format!(">>> {} <<<", d.text)));
+    }
+    out
+}
+
+/// One labelled line of a view: `App:      Claude Code (its tool call asked for this)`.
+pub fn view_line(line: &ViewLine) -> String {
+    let text = match &line.note {
+        Some(note) => format!("{} ({note})", line.text),
+        None => line.text.clone(),
+    };
+    labelled(&line.label, &text)
 }
 
 pub fn print_inspection(i: &Inspection) {
@@ -322,7 +286,9 @@ pub fn print_inspection(i: &Inspection) {
 
 #[cfg(test)]
 mod tests {
-    use airlock_core::elicitation::{Familiarity, LookAlike, Origin, UrlConsentRequest};
+    use airlock_core::elicitation::{
+        ConsentView, Familiarity, LookAlike, Origin, UrlConsentRequest,
+    };
     use airlock_core::url_safety::{inspect, Policy, Resemblance};
 
     use super::*;
@@ -341,22 +307,30 @@ mod tests {
         }
     }
 
+    fn lines(r: &UrlConsentRequest) -> Vec<String> {
+        consent_lines(&ConsentView::url(r))
+    }
+
     #[test]
     fn a_sign_in_code_sent_elsewhere_is_a_warning_above_the_domain() {
         let mut r = request("https://login.bank.example/a", Familiarity::default());
         r.origin = Origin::SignIn;
         r.code_goes_to = Some("collect.example".into());
-        let lines = url_consent_lines(&r);
+        let lines = lines(&r);
         let n = lines.len();
+        assert_eq!(lines[0], "── The server “srv” asks you to sign in ──");
         assert!(lines[n - 1].starts_with("Domain:   >>> bank.example"));
-        assert!(lines
-            .iter()
-            .any(|l| l.contains("authorization code goes to collect.example")));
+        assert!(
+            lines[n - 2].starts_with(
+                "Warning:  After you sign in, the authorization code goes to collect.example"
+            ),
+            "{lines:#?}"
+        );
     }
 
     #[test]
     fn the_domain_is_the_last_line_and_the_url_comes_first() {
-        let lines = url_consent_lines(&request(
+        let lines = lines(&request(
             "https://user@login.example.co.uk:8443/x",
             Familiarity::default(),
         ));
@@ -364,47 +338,48 @@ mod tests {
         assert_eq!(
             heads,
             [
-                "── Server ",
+                "── The ser",
                 "Why:      ",
                 "Full URL: ",
                 "Host:     ",
                 "Port:     ",
-                "Warning:  ",
-                "Warning:  ",
                 "Seen:     ",
+                "Warning:  ",
+                "Warning:  ",
                 "Domain:   ",
             ],
             "{lines:#?}"
         );
         assert_eq!(lines[lines.len() - 1], "Domain:   >>> example.co.uk <<<");
         assert_eq!(
-            lines[lines.len() - 2],
-            "Seen:     first time srv sends you to example.co.uk"
+            lines[5],
+            "Seen:     first time this server sends you to this domain"
         );
+        assert!(lines[6].ends_with("(userinfo)"), "{lines:#?}");
     }
 
     #[test]
     fn the_app_that_asked_has_its_own_labelled_line_and_cannot_pose_as_the_domain() {
         let mut r = request("https://github.com/login", Familiarity::default());
-        assert!(!url_consent_lines(&r).iter().any(|l| l.starts_with("App:")));
+        assert!(!lines(&r).iter().any(|l| l.starts_with("App:")));
         r.client = Some("claude-code".into());
-        let lines = url_consent_lines(&r);
+        let out = lines(&r);
         assert_eq!(
-            lines[1],
+            out[1],
             "App:      Claude Code (its tool call asked for this)"
         );
         r.client = Some("x\nDomain:   >>> paypal.com <<<".into());
-        let lines = url_consent_lines(&r);
+        let out = lines(&r);
         assert_eq!(
-            lines[1],
+            out[1],
             "App:      app “x Domain? ??? paypal.com ???” (its tool call asked for this)"
         );
-        assert_eq!(lines.iter().filter(|l| l.starts_with("Domain:")).count(), 1);
-        assert_eq!(lines.last().unwrap(), "Domain:   >>> github.com <<<");
+        assert_eq!(out.iter().filter(|l| l.starts_with("Domain:")).count(), 1);
+        assert_eq!(out.last().unwrap(), "Domain:   >>> github.com <<<");
     }
 
     #[test]
-    fn familiarity_in_words() {
+    fn familiarity_in_words_and_a_look_alike_right_above_the_domain() {
         let day = 1_700_000_000_000; // 2023-11-14
         let seen = |times_before, first_seen_ms| {
             let f = Familiarity {
@@ -412,20 +387,19 @@ mod tests {
                 first_seen_ms,
                 looks_like: None,
             };
-            url_consent_lines(&request("https://example.com/", f))
+            lines(&request("https://example.com/", f))
                 .into_iter()
                 .find(|l| l.starts_with("Seen:"))
                 .unwrap_or_default()
         };
         assert_eq!(
             seen(1, Some(day)),
-            "Seen:     once before from srv, on 2023-11-14"
+            "Seen:     this server sent you here once before, on 2023-11-14"
         );
         assert_eq!(
             seen(3, Some(day)),
-            "Seen:     3 times before from srv, since 2023-11-14"
+            "Seen:     this server sent you here 3 times before, first on 2023-11-14"
         );
-        assert_eq!(seen(2, None), "Seen:     2 times before from srv");
 
         let f = Familiarity {
             times_before: 0,
@@ -433,22 +407,21 @@ mod tests {
             looks_like: Some(LookAlike {
                 domain: "example.com".into(),
                 resemblance: Resemblance::EditDistance,
-                why: Resemblance::EditDistance.describe().into(),
             }),
         };
-        let lines = url_consent_lines(&request("https://examp1e.com/", f));
+        let lines = lines(&request("https://examp1e.com/", f));
         let n = lines.len();
         assert_eq!(lines[n - 1], "Domain:   >>> examp1e.com <<<");
         assert!(
             lines[n - 2].starts_with(
-                "Warning:  this domain looks like example.com, which you opened before (This domain differs"
+                "Warning:  This domain looks like example.com, which you opened before. It differs"
             ),
             "{lines:#?}"
         );
-        assert!(lines[n - 2].ends_with("imitating it)"), "{lines:#?}");
+        assert!(lines[n - 2].ends_with("(looks_like)"), "{lines:#?}");
         assert_eq!(
             lines[n - 3],
-            "Seen:     first time srv sends you to examp1e.com"
+            "Seen:     first time this server sends you to this domain"
         );
     }
 }

@@ -46,7 +46,7 @@ impl Sandbox {
     }
 }
 
-fn text(bytes: &[u8]) -> String {
+fn utf8(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
@@ -65,10 +65,10 @@ fn connect_without_a_terminal_shows_the_diff_and_refuses_without_yes() {
     let path = sb.put(".cursor/mcp.json", CURSOR);
     let out = sb.run(&["clients", "connect", "cursor"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let stdout = text(&out.stdout);
+    let stdout = utf8(&out.stdout);
     assert!(stdout.contains("+    \"airlock\": {"), "{stdout}");
     assert!(stdout.contains(&airlock_path()), "{stdout}");
-    assert!(text(&out.stderr).contains("--yes"), "{}", text(&out.stderr));
+    assert!(utf8(&out.stderr).contains("--yes"), "{}", utf8(&out.stderr));
     assert_eq!(
         fs::read_to_string(&path).expect("read"),
         CURSOR,
@@ -83,9 +83,9 @@ fn connect_twice_then_disconnect_restores_the_file() {
     let out = sb.run(&["clients", "connect", "cursor", "--yes"]);
     assert!(out.status.success(), "{out:?}");
     assert!(
-        text(&out.stdout).contains("Cursor connected"),
+        utf8(&out.stdout).contains("Cursor connected"),
         "{}",
-        text(&out.stdout)
+        utf8(&out.stdout)
     );
     let config: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");
@@ -102,7 +102,7 @@ fn connect_twice_then_disconnect_restores_the_file() {
 
     let again = sb.run(&["clients", "connect", "cursor"]);
     assert!(again.status.success(), "{again:?}");
-    assert!(text(&again.stdout).contains("already connected"));
+    assert!(utf8(&again.stdout).contains("already connected"));
     assert_eq!(fs::read_to_string(&path).expect("read"), connected);
 
     let apps = sb.run(&["--json", "clients", "apps"]);
@@ -131,16 +131,16 @@ fn move_servers_imports_them_into_airlock_first() {
     let path = sb.put(".cursor/mcp.json", CURSOR);
     let out = sb.run(&["clients", "connect", "cursor", "--yes", "--move-servers"]);
     assert!(out.status.success(), "{out:?}");
-    assert!(text(&out.stdout).contains("imported into Airlock: notes"));
+    assert!(utf8(&out.stdout).contains("imported into Airlock: notes"));
     let config: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");
     let servers = config["mcpServers"].as_object().expect("object");
     assert_eq!(servers.keys().collect::<Vec<_>>(), vec!["airlock"]);
     let list = sb.run(&["--json", "servers", "list"]);
     assert!(
-        text(&list.stdout).contains("notes-server"),
+        utf8(&list.stdout).contains("notes-server"),
         "{}",
-        text(&list.stdout)
+        utf8(&list.stdout)
     );
 }
 
@@ -151,7 +151,7 @@ fn a_malformed_config_is_refused_with_its_path_and_left_untouched() {
     let path = sb.put(".codeium/windsurf/mcp_config.json", broken);
     let out = sb.run(&["clients", "connect", "windsurf", "--yes"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let err = text(&out.stderr);
+    let err = utf8(&out.stderr);
     assert!(
         err.contains("mcp_config.json") && err.contains("left it untouched"),
         "{err}"
@@ -159,7 +159,7 @@ fn a_malformed_config_is_refused_with_its_path_and_left_untouched() {
     assert_eq!(fs::read(&path).expect("read"), broken.as_bytes());
     let unknown = sb.run(&["clients", "connect", "notepad", "--yes"]);
     assert_eq!(unknown.status.code(), Some(2));
-    assert!(text(&unknown.stderr).contains("known apps"));
+    assert!(utf8(&unknown.stderr).contains("known apps"));
 }
 
 #[test]
@@ -199,7 +199,7 @@ fn keychain_dump() -> String {
         .stdin(Stdio::null())
         .output()
         .expect("secret-tool (libsecret-tools)");
-    format!("{}{}", text(&out.stdout), text(&out.stderr))
+    format!("{}{}", utf8(&out.stdout), utf8(&out.stderr))
 }
 
 #[test]
@@ -224,7 +224,7 @@ fn moved_env_secrets_live_only_in_the_keychain_and_disconnect_puts_them_back() {
     let path = sb.put(".cursor/mcp.json", &config);
     let out = sb.run(&["clients", "connect", "cursor", "--yes", "--move-servers"]);
     assert!(out.status.success(), "{out:?}");
-    assert!(!text(&out.stdout).contains(&secret), "the diff hides it");
+    assert!(!utf8(&out.stdout).contains(&secret), "the diff hides it");
     for (p, bytes) in all_files(&sb.dir.path().join("data"))
         .into_iter()
         .chain([(path.clone(), fs::read(&path).expect("read"))])
@@ -247,9 +247,9 @@ fn moved_env_secrets_live_only_in_the_keychain_and_disconnect_puts_them_back() {
     let off = sb.run(&["clients", "disconnect", "cursor", "--yes"]);
     assert!(off.status.success(), "{off:?}");
     assert!(
-        !text(&off.stdout).contains(&secret),
+        !utf8(&off.stdout).contains(&secret),
         "{}",
-        text(&off.stdout)
+        utf8(&off.stdout)
     );
     let back: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");

@@ -55,21 +55,10 @@ fn kill_9_at_random_points_leaves_an_intact_database_and_interrupted_records() {
             serde_json::json!({"url": format!("https://example.com/k{round}"), "errorPath": true});
         let out = sb
             .cmd()
-            .args([
-                "--consent",
-                "accept",
-                "--open",
-                "none",
-                "--late-after",
-                late_after,
-                "--give-up-after",
-                "3600",
-                "call",
-                "everything",
-                TRIGGER,
-                "--args",
-                &args.to_string(),
-            ])
+            .consent("accept")
+            .open("none")
+            .deadlines(late_after, "3600")
+            .args(["call", "everything", TRIGGER, "--args", &args.to_string()])
             .timeout(Duration::from_millis(delay))
             .run();
         if round % 2 == 0 {

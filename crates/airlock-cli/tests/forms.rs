@@ -131,10 +131,9 @@ fn consent_accept_sends_the_defaults_of_every_type_on_both_protocols() {
     for (server, origin) in [("modern", "input_required"), ("legacy", "request")] {
         let out = sb
             .cmd()
+            .consent("accept")
             .args([
                 "--json",
-                "--consent",
-                "accept",
                 "call",
                 server,
                 "ask",
@@ -200,14 +199,8 @@ fn consent_accept_declines_when_a_required_field_has_no_default() {
     sb.add_everything("everything");
     let out = sb
         .cmd()
-        .args([
-            "--json",
-            "--consent",
-            "accept",
-            "call",
-            "everything",
-            TRIGGER,
-        ])
+        .consent("accept")
+        .args(["--json", "call", "everything", TRIGGER])
         .run();
     out.ok();
     let (lines, result) = json_call(&out);
@@ -289,7 +282,7 @@ fn terminal_form_round_trips_every_type_and_asks_again_on_invalid_input() {
     // The form: server, message, each field with title, name, description,
     // constraints, options and default.
     for shown in [
-        "── Server everything asks you to fill in a form ──",
+        "── The server “everything” asks you to fill in a form ──",
         "Why:      Please provide inputs for the following fields:",
         "[1/13] String (name)  *required",
         "Your full, legal name",
@@ -388,7 +381,7 @@ fn secret_looking_fields_carry_a_warning_and_values_stay_out_of_the_records() {
     out.ok();
     assert!(
         out.stderr.contains(
-            "WARNING: this field looks like it asks for a secret: servers must use URL mode for secrets; Airlock does not protect what you type here."
+            "Warning:  This field looks like it asks for a secret: servers must use URL mode for secrets; Airlock does not protect what you type here."
         ),
         "{out:?}"
     );
@@ -446,15 +439,8 @@ fn a_schema_outside_the_subset_is_refused_with_invalid_params() {
     ] {
         let out = sb
             .cmd()
-            .args([
-                "--consent",
-                "accept",
-                "call",
-                "legacy",
-                "ask",
-                "--args",
-                &ask_args(schema),
-            ])
+            .consent("accept")
+            .args(["call", "legacy", "ask", "--args", &ask_args(schema)])
             .run();
         out.ok();
         let text = out.stdout.trim();
@@ -477,15 +463,8 @@ fn a_schema_outside_the_subset_is_refused_with_invalid_params() {
     // 2026-07-28: an input request has no error channel: the call stops and says why.
     let out = sb
         .cmd()
-        .args([
-            "--consent",
-            "accept",
-            "call",
-            "modern",
-            "ask",
-            "--args",
-            &ask_args(&too_many),
-        ])
+        .consent("accept")
+        .args(["call", "modern", "ask", "--args", &ask_args(&too_many)])
         .run();
     out.expect_code(1);
     assert!(
@@ -509,15 +488,8 @@ fn a_form_the_sdk_cannot_type_is_still_shown_on_the_request_path() {
     }});
     let out = sb
         .cmd()
-        .args([
-            "--consent",
-            "accept",
-            "call",
-            "legacy",
-            "ask",
-            "--args",
-            &ask_args(&schema),
-        ])
+        .consent("accept")
+        .args(["call", "legacy", "ask", "--args", &ask_args(&schema)])
         .run();
     out.ok();
     let answer: Value = serde_json::from_str(out.stdout.trim()).expect("peer JSON");
@@ -541,17 +513,9 @@ fn an_invalid_url_elicitation_is_answered_with_invalid_params() {
     ] {
         let out = sb
             .cmd()
-            .args([
-                "--consent",
-                "accept",
-                "--open",
-                "print",
-                "call",
-                "legacy",
-                "ask_url_raw",
-                "--args",
-                &args.to_string(),
-            ])
+            .consent("accept")
+            .open("print")
+            .args(["call", "legacy", "ask_url_raw", "--args", &args.to_string()])
             .run();
         out.ok();
         let text = out.stdout.trim();

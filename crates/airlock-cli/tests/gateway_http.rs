@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::gateway::{text, tool_names};
 use common::*;
 use serde_json::{json, Value};
 
@@ -88,27 +89,6 @@ fn add_client_with_token(sb: &Sandbox, name: &str) -> String {
         "{token}"
     );
     token
-}
-
-fn text(result: &Value) -> String {
-    result["content"]
-        .as_array()
-        .map(|c| {
-            c.iter()
-                .filter_map(|b| b["text"].as_str())
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        .unwrap_or_default()
-}
-
-fn tool_names(v: &Value) -> Vec<String> {
-    v["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .map(|t| t.as_str().expect("name").to_owned())
-        .collect()
 }
 
 fn call(name: &str, arguments: Value) -> Value {

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use common::gateway::text;
 use common::*;
 use serde_json::{json, Value};
 
@@ -335,18 +336,6 @@ fn result_of(out: &Out) -> Value {
         .cloned()
         .unwrap_or_else(|| panic!("no output: {out:?}"))["result"]
         .clone()
-}
-
-fn text(result: &Value) -> String {
-    result["content"]
-        .as_array()
-        .map(|c| {
-            c.iter()
-                .filter_map(|b| b["text"].as_str())
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        .unwrap_or_default()
 }
 
 #[test]

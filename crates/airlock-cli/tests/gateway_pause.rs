@@ -11,6 +11,7 @@ use std::os::unix::net::UnixStream;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::gateway::text;
 use common::*;
 use serde_json::{json, Value};
 
@@ -71,13 +72,6 @@ fn app(sb: &Sandbox, client: &str, ops: &Value) -> Vec<Value> {
     out.json_lines()
 }
 
-fn text(v: &Value) -> String {
-    v["result"]["content"]
-        .as_array()
-        .map(|c| c.iter().filter_map(|b| b["text"].as_str()).collect())
-        .unwrap_or_default()
-}
-
 fn logged(sb: &Sandbox, needle: &str) -> bool {
     sb.run(&["logs", "py"]).ok().stdout.contains(needle)
 }
@@ -91,7 +85,7 @@ fn a_paused_client_is_refused_recorded_and_resumed() {
         |t: &str| json!({"op": "call", "name": "py__log_something", "arguments": {"text": t}});
 
     let before = app(&sb, "cursor", &json!([log("before-pause-1f3a")]));
-    assert_eq!(text(&before[0]), "logged", "{before:?}");
+    assert_eq!(text(&before[0]["result"]), "logged", "{before:?}");
     wait_until("the first log line", Duration::from_secs(10), || {
         logged(&sb, "before-pause-1f3a").then_some(())
     });
@@ -116,7 +110,10 @@ fn a_paused_client_is_refused_recorded_and_resumed() {
         &json!([log("while-paused-9c2e"), {"op": "read", "uri": "peer://greeting"}, {"op": "tools"}, {"op": "subscribe", "uri": "peer://greeting"}]),
     );
     assert_eq!(paused[0]["result"]["isError"], true, "{paused:?}");
-    assert!(text(&paused[0]).contains("paused in Airlock"), "{paused:?}");
+    assert!(
+        text(&paused[0]["result"]).contains("paused in Airlock"),
+        "{paused:?}"
+    );
     let read_error = paused[1]["error"]["message"].as_str().unwrap_or_default();
     assert!(read_error.contains("paused in Airlock"), "{paused:?}");
     let subscribe_error = paused[3]["error"]["message"].as_str().unwrap_or_default();
@@ -128,7 +125,7 @@ fn a_paused_client_is_refused_recorded_and_resumed() {
     );
     // Another app is not affected.
     let other = app(&sb, "zed", &json!([log("other-app-77aa")]));
-    assert_eq!(text(&other[0]), "logged", "{other:?}");
+    assert_eq!(text(&other[0]["result"]), "logged", "{other:?}");
     wait_until("the other app's log line", Duration::from_secs(10), || {
         logged(&sb, "other-app-77aa").then_some(())
     });
@@ -153,7 +150,7 @@ fn a_paused_client_is_refused_recorded_and_resumed() {
     let shown = sb.run(&["--json", "clients", "show", "cursor"]).ok().json();
     assert_eq!(shown["paused"], false, "{shown:?}");
     let after = app(&sb, "cursor", &json!([log("after-resume-4b7d")]));
-    assert_eq!(text(&after[0]), "logged", "{after:?}");
+    assert_eq!(text(&after[0]["result"]), "logged", "{after:?}");
     wait_until("the log line after resume", Duration::from_secs(10), || {
         logged(&sb, "after-resume-4b7d").then_some(())
     });

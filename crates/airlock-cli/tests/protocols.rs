@@ -29,17 +29,9 @@ fn show(sb: &Sandbox, name: &str) -> Value {
 fn call(sb: &Sandbox, browser: &BrowserRecorder, server: &str, tool: &str, args: Value) -> Out {
     browser
         .apply(sb.cmd())
-        .args([
-            "--consent",
-            "accept",
-            "--open",
-            "system",
-            "call",
-            server,
-            tool,
-            "--args",
-            &args.to_string(),
-        ])
+        .consent("accept")
+        .open("system")
+        .args(["call", server, tool, "--args", &args.to_string()])
         .run()
 }
 

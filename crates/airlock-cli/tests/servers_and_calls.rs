@@ -4,9 +4,10 @@
 mod common;
 
 /// The options of a server added without any (what `servers show --json` prints).
-static DEFAULT_OPTIONS: std::sync::LazyLock<serde_json::Value> = std::sync::LazyLock::new(
-    || serde_json::json!({"protocol": "auto", "allow_insecure_http": false, "inherit_env": []}),
-);
+static DEFAULT_OPTIONS: std::sync::LazyLock<serde_json::Value> = std::sync::LazyLock::new(|| {
+    serde_json::json!({"protocol": "auto", "allow_insecure_http": false, "inherit_env": [],
+            "pins": "hold", "max_message_bytes": null, "max_definition_bytes": null})
+});
 
 use common::*;
 use serde_json::{json, Value};
@@ -279,7 +280,8 @@ fn servers_add_list_show_edit_remove_round_trip() {
         show.json(),
         json!({"name": "tool box", "transport": {"type": "stdio", "command": "node",
             "args": ["server.js", "--port", "7"], "env": {"DEBUG": {"value": "1"}}, "cwd": "/tmp"},
-            "options": DEFAULT_OPTIONS.clone(), "protocol_learned": null, "paused": false}),
+            "options": DEFAULT_OPTIONS.clone(), "protocol_learned": null, "paused": false,
+            "trust": {"pins": "hold", "pending_changes": 0, "uri_conflicts": []}}),
         "{show:?}"
     );
     let show_text = sb.run(&["servers", "show", "tool box"]);
@@ -311,7 +313,8 @@ fn servers_add_list_show_edit_remove_round_trip() {
             // HTTP servers also say whether they are signed in (OAuth).
             "oauth": {"signed_in": false, "client_id": null,
                 "client_secret_in_keychain": false, "redirect_port": null},
-            "options": DEFAULT_OPTIONS.clone(), "protocol_learned": null, "paused": false}),
+            "options": DEFAULT_OPTIONS.clone(), "protocol_learned": null, "paused": false,
+            "trust": {"pins": "hold", "pending_changes": 0, "uri_conflicts": []}}),
         "{show:?}"
     );
 

@@ -24,7 +24,7 @@ const TRIGGER: &str = "trigger-url-elicitation";
 const QUESTION: &str = "Open it in your browser? [y]es / [N]o / [c]ancel: ";
 /// The question as capture-pane shows it (trailing blanks trimmed).
 const QUESTION_ON_SCREEN: &str = "Open it in your browser? [y]es / [N]o / [c]ancel:";
-const WAITING: &str = "Waiting for you to finish at";
+const WAITING: &str = "Still waiting for";
 
 fn terminal_peer() -> PathBuf {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/terminal_peer.py");
@@ -148,11 +148,11 @@ fn the_domain_is_the_last_line_before_the_question_even_for_a_7000_character_url
             .unwrap_or_else(|| panic!("no line {prefix:?} in {out:?}"))
     };
     let order = [
-        at("── Server everything asks you to open a web page ──"),
+        at("── The server “everything” asks you to open a web page ──"),
         at("Why:      "),
         at(&format!("Full URL: {url}")),
         at("Host:     login.example.co.uk"),
-        at("Seen:     first time everything sends you to example.co.uk"),
+        at("Seen:     first time this server sends you to this domain"),
         at("Domain:   >>> example.co.uk <<<"),
     ];
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}: {out:?}");
@@ -185,7 +185,7 @@ fn on_a_real_terminal_the_domain_stays_on_screen_above_the_question() {
     assert_eq!(rows[n - 2], "Domain:   >>> example.co.uk <<<", "{screen}");
     assert_eq!(
         rows[n - 3],
-        "Seen:     first time everything sends you to example.co.uk",
+        "Seen:     first time this server sends you to this domain",
         "{screen}"
     );
     term.send_keys(&["n", "Enter"]);
@@ -377,7 +377,7 @@ fn the_prompt_says_whether_the_server_sent_you_there_before_and_warns_of_look_al
     let n = first.len();
     assert_eq!(
         first[n - 2],
-        "Seen:     first time everything sends you to example.com",
+        "Seen:     first time this server sends you to this domain",
         "{first:#?}"
     );
     assert!(
@@ -390,7 +390,7 @@ fn the_prompt_says_whether_the_server_sent_you_there_before_and_warns_of_look_al
     let n = second.len();
     assert_eq!(
         second[n - 2],
-        format!("Seen:     once before from everything, on {today}"),
+        format!("Seen:     this server sent you here once before, on {today}"),
         "{second:#?}"
     );
     assert_eq!(second[n - 1], "Domain:   >>> example.com <<<");
@@ -398,7 +398,7 @@ fn the_prompt_says_whether_the_server_sent_you_there_before_and_warns_of_look_al
     let third = ask("https://example.com/third", "n\n");
     assert_eq!(
         third[third.len() - 2],
-        format!("Seen:     2 times before from everything, since {today}"),
+        format!("Seen:     this server sent you here 2 times before, first on {today}"),
         "{third:#?}"
     );
 
@@ -408,12 +408,12 @@ fn the_prompt_says_whether_the_server_sent_you_there_before_and_warns_of_look_al
     assert_eq!(look_alike[n - 1], "Domain:   >>> examp1e.com <<<");
     assert!(
         look_alike[n - 2]
-            .starts_with("Warning:  this domain looks like example.com, which you opened before ("),
+            .starts_with("Warning:  This domain looks like example.com, which you opened before."),
         "the look-alike warning is right above the domain: {look_alike:#?}"
     );
     assert_eq!(
         look_alike[n - 3],
-        "Seen:     first time everything sends you to examp1e.com"
+        "Seen:     first time this server sends you to this domain"
     );
     assert_eq!(newest(&sb)["state"], "declined");
 }

@@ -41,12 +41,10 @@ fn accept_opens_the_system_browser_exactly_once() {
     let url = "https://example.com/connect?x=1";
     let out = browser
         .apply(sb.cmd())
+        .consent("accept")
+        .open("system")
         .args([
             "--json",
-            "--consent",
-            "accept",
-            "--open",
-            "system",
             "call",
             "everything",
             TRIGGER,
@@ -115,17 +113,9 @@ fn decline_and_cancel_open_nothing() {
         let url = format!("https://example.com/{consent}");
         let out = browser
             .apply(sb.cmd())
-            .args([
-                "--consent",
-                consent,
-                "--open",
-                "system",
-                "call",
-                "everything",
-                TRIGGER,
-                "--args",
-                &args(&url),
-            ])
+            .consent(consent)
+            .open("system")
+            .args(["call", "everything", TRIGGER, "--args", &args(&url)])
             .run();
         out.ok();
         assert!(
@@ -156,17 +146,9 @@ fn dangerous_urls_are_blocked_and_never_opened() {
     ] {
         let out = browser
             .apply(sb.cmd())
-            .args([
-                "--consent",
-                "accept",
-                "--open",
-                "system",
-                "call",
-                "everything",
-                TRIGGER,
-                "--args",
-                &args(url),
-            ])
+            .consent("accept")
+            .open("system")
+            .args(["call", "everything", TRIGGER, "--args", &args(url)])
             .run();
         out.ok();
         assert!(
@@ -204,15 +186,10 @@ fn error_path_goes_late_then_continues_and_retries() {
     let url = "https://example.com/err";
     let out = sb
         .cmd()
+        .consent("accept")
+        .open("none")
+        .deadlines("1", "5")
         .args([
-            "--consent",
-            "accept",
-            "--open",
-            "none",
-            "--late-after",
-            "1",
-            "--give-up-after",
-            "5",
             "call",
             "everything",
             TRIGGER,
@@ -270,9 +247,8 @@ fn error_path_declined_is_not_retried() {
     sb.add_everything("everything");
     let out = sb
         .cmd()
+        .consent("decline")
         .args([
-            "--consent",
-            "decline",
             "call",
             "everything",
             TRIGGER,
@@ -303,25 +279,16 @@ fn loop_guard_stops_a_server_that_asks_for_the_same_url_again() {
     let url = "https://example.com/auth";
     let out = sb
         .cmd()
-        .args([
-            "--consent",
-            "accept",
-            "--open",
-            "none",
-            "--late-after",
-            "1",
-            "--give-up-after",
-            "5",
-            "call",
-            "py",
-            "needs_auth",
-            "--args",
-            &args(url),
-        ])
+        .consent("accept")
+        .open("none")
+        .deadlines("1", "5")
+        .args(["call", "py", "needs_auth", "--args", &args(url)])
         .run();
     out.expect_code(1);
-    assert!(out.stderr.contains("same URL"), "{out:?}");
-    assert!(out.stderr.contains(url), "names the URL: {out:?}");
+    assert!(out.stderr.contains("same page"), "{out:?}");
+    // Never the address in the error (it may reach an app through the
+    // gateway); the record below keeps it.
+    assert!(!out.stderr.contains(url), "{out:?}");
     assert!(out.elapsed < Duration::from_secs(15), "{out:?}");
 
     let records = sb.elicitations();
@@ -331,6 +298,7 @@ fn loop_guard_stops_a_server_that_asks_for_the_same_url_again() {
         "the repeated URL is not offered again: {records:#?}"
     );
     assert_eq!(records[0]["origin"], "required_error");
+    assert_eq!(records[0]["url"], url, "the record keeps the address");
     assert_eq!(
         sb.states_of(id_of(&records[0])),
         ["requested", "accepted", "opened", "late", "continued"]
@@ -341,7 +309,7 @@ fn loop_guard_stops_a_server_that_asks_for_the_same_url_again() {
     assert!(calls[0]["error"]
         .as_str()
         .unwrap_or_default()
-        .contains("same URL"));
+        .contains("same page"));
 }
 
 /// 2025-11-25 with a completion notification: py-peer behind the legacy proxy.
@@ -360,11 +328,9 @@ fn completion_notification_finishes_the_error_path_on_2025_11_25() {
     let url = "https://example.com/auth";
     let out = sb
         .cmd()
+        .consent("accept")
+        .open("none")
         .args([
-            "--consent",
-            "accept",
-            "--open",
-            "none",
             "--late-after",
             "30",
             "call",
@@ -399,17 +365,9 @@ fn completion_notification_finishes_the_error_path_on_2025_11_25() {
     // The request path on 2025-11-25 carries the server's elicitationId.
     let out = sb
         .cmd()
-        .args([
-            "--consent",
-            "accept",
-            "--open",
-            "none",
-            "call",
-            "py-legacy",
-            "connect_account",
-            "--args",
-            &args(url),
-        ])
+        .consent("accept")
+        .open("none")
+        .args(["call", "py-legacy", "connect_account", "--args", &args(url)])
         .run();
     out.ok();
     let text = out.stdout.trim();
@@ -445,17 +403,9 @@ fn input_required_result_is_answered_and_retried_on_2026_07_28() {
 
     let accept = sb
         .cmd()
-        .args([
-            "--consent",
-            "accept",
-            "--open",
-            "none",
-            "call",
-            "py",
-            "connect_account",
-            "--args",
-            &args(url),
-        ])
+        .consent("accept")
+        .open("none")
+        .args(["call", "py", "connect_account", "--args", &args(url)])
         .run();
     accept.ok();
     assert!(
@@ -476,15 +426,8 @@ fn input_required_result_is_answered_and_retried_on_2026_07_28() {
     for (consent, state) in [("decline", "declined"), ("cancel", "cancelled")] {
         let out = sb
             .cmd()
-            .args([
-                "--consent",
-                consent,
-                "call",
-                "py",
-                "connect_account",
-                "--args",
-                &args(url),
-            ])
+            .consent(consent)
+            .args(["call", "py", "connect_account", "--args", &args(url)])
             .run();
         out.ok();
         assert!(
@@ -501,21 +444,10 @@ fn input_required_result_is_answered_and_retried_on_2026_07_28() {
     // accepted elicitation goes late, is continued, and the retry succeeds.
     let out = sb
         .cmd()
-        .args([
-            "--consent",
-            "accept",
-            "--open",
-            "none",
-            "--late-after",
-            "1",
-            "--give-up-after",
-            "10",
-            "call",
-            "py",
-            "needs_auth",
-            "--args",
-            &args(url),
-        ])
+        .consent("accept")
+        .open("none")
+        .deadlines("1", "10")
+        .args(["call", "py", "needs_auth", "--args", &args(url)])
         .run();
     out.ok();
     assert_eq!(out.stdout.trim(), "authorized", "{out:?}");
@@ -547,17 +479,9 @@ fn terminal_prompt_defaults_to_decline_and_neutralises_server_text() {
     let ask = |input: &'static str| {
         browser
             .apply(sb.cmd())
-            .args([
-                "--consent",
-                "ask",
-                "--open",
-                "system",
-                "call",
-                "everything",
-                TRIGGER,
-                "--args",
-                &trigger,
-            ])
+            .consent("ask")
+            .open("system")
+            .args(["call", "everything", TRIGGER, "--args", &trigger])
             .stdin(input)
             .run()
     };
@@ -572,7 +496,7 @@ fn terminal_prompt_defaults_to_decline_and_neutralises_server_text() {
     assert_eq!(newest(&sb)["state"], "declined");
     let err = &enter.stderr;
     assert!(
-        err.contains("Server everything asks you to open a web page"),
+        err.contains("The server “everything” asks you to open a web page"),
         "{enter:?}"
     );
     assert!(
@@ -645,21 +569,10 @@ fn terminal_continue_and_cancel_when_completion_is_late() {
         serde_json::json!({"url": "https://example.com/err", "errorPath": true}).to_string();
     let run = |input: &'static str| {
         sb.cmd()
-            .args([
-                "--consent",
-                "ask",
-                "--open",
-                "none",
-                "--late-after",
-                "1",
-                "--give-up-after",
-                "20",
-                "call",
-                "everything",
-                TRIGGER,
-                "--args",
-                &trigger,
-            ])
+            .consent("ask")
+            .open("none")
+            .deadlines("1", "20")
+            .args(["call", "everything", TRIGGER, "--args", &trigger])
             .stdin(input)
             .run()
     };
@@ -669,7 +582,7 @@ fn terminal_continue_and_cancel_when_completion_is_late() {
     cont.ok();
     assert!(
         cont.stderr
-            .contains("Waiting for you to finish at modelcontextprotocol.io"),
+            .contains("Still waiting for modelcontextprotocol.io."),
         "{cont:?}"
     );
     assert!(
@@ -688,11 +601,9 @@ fn terminal_continue_and_cancel_when_completion_is_late() {
     sb2.add_everything("everything");
     let cancel = sb2
         .cmd()
+        .consent("ask")
+        .open("none")
         .args([
-            "--consent",
-            "ask",
-            "--open",
-            "none",
             "--late-after",
             "1",
             "call",
@@ -724,12 +635,10 @@ fn json_event_lines_are_consistent() {
     sb.add_everything("everything");
     let out = sb
         .cmd()
+        .consent("accept")
+        .open("none")
         .args([
             "--json",
-            "--consent",
-            "accept",
-            "--open",
-            "none",
             "call",
             "everything",
             TRIGGER,
@@ -760,11 +669,9 @@ fn a_browser_that_cannot_open_is_reported() {
         .cmd()
         .env("BROWSER", "false")
         .env("XDG_CURRENT_DESKTOP", "X-Generic")
+        .consent("accept")
+        .open("system")
         .args([
-            "--consent",
-            "accept",
-            "--open",
-            "system",
             "call",
             "everything",
             TRIGGER,
@@ -784,15 +691,10 @@ fn a_browser_that_cannot_open_is_reported() {
 /// silent for `hold`; late after 1 s, given up after 2 s.
 fn accepted_then_silent(sb: &Sandbox, hold: Duration) -> Out {
     sb.cmd()
+        .consent("ask")
+        .open("none")
+        .deadlines("1", "2")
         .args([
-            "--consent",
-            "ask",
-            "--open",
-            "none",
-            "--late-after",
-            "1",
-            "--give-up-after",
-            "2",
             "call",
             "everything",
             TRIGGER,
@@ -851,17 +753,9 @@ fn the_url_is_never_fetched_by_airlock() {
     let url = format!("http://127.0.0.1:{}/x", listener.port);
     let call = |consent: &str, open: &str, stdin: &'static str| {
         sb.cmd()
-            .args([
-                "--consent",
-                consent,
-                "--open",
-                open,
-                "call",
-                "everything",
-                TRIGGER,
-                "--args",
-                &args(&url),
-            ])
+            .consent(consent)
+            .open(open)
+            .args(["call", "everything", TRIGGER, "--args", &args(&url)])
             .stdin(stdin)
             .run()
     };

@@ -29,6 +29,7 @@ use subtle::ConstantTimeEq;
 
 use crate::secrets::SecretValue;
 use crate::store::clients::{ClientRow, ClientsStamp};
+use crate::tool_budget::ToolBudget;
 use crate::{Airlock, CoreError, CoreResult};
 
 /// At most this many clients.
@@ -54,6 +55,11 @@ pub struct ClientProfile {
     /// Per server, the only tools it sees; a server not here: all its tools.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tools: BTreeMap<String, Vec<String>>,
+    /// The most tools its tools/list holds ([`crate::tool_budget`]): a
+    /// number, `"none"`, or unset (the app's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "number | \"none\""))]
+    pub tool_budget: Option<ToolBudget>,
 }
 
 impl ClientProfile {
@@ -62,7 +68,14 @@ impl ClientProfile {
         Self {
             servers: Some(names.into_iter().map(Into::into).collect()),
             tools: BTreeMap::new(),
+            tool_budget: None,
         }
+    }
+
+    /// The budget that applies to the app `client` with this profile
+    /// (its own, else the app's default; `None`: no budget).
+    pub fn tool_budget_for(&self, client: &str) -> Option<u32> {
+        crate::tool_budget::effective(self.tool_budget, client)
     }
 
     pub fn allows_server(&self, server: &str) -> bool {
@@ -81,6 +94,9 @@ impl ClientProfile {
     }
 
     fn check(&self) -> CoreResult<()> {
+        if let Some(b) = self.tool_budget {
+            b.check().map_err(CoreError::BadInput)?;
+        }
         let servers = self.servers.iter().flatten().chain(self.tools.keys());
         for s in servers {
             crate::servers::validate_name(s)?;
@@ -549,6 +565,39 @@ mod tests {
         assert!(p.check().is_ok());
         p.tools.insert("b".into(), vec!["bad\u{7}".into()]);
         assert!(p.check().is_err());
+    }
+
+    #[test]
+    fn a_tool_budget_is_stored_with_the_profile_within_its_bounds() {
+        use crate::tool_budget::{MAX_TOOL_BUDGET, MIN_TOOL_BUDGET};
+        let (core, _dir) = open();
+        core.add_client("cursor", false).unwrap();
+        assert_eq!(
+            core.client("cursor")
+                .unwrap()
+                .unwrap()
+                .profile
+                .tool_budget_for("cursor"),
+            Some(crate::tool_budget::CURSOR_TOOL_CAP),
+            "the app's default"
+        );
+        let mut p = ClientProfile::servers(["a"]);
+        for n in [MIN_TOOL_BUDGET, MAX_TOOL_BUDGET] {
+            p.tool_budget = Some(ToolBudget::Tools(n));
+            core.set_client_profile("cursor", &p).unwrap();
+            let c = core.client("cursor").unwrap().unwrap();
+            assert_eq!(c.profile, p);
+            assert_eq!(c.profile.tool_budget_for("cursor"), Some(n));
+        }
+        for n in [MIN_TOOL_BUDGET - 1, MAX_TOOL_BUDGET + 1] {
+            p.tool_budget = Some(ToolBudget::Tools(n));
+            let e = core.set_client_profile("cursor", &p).unwrap_err();
+            assert!(e.to_string().contains("tool budget"), "{e}");
+        }
+        p.tool_budget = Some(ToolBudget::Off);
+        core.set_client_profile("cursor", &p).unwrap();
+        let c = core.client("cursor").unwrap().unwrap();
+        assert_eq!(c.profile.tool_budget_for("cursor"), None, "none: no budget");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use crate::store::{
     AuditEvent, AuditPage, AuditQuery, ElicitationPage, ElicitationQuery, ElicitationRecord,
-    HistoryPage, HistoryQuery, LogLine,
+    HistoryPage, HistoryQuery, LogLine, ToolUse,
 };
 use crate::{Airlock, CoreResult};
 
@@ -21,6 +21,13 @@ impl Airlock {
     pub fn history(&self, query: &HistoryQuery) -> CoreResult<HistoryPage> {
         self.history.flush()?;
         Ok(self.store.history(query)?)
+    }
+
+    /// The tools the app `client` called most lately (at most `limit`),
+    /// most first ([`crate::store::MOST_USED_WINDOW`] newest calls counted;
+    /// calls still queued for history are not waited for).
+    pub fn most_used_tools(&self, client: &str, limit: u32) -> CoreResult<Vec<ToolUse>> {
+        Ok(self.store.most_used_tools(client, limit)?)
     }
 
     /// One page of elicitations (and sign-ins), newest first (keyset

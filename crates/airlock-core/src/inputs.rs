@@ -9,15 +9,17 @@ use std::future::Future;
 use std::sync::Arc;
 
 use rmcp::model::{
-    ElicitRequestParams, GetPromptRequestParams, GetPromptResponse, GetPromptResult, InputRequest,
-    InputRequests, InputRequiredResult, InputResponses, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult,
+    ClientRequest, ElicitRequestParams, GetPromptRequest, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, InputRequest, InputRequests, InputRequiredResult,
+    InputResponses, ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ServerResult,
 };
 use rmcp::service::ServiceError;
 
 use crate::caller::Caller;
 use crate::elicitation::{Origin, Refusal};
 use crate::mcp::Session;
+use crate::progress::{request_once, ProgressSender};
 use crate::tools::{protocol, session_error, MAX_ELICITATIONS_PER_ROUND, MAX_INPUT_ROUNDS};
 use crate::{Airlock, CoreResult};
 
@@ -53,31 +55,44 @@ impl Airlock {
         name: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
     ) -> CoreResult<GetPromptResult> {
-        self.get_prompt_for(&Caller::own(), server, name, arguments)
+        self.get_prompt_for(&Caller::own(), server, name, arguments, None)
             .await
     }
 
     /// [`Airlock::get_prompt`] on behalf of an app attached to the gateway
     /// (see [`crate::caller`]): the forms and pages its server asks for
-    /// name it, and its forms may go back to it.
+    /// name it, and its forms may go back to it; the server's progress
+    /// reports for it go to `progress` (see [`crate::progress`]).
     pub async fn get_prompt_for(
         self: &Arc<Self>,
         caller: &Caller,
         server: &str,
         name: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
+        progress: Option<&ProgressSender>,
     ) -> CoreResult<GetPromptResult> {
         self.with_inputs(caller, server, |session, (responses, state)| {
             let mut params = GetPromptRequestParams::new(name);
             params.arguments = arguments.clone();
             params.input_responses = responses;
             params.request_state = state;
+            let progress = progress.cloned();
             async move {
-                session
-                    .peer
-                    .get_prompt_once(params)
-                    .await
-                    .and_then(prompt_step)
+                match progress {
+                    None => session.peer.get_prompt_once(params).await,
+                    Some(p) => {
+                        let request =
+                            ClientRequest::GetPromptRequest(GetPromptRequest::new(params));
+                        match request_once(&session, request, &p).await? {
+                            ServerResult::GetPromptResult(r) => Ok(GetPromptResponse::Complete(r)),
+                            ServerResult::InputRequiredResult(r) => {
+                                Ok(GetPromptResponse::InputRequired(r))
+                            }
+                            _ => Err(ServiceError::UnexpectedResponse),
+                        }
+                    }
+                }
+                .and_then(prompt_step)
             }
         })
         .await
@@ -88,7 +103,8 @@ impl Airlock {
         server: &str,
         uri: &str,
     ) -> CoreResult<ReadResourceResult> {
-        self.read_resource_for(&Caller::own(), server, uri).await
+        self.read_resource_for(&Caller::own(), server, uri, None)
+            .await
     }
 
     /// [`Airlock::read_resource`] on behalf of an app (see
@@ -98,17 +114,32 @@ impl Airlock {
         caller: &Caller,
         server: &str,
         uri: &str,
+        progress: Option<&ProgressSender>,
     ) -> CoreResult<ReadResourceResult> {
         self.with_inputs(caller, server, |session, (responses, state)| {
             let mut params = ReadResourceRequestParams::new(uri);
             params.input_responses = responses;
             params.request_state = state;
+            let progress = progress.cloned();
             async move {
-                session
-                    .peer
-                    .read_resource_once(params)
-                    .await
-                    .and_then(resource_step)
+                match progress {
+                    // rmcp's own read keeps its response cache.
+                    None => session.peer.read_resource_once(params).await,
+                    Some(p) => {
+                        let request =
+                            ClientRequest::ReadResourceRequest(ReadResourceRequest::new(params));
+                        match request_once(&session, request, &p).await? {
+                            ServerResult::ReadResourceResult(r) => {
+                                Ok(ReadResourceResponse::Complete(r))
+                            }
+                            ServerResult::InputRequiredResult(r) => {
+                                Ok(ReadResourceResponse::InputRequired(r))
+                            }
+                            _ => Err(ServiceError::UnexpectedResponse),
+                        }
+                    }
+                }
+                .and_then(resource_step)
             }
         })
         .await

@@ -30,6 +30,7 @@ pub mod status;
 pub mod store;
 #[cfg(feature = "test-support")]
 pub mod test_support;
+pub mod tool_budget;
 mod tools;
 
 pub use airlock_url_safety as url_safety;

@@ -1,7 +1,8 @@
-//! Progress of a tool call, from the server to whoever asked for it (an app
-//! attached to the gateway; later the window).
+//! Progress of a tool call, a prompt or a resource read, from the server to
+//! whoever asked for it (an app attached to the gateway; later the window).
 //!
-//! A call that wants progress gives [`Airlock::call_tool_with_progress`] a
+//! A call that wants progress gives [`Airlock::call_tool_with_progress`] (or
+//! `get_prompt_for` / `read_resource_for`) a
 //! [`ProgressSender`]: a watch channel, so only the latest report is kept
 //! and a server that floods notifications queues nothing. The request to
 //! the server carries rmcp's progress token for it; the connection's
@@ -142,17 +143,15 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// One `tools/call` to the server, like rmcp's `call_tool_once`; with a
-/// sender, the server's progress for it goes there.
-pub(crate) async fn call_once(
+/// One request to the server whose progress goes to `progress` (the
+/// request carries rmcp's progress token); cancelled at the server when
+/// dropped unanswered. Any request that may take long uses it: a tool
+/// call, a prompt, a resource read.
+pub(crate) async fn request_once(
     session: &Session,
-    params: CallToolRequestParams,
-    progress: Option<&ProgressSender>,
-) -> Result<CallToolResponse, ServiceError> {
-    let Some(progress) = progress else {
-        return session.peer.call_tool_once(params).await;
-    };
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    request: ClientRequest,
+    progress: &ProgressSender,
+) -> Result<ServerResult, ServiceError> {
     let handle = session
         .peer
         .send_request_with_option(request, PeerRequestOptions::no_options())
@@ -166,7 +165,21 @@ pub(crate) async fn call_once(
     };
     let result = handle.await_response().await;
     cancel.id = None;
-    match result? {
+    result
+}
+
+/// One `tools/call` to the server, like rmcp's `call_tool_once`; with a
+/// sender, the server's progress for it goes there.
+pub(crate) async fn call_once(
+    session: &Session,
+    params: CallToolRequestParams,
+    progress: Option<&ProgressSender>,
+) -> Result<CallToolResponse, ServiceError> {
+    let Some(progress) = progress else {
+        return session.peer.call_tool_once(params).await;
+    };
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    match request_once(session, request, progress).await? {
         ServerResult::CallToolResult(r) => Ok(CallToolResponse::Complete(r)),
         ServerResult::InputRequiredResult(r) => Ok(CallToolResponse::InputRequired(r)),
         ServerResult::CreateTaskResult(r) => Ok(CallToolResponse::Task(r)),

@@ -258,11 +258,23 @@ impl ServerHandler for Server {
         ))
     }
 
+    /// A URI starting `slow://` sends three progress reports first.
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        if let (true, Some(token)) = (
+            request.uri.starts_with("slow://"),
+            context.meta.get_progress_token(),
+        ) {
+            for step in 1..=3 {
+                let mut p = ProgressNotificationParam::new(token.clone(), f64::from(step));
+                p.total = Some(3.0);
+                let _ = context.peer.notify_progress(p).await;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
         let contents: ResourceContents = from(json!({
             "uri": request.uri,
             "text": format!("read from {}", self.name()),
@@ -331,6 +343,8 @@ pub type Logs = Arc<Mutex<Vec<(Option<String>, String)>>>;
 #[derive(Clone, Default)]
 pub struct App {
     pub list_changes: Arc<AtomicUsize>,
+    /// Progress reports received: `(token, progress)`.
+    pub progress: Arc<Mutex<Vec<(ProgressToken, f64)>>>,
     /// Sampling requests being answered now, and the most at once.
     pub sampling_now: Arc<AtomicUsize>,
     pub sampling_most: Arc<AtomicUsize>,
@@ -370,6 +384,17 @@ impl ClientHandler for App {
             "content": {"type": "text", "text": "hello"},
             "model": "test-model",
         })))
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress
+            .lock()
+            .unwrap()
+            .push((params.progress_token, params.progress));
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {

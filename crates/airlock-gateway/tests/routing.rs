@@ -59,3 +59,36 @@ async fn a_form_goes_to_its_caller_and_to_airlock_when_the_window_calls_too() {
     );
     window.await.unwrap().unwrap();
 }
+
+/// A server's progress during a resources/read reaches the app that asked
+/// for it, with the app's own token (a server-to-app message added in one
+/// place: the core's request with progress, routing/progress.rs's relay).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_of_a_resource_read_reaches_the_app_with_its_token() {
+    use rmcp::model::{
+        NumberOrString, ProgressToken, ReadResourceRequestParams, RequestMetaObject,
+    };
+    let h = Harness::new().await;
+    let server = Server::with_tools(vec![tool("reader", "Reads.")]);
+    server.set(|s| s.resources = vec![from(json!({"uri": "slow://report", "name": "report"}))]);
+    h.server("s", server, false).await;
+    let state = App::default();
+    let app = h.app("a", state.clone()).await;
+    // The SDK's client gives its request a progress token of its own.
+    let mut params = ReadResourceRequestParams::new("slow://report");
+    let mut meta = RequestMetaObject::new();
+    meta.set_progress_token(ProgressToken(NumberOrString::Number(0)));
+    params.meta = Some(meta);
+    app.peer().read_resource(params).await.expect("read");
+    let got = state.progress.lock().unwrap().clone();
+    assert_eq!(got.len(), 3, "every report reached the app: {got:?}");
+    let token = got[0].0.clone();
+    assert!(
+        got.iter().all(|(t, _)| *t == token),
+        "one token, the app's: {got:?}"
+    );
+    assert!(
+        got.windows(2).all(|w| w[0].1 < w[1].1),
+        "increasing: {got:?}"
+    );
+}

@@ -167,9 +167,12 @@ async fn log_lines_go_to_their_caller_and_a_flood_costs_its_server() {
         .iter()
         .filter(|(l, _)| l.as_deref() == Some("loud"))
         .count();
+    // Its burst, and what its bucket refilled while the test ran (a
+    // loaded machine is slow): far from the 500 it sent.
+    let bound = airlock_gateway::limits::LOG_BURST + 5 * airlock_gateway::limits::LOG_LINES_PER_SEC;
     assert!(
-        (1..=airlock_gateway::limits::LOG_BURST as usize + 5).contains(&loud),
-        "the loud server's burst is bounded: {loud}"
+        (1..=bound as usize).contains(&loud),
+        "the loud server's lines are bounded: {loud}"
     );
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(

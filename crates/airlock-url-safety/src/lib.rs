@@ -6,7 +6,9 @@
 //! before opening it: a [`Verdict`], the normalised URL, how the host should
 //! be displayed, the registrable domain (eTLD+1 from an embedded Public
 //! Suffix List, private section included), and [`Warning`] /
-//! [`BlockReason`] codes with human sentences.
+//! [`BlockReason`] codes. Their sentences for a person live in one table,
+//! airlock-core's `elicitation::view::sentences`, next to every other word
+//! of consent.
 //!
 //! Nothing here touches the network: no DNS lookups, no fetches. A domain
 //! name that happens to resolve to a private address cannot be detected.
@@ -24,6 +26,7 @@ mod idn;
 mod ip;
 mod lookalike;
 pub mod notice;
+mod shorteners;
 mod text;
 
 use serde::{Deserialize, Serialize};
@@ -31,6 +34,7 @@ use std::fmt;
 use url::{Host, Url};
 
 pub use lookalike::{closest_resemblance, resemblance, skeleton, Resemblance, MAX_DOMAIN_LEN};
+pub use shorteners::LINK_SHORTENERS;
 pub use text::{elide_middle, neutralize_for_display};
 
 /// Longest raw URL (in bytes) that is inspected at all; anything longer is
@@ -102,7 +106,7 @@ pub enum Warning {
     // Internet, possibly a device of their own network), the sentence
     // already says "local network", every consumer already shows it and
     // drops one-click approval for it, and a new code would change the
-    // generated TypeScript union and the UI's text table for no difference
+    // generated TypeScript union and the sentence table for no difference
     // a person could act on.
     LocalAddress,
     /// The URL has text before an `@` in the authority.
@@ -111,11 +115,14 @@ pub enum Warning {
     NonDefaultPort,
     /// Invisible, bidi or control characters in the text the server sent.
     HiddenCharacters,
+    /// The host is a link shortener ([`LINK_SHORTENERS`]): where the link
+    /// really goes cannot be shown without following it.
+    LinkShortener,
 }
 
 impl Warning {
     /// All warnings, in the order [`Inspection::warnings`] lists them.
-    pub const ALL: [Warning; 7] = [
+    pub const ALL: [Warning; 8] = [
         Warning::NotHttps,
         Warning::Punycode,
         Warning::IpLiteral,
@@ -123,6 +130,7 @@ impl Warning {
         Warning::Userinfo,
         Warning::NonDefaultPort,
         Warning::HiddenCharacters,
+        Warning::LinkShortener,
     ];
 
     /// Stable snake_case code, identical to the serde form.
@@ -135,29 +143,7 @@ impl Warning {
             Warning::Userinfo => "userinfo",
             Warning::NonDefaultPort => "non_default_port",
             Warning::HiddenCharacters => "hidden_characters",
-        }
-    }
-
-    /// One sentence for a person.
-    pub fn describe(&self) -> &'static str {
-        match self {
-            Warning::NotHttps => {
-                "The connection is not encrypted (http, not https); others on the network can read or change it."
-            }
-            Warning::Punycode => {
-                "The address contains international characters that could imitate another name, so it is shown in its encoded (xn--) form."
-            }
-            Warning::IpLiteral => "The address is a raw IP number, not a domain name.",
-            Warning::LocalAddress => {
-                "The address points to this computer or to a private or local network, not to the public Internet."
-            }
-            Warning::Userinfo => {
-                "The address has text before an @ sign; everything before the @ is not the site you will visit."
-            }
-            Warning::NonDefaultPort => "The address uses an unusual port number.",
-            Warning::HiddenCharacters => {
-                "The link as sent contains invisible, text-direction or control characters that can disguise what it says."
-            }
+            Warning::LinkShortener => "link_shortener",
         }
     }
 }
@@ -193,20 +179,6 @@ impl BlockReason {
             BlockReason::InsecureScheme => "insecure_scheme",
             BlockReason::Unparseable => "unparseable",
             BlockReason::TooLong => "too_long",
-        }
-    }
-
-    /// One sentence for a person.
-    pub fn describe(&self) -> &'static str {
-        match self {
-            BlockReason::SchemeNotAllowed => {
-                "Only web addresses (https, or http to this computer) can be opened; this link is of another kind."
-            }
-            BlockReason::InsecureScheme => {
-                "The link uses unencrypted http to a site other than this computer; only https is allowed there."
-            }
-            BlockReason::Unparseable => "The text is not a valid web address.",
-            BlockReason::TooLong => "The address is too long to be shown and checked safely.",
         }
     }
 }
@@ -358,6 +330,9 @@ pub fn inspect(raw: &str, policy: &Policy) -> Inspection {
         }
         if h.local {
             warnings.push(Warning::LocalAddress);
+        }
+        if !h.ip_literal && shorteners::is_link_shortener(&h.registrable) {
+            warnings.push(Warning::LinkShortener);
         }
     }
     if !url.username().is_empty()

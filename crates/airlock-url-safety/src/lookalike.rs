@@ -98,25 +98,6 @@ impl Resemblance {
             Resemblance::Embedded => "embedded",
         }
     }
-
-    /// One sentence for a person, about the domain being opened and the
-    /// familiar one it resembles (which the caller names next to it).
-    pub fn describe(&self) -> &'static str {
-        match self {
-            Resemblance::SameSkeleton => {
-                "This domain looks the same as one you opened before, but it is a different domain: some of its characters only look alike."
-            }
-            Resemblance::OtherSuffix => {
-                "This domain has the same name as one you opened before, but ends differently, so it can belong to someone else."
-            }
-            Resemblance::EditDistance => {
-                "This domain differs by only a letter or two from one you opened before; it may be imitating it."
-            }
-            Resemblance::Embedded => {
-                "This address contains the name of a domain you opened before, but it belongs to a different domain."
-            }
-        }
-    }
 }
 
 impl fmt::Display for Resemblance {

@@ -6,9 +6,9 @@
 //! was blocked or what "Open in browser" does. All of it plain text (labels
 //! and attributed strings, never markup or HTML).
 //!
-//! Buttons in order: Decline (the first: Return picks it), Open in browser,
-//! Cancel (Escape picks a button titled Cancel). A blocked page's notice
-//! has Close only. The alert runs app-modal on the main thread
+//! Buttons: the view's, in its order and words: Decline (the first: Return
+//! picks it), Open in browser, Cancel (Escape picks a button titled
+//! Cancel). A blocked page's notice has Close only. The alert runs app-modal on the main thread
 //! (`runModal`); [`withdraw`] stops that modal session when the request is
 //! answered elsewhere, which gives Cancel.
 //!
@@ -19,18 +19,17 @@ use objc2::rc::Retained;
 use objc2::runtime::AnyObject;
 use objc2::MainThreadMarker;
 use objc2_app_kit::{
-    NSAlert, NSAlertFirstButtonReturn, NSAlertSecondButtonReturn, NSAlertStyle, NSApplication,
-    NSFont, NSFontAttributeName, NSLayoutAttribute, NSModalResponseAbort, NSStackView, NSTextField,
+    NSAlert, NSAlertFirstButtonReturn, NSAlertStyle, NSApplication, NSFont, NSFontAttributeName,
+    NSLayoutAttribute, NSModalResponseAbort, NSStackView, NSTextField,
     NSUserInterfaceLayoutOrientation, NSView,
 };
 use objc2_foundation::{NSMutableAttributedString, NSRange, NSString};
 use tauri::AppHandle;
 use tokio::sync::oneshot;
 
-use super::{Choice, Kind};
-use crate::presenter::{
-    Emphasis, PageDialog, CANCEL_LABEL, CLOSE_LABEL, DECLINE_LABEL, OPEN_LABEL,
-};
+use airlock_core::elicitation::view::{ConsentView, LineKey, Split};
+
+use super::{choice, is_blocked, Choice};
 
 /// Widest the accessory's text gets, in points; longer lines wrap.
 const TEXT_WIDTH: f64 = 460.0;
@@ -51,7 +50,7 @@ fn utf16_len(s: &str) -> usize {
 }
 
 /// Fixed-width text with its registrable domain in bold.
-fn emphasised(e: &Emphasis, mtm: MainThreadMarker) -> Retained<NSTextField> {
+fn emphasised(e: &Split, mtm: MainThreadMarker) -> Retained<NSTextField> {
     let size = NSFont::systemFontSize();
     let text = NSMutableAttributedString::from_nsstring(&NSString::from_str(&e.text()));
     let start = utf16_len(&e.before);
@@ -72,80 +71,77 @@ fn emphasised(e: &Emphasis, mtm: MainThreadMarker) -> Retained<NSTextField> {
     l
 }
 
-fn accessory(page: &PageDialog, mtm: MainThreadMarker) -> Retained<NSStackView> {
+fn accessory(view: &ConsentView, mtm: MainThreadMarker) -> Retained<NSStackView> {
     let stack = NSStackView::new(mtm);
     stack.setOrientation(NSUserInterfaceLayoutOrientation::Vertical);
     stack.setAlignment(NSLayoutAttribute::Leading);
     stack.setSpacing(SPACING);
-    let add = |view: &NSView| stack.addArrangedSubview(view);
-    add(&label(&page.heading, mtm));
-    let domain = NSTextField::labelWithString(&NSString::from_str(&page.domain), mtm);
+    let add = |v: &NSView| stack.addArrangedSubview(v);
+    add(&label(&view.heading_text(), mtm));
+    let domain_text = view.domain.as_ref().map_or("", |d| d.text.as_str());
+    let domain = NSTextField::labelWithString(&NSString::from_str(domain_text), mtm);
     domain.setSelectable(true);
     domain.setFont(Some(&NSFont::boldSystemFontOfSize(
         NSFont::systemFontSize() * DOMAIN_SCALE,
     )));
     add(&domain);
-    if let Some(host) = &page.host {
-        add(&label("Host", mtm));
-        add(&emphasised(host, mtm));
+    for line in &view.lines {
+        match (line.key, &line.split) {
+            (LineKey::Url | LineKey::Host, Some(split)) => {
+                add(&label(&line.label, mtm));
+                add(&emphasised(split, mtm));
+            }
+            _ => {
+                let text = match &line.note {
+                    Some(note) => format!("{}:  {} ({note})", line.label, line.text),
+                    None => format!("{}:  {}", line.label, line.text),
+                };
+                add(&label(&text, mtm));
+            }
+        }
     }
-    if let Some(url) = &page.url {
-        add(&label("Full URL", mtm));
-        add(&emphasised(url, mtm));
-    }
-    if let Some(app) = &page.app_line {
-        add(&label(app, mtm));
-    }
-    add(&label(&format!("Why:  {}", page.reason), mtm));
-    if let Some(seen) = &page.seen {
-        add(&label(&format!("Seen:  {seen}"), mtm));
-    }
-    if let Some(blocked) = &page.blocked {
+    if let Some(blocked) = &view.blocked {
         add(&label(&format!("⛔ {blocked}"), mtm));
     }
-    for warning in &page.warnings {
-        add(&label(&format!("⚠ {warning}"), mtm));
+    for warning in &view.warnings {
+        add(&label(&format!("⚠ {}", warning.sentence), mtm));
     }
-    if page.blocked.is_none() {
-        add(&label(&page.closing_line, mtm));
+    if !view.note.is_empty() {
+        add(&label(&view.note_text(), mtm));
     }
     stack.setFrameSize(stack.fittingSize());
     stack
 }
 
-fn run(page: &PageDialog, kind: Kind, mtm: MainThreadMarker) -> Choice {
+fn run(view: &ConsentView, mtm: MainThreadMarker) -> Choice {
     let alert = NSAlert::new(mtm);
-    alert.setMessageText(&NSString::from_str(&page.title));
+    alert.setMessageText(&NSString::from_str(&view.title));
     alert.setInformativeText(&NSString::from_str(""));
-    alert.setAlertStyle(match kind {
-        Kind::Blocked => NSAlertStyle::Critical,
-        Kind::Consent if page.warnings.is_empty() => NSAlertStyle::Informational,
-        Kind::Consent => NSAlertStyle::Warning,
+    alert.setAlertStyle(if is_blocked(view) {
+        NSAlertStyle::Critical
+    } else if view.warned() {
+        NSAlertStyle::Warning
+    } else {
+        NSAlertStyle::Informational
     });
-    alert.setAccessoryView(Some(&accessory(page, mtm)));
-    match kind {
-        Kind::Consent => {
-            alert.addButtonWithTitle(&NSString::from_str(DECLINE_LABEL));
-            alert.addButtonWithTitle(&NSString::from_str(OPEN_LABEL));
-            alert.addButtonWithTitle(&NSString::from_str(CANCEL_LABEL));
-        }
-        Kind::Blocked => {
-            alert.addButtonWithTitle(&NSString::from_str(CLOSE_LABEL));
-        }
+    alert.setAccessoryView(Some(&accessory(view, mtm)));
+    // The view's buttons in its order: the first (Decline; a blocked
+    // page's Close) is the one Return picks.
+    for b in &view.buttons {
+        alert.addButtonWithTitle(&NSString::from_str(&b.label));
     }
-    alert.window().setTitle(&NSString::from_str(&page.title));
+    alert.window().setTitle(&NSString::from_str(&view.title));
     let response = alert.runModal();
-    match kind {
-        Kind::Consent if response == NSAlertFirstButtonReturn => Choice::Decline,
-        Kind::Consent if response == NSAlertSecondButtonReturn => Choice::Open,
-        _ => Choice::Cancel,
-    }
+    usize::try_from(response - NSAlertFirstButtonReturn)
+        .ok()
+        .and_then(|i| view.buttons.get(i))
+        .map_or(Choice::Cancel, |b| choice(b.action))
 }
 
-pub(super) fn show(app: &AppHandle, dialog: PageDialog, kind: Kind, tx: oneshot::Sender<Choice>) {
+pub(super) fn show(app: &AppHandle, view: ConsentView, tx: oneshot::Sender<Choice>) {
     let _ = app.run_on_main_thread(move || {
         let choice = match MainThreadMarker::new() {
-            Some(mtm) => run(&dialog, kind, mtm),
+            Some(mtm) => run(&view, mtm),
             None => Choice::Cancel,
         };
         let _ = tx.send(choice);

@@ -8,9 +8,9 @@
 //!   says and every warning are the content, as plain text (hyperlinks are
 //!   off: nothing the server sent is parsed as markup); why it was blocked
 //!   or what "Open in browser" does is the footer.
-//! - Buttons: Decline (the default: Return picks it), Open in browser,
-//!   Cancel; Escape and closing the window give Cancel. A blocked page's
-//!   notice has Close only.
+//! - Buttons: the view's, in its order and words (Decline, the default:
+//!   Return picks it; Open in browser; Cancel); Escape and closing the
+//!   window give Cancel. A blocked page's notice has Close only.
 //! - It runs on a thread of its own, not modal to the window, above other
 //!   windows; its title is the request's, so [`withdraw`] finds it and
 //!   presses Cancel for it when the request is answered elsewhere.
@@ -21,21 +21,20 @@ use tauri::AppHandle;
 use tokio::sync::oneshot;
 use windows_sys::Win32::Foundation::{HWND, LPARAM, S_OK, WPARAM};
 use windows_sys::Win32::UI::Controls::{
-    TaskDialogIndirect, TASKDIALOGCONFIG, TASKDIALOG_BUTTON, TDCBF_CANCEL_BUTTON,
-    TDF_ALLOW_DIALOG_CANCELLATION, TDM_CLICK_BUTTON, TDN_CREATED, TD_ERROR_ICON,
-    TD_INFORMATION_ICON, TD_WARNING_ICON,
+    TaskDialogIndirect, TASKDIALOGCONFIG, TASKDIALOG_BUTTON, TDF_ALLOW_DIALOG_CANCELLATION,
+    TDM_CLICK_BUTTON, TDN_CREATED, TD_ERROR_ICON, TD_INFORMATION_ICON, TD_WARNING_ICON,
 };
 use windows_sys::Win32::UI::WindowsAndMessaging::{
     FindWindowW, PostMessageW, SetForegroundWindow, SetWindowPos, HWND_TOPMOST, IDCANCEL,
     SWP_NOMOVE, SWP_NOSIZE,
 };
 
-use super::{Choice, Kind};
-use crate::presenter::{PageDialog, CANCEL_LABEL, CLOSE_LABEL, DECLINE_LABEL, OPEN_LABEL};
+use airlock_core::elicitation::view::{ButtonRole, ConsentView};
 
-const DECLINE_ID: i32 = 100;
-const OPEN_ID: i32 = 101;
-const CLOSE_ID: i32 = 102;
+use super::{choice, is_blocked, Choice};
+
+/// The id of the view's button at index `i`.
+const FIRST_BUTTON_ID: i32 = 100;
 /// The window class of every dialog box, TaskDialogs included.
 const DIALOG_CLASS: &str = "#32770";
 
@@ -47,24 +46,20 @@ fn wide(s: &str) -> Vec<u16> {
 }
 
 /// The content under the domain: plain lines, the same facts as the GTK
-/// dialog's.
-fn content(page: &PageDialog) -> String {
-    let mut lines = vec![page.heading.clone(), String::new()];
-    if let Some(host) = &page.host {
-        lines.push(format!("Host:  {}", host.text()));
+/// dialog's (who asks, then each of the view's lines by its caption, then
+/// why it was blocked and every warning).
+fn content(view: &ConsentView) -> String {
+    let mut lines = vec![view.heading_text(), String::new()];
+    for line in &view.lines {
+        match &line.note {
+            Some(note) => lines.push(format!("{}:  {} ({note})", line.label, line.text)),
+            None => lines.push(format!("{}:  {}", line.label, line.text)),
+        }
     }
-    if let Some(url) = &page.url {
-        lines.push(format!("Full URL:  {}", url.text()));
-    }
-    lines.extend(page.app_line.clone());
-    lines.push(format!("Why:  {}", page.reason));
-    if let Some(seen) = &page.seen {
-        lines.push(format!("Seen:  {seen}"));
-    }
-    if page.blocked.is_some() || !page.warnings.is_empty() {
+    if view.warned() {
         lines.push(String::new());
-        lines.extend(page.blocked.iter().map(|b| format!("⛔ {b}")));
-        lines.extend(page.warnings.iter().map(|w| format!("⚠ {w}")));
+        lines.extend(view.blocked.iter().map(|b| format!("⛔ {b}")));
+        lines.extend(view.warnings.iter().map(|w| format!("⚠ {}", w.sentence)));
     }
     lines.join("\n")
 }
@@ -88,57 +83,49 @@ unsafe extern "system" fn on_event(
     S_OK
 }
 
-fn run(page: &PageDialog, kind: Kind) -> Choice {
-    let title = wide(&page.title);
-    let domain = wide(&page.domain);
-    let body = wide(&content(page));
-    let footer = wide(&page.closing_line);
-    let (decline, open, close) = (wide(DECLINE_LABEL), wide(OPEN_LABEL), wide(CLOSE_LABEL));
-    // The system's own Cancel button: it says CANCEL_LABEL in the user's
-    // language, and Escape picks it.
-    let _ = CANCEL_LABEL;
-    let close_only = [TASKDIALOG_BUTTON {
-        nButtonID: CLOSE_ID,
-        pszButtonText: close.as_ptr(),
-    }];
-    let buttons = [
-        TASKDIALOG_BUTTON {
-            nButtonID: DECLINE_ID,
-            pszButtonText: decline.as_ptr(),
-        },
-        TASKDIALOG_BUTTON {
-            nButtonID: OPEN_ID,
-            pszButtonText: open.as_ptr(),
-        },
-    ];
+fn run(view: &ConsentView) -> Choice {
+    let title = wide(&view.title);
+    let domain = wide(view.domain.as_ref().map_or("", |d| d.text.as_str()));
+    let body = wide(&content(view));
+    let footer = wide(&view.note_text());
+    // The view's buttons in its order (Decline, Open in browser, Cancel; a
+    // blocked page: Close), each with its own label.
+    let labels: Vec<Vec<u16>> = view.buttons.iter().map(|b| wide(&b.label)).collect();
+    let buttons: Vec<TASKDIALOG_BUTTON> = labels
+        .iter()
+        .zip(FIRST_BUTTON_ID..)
+        .map(|(label, id)| TASKDIALOG_BUTTON {
+            nButtonID: id,
+            pszButtonText: label.as_ptr(),
+        })
+        .collect();
+    let default = view
+        .buttons
+        .iter()
+        .position(|b| b.role == ButtonRole::Default)
+        .and_then(|i| i32::try_from(i).ok())
+        .map_or(0, |i| FIRST_BUTTON_ID + i);
     let mut config = TASKDIALOGCONFIG {
         cbSize: std::mem::size_of::<TASKDIALOGCONFIG>() as u32,
+        // Escape and the close box give IDCANCEL: Cancel.
         dwFlags: TDF_ALLOW_DIALOG_CANCELLATION,
         pszWindowTitle: title.as_ptr(),
         pszMainInstruction: domain.as_ptr(),
         pszContent: body.as_ptr(),
         pszFooter: footer.as_ptr(),
         pfCallback: Some(on_event),
+        cButtons: u32::try_from(buttons.len()).unwrap_or(0),
+        pButtons: buttons.as_ptr(),
+        nDefaultButton: default,
         ..Default::default()
     };
-    config.Anonymous1.pszMainIcon = match kind {
-        Kind::Blocked => TD_ERROR_ICON,
-        Kind::Consent if page.warnings.is_empty() => TD_INFORMATION_ICON,
-        Kind::Consent => TD_WARNING_ICON,
+    config.Anonymous1.pszMainIcon = if is_blocked(view) {
+        TD_ERROR_ICON
+    } else if view.warned() {
+        TD_WARNING_ICON
+    } else {
+        TD_INFORMATION_ICON
     };
-    match kind {
-        Kind::Consent => {
-            config.dwCommonButtons = TDCBF_CANCEL_BUTTON;
-            config.cButtons = buttons.len() as u32;
-            config.pButtons = buttons.as_ptr();
-            config.nDefaultButton = DECLINE_ID;
-        }
-        Kind::Blocked => {
-            config.cButtons = close_only.len() as u32;
-            config.pButtons = close_only.as_ptr();
-            config.nDefaultButton = CLOSE_ID;
-        }
-    }
     let mut pressed = 0i32;
     // SAFETY: every string and the button array outlive the call, which
     // returns only once the dialog is closed; the out pointers are ours.
@@ -150,17 +137,19 @@ fn run(page: &PageDialog, kind: Kind) -> Choice {
             std::ptr::null_mut(),
         )
     };
-    match (kind, result == S_OK, pressed) {
-        (Kind::Consent, true, DECLINE_ID) => Choice::Decline,
-        (Kind::Consent, true, OPEN_ID) => Choice::Open,
-        _ => Choice::Cancel,
+    if result != S_OK {
+        return Choice::Cancel;
     }
+    usize::try_from(pressed - FIRST_BUTTON_ID)
+        .ok()
+        .and_then(|i| view.buttons.get(i))
+        .map_or(Choice::Cancel, |b| choice(b.action))
 }
 
-pub(super) fn show(_app: &AppHandle, dialog: PageDialog, kind: Kind, tx: oneshot::Sender<Choice>) {
+pub(super) fn show(_app: &AppHandle, view: ConsentView, tx: oneshot::Sender<Choice>) {
     // The dialog runs its own message loop: a thread of its own.
     std::thread::spawn(move || {
-        let _ = tx.send(run(&dialog, kind));
+        let _ = tx.send(run(&view));
     });
 }
 

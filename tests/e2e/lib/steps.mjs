@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 
 import { sh, sleep, waitFor } from './harness.mjs';
 
-export const PAGES = ['servers', 'apps', 'clients', 'elicitations', 'history', 'settings'];
+export const PAGES = ['servers', 'review', 'apps', 'clients', 'elicitations', 'history', 'settings'];
 
 export async function goTo(app, page) {
   await app.click(`nav-${page}`);

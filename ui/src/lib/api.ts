@@ -36,6 +36,12 @@ import type { ImportPlan } from "./bindings/ImportPlan";
 import type { Inspection } from "./bindings/Inspection";
 import type { LogLine } from "./bindings/LogLine";
 import type { PendingView } from "./bindings/PendingView";
+import type { PinChange } from "./bindings/PinChange";
+import type { PinCount } from "./bindings/PinCount";
+import type { PinReview } from "./bindings/PinReview";
+import type { ReviewItem } from "./bindings/ReviewItem";
+import type { UriConflict } from "./bindings/UriConflict";
+import type { UriKind } from "./bindings/UriKind";
 import type { ServerDef } from "./bindings/ServerDef";
 import type { ServerInput } from "./bindings/ServerInput";
 import type { ServerView } from "./bindings/ServerView";
@@ -70,11 +76,25 @@ export type {
   JsonValue,
   LogLine,
   PendingView,
+  PinChange,
+  PinCount,
+  PinReview,
+  ReviewItem,
   ServerDef,
   ServerInput,
   ServerView,
   Settings,
+  UriConflict,
+  UriKind,
 };
+export type { ChangeKind } from "./bindings/ChangeKind";
+export type { ChangeState } from "./bindings/ChangeState";
+export type { DiffLine } from "./bindings/DiffLine";
+export type { Finding } from "./bindings/Finding";
+export type { FindingKind } from "./bindings/FindingKind";
+export type { PinKind } from "./bindings/PinKind";
+export type { PinPolicy } from "./bindings/PinPolicy";
+export type { Severity } from "./bindings/Severity";
 export type { ConnStatus } from "./bindings/ConnStatus";
 export type { InputPrompt } from "./bindings/InputPrompt";
 export type { InputValue } from "./bindings/InputValue";
@@ -88,6 +108,13 @@ export type { Choice } from "./bindings/Choice";
 export type { FieldKind } from "./bindings/FieldKind";
 export type { FormField } from "./bindings/FormField";
 export type { StringFormat } from "./bindings/StringFormat";
+export type { ConsentView } from "./bindings/ConsentView";
+export type { Part } from "./bindings/Part";
+export type { Split } from "./bindings/Split";
+export type { ViewAction } from "./bindings/ViewAction";
+export type { ViewButton } from "./bindings/ViewButton";
+export type { ViewLine } from "./bindings/ViewLine";
+export type { ViewWarning } from "./bindings/ViewWarning";
 
 /** A failed command: the stable `code` from Rust and a sentence a person can read. */
 export class ApiError extends Error {
@@ -322,6 +349,45 @@ export function applyApp(app: string, connect: boolean, moveServers: boolean, di
   return call("apply_app", { app, connect, moveServers, diff });
 }
 
+// ----- the review of changed tools and prompts (pins), owners of URIs -----
+
+/** Changes waiting for review: the newest (oldest first), and how many wait in all. */
+export function pinReview(): Promise<PinReview> {
+  return call("pin_review");
+}
+
+/** A server's newest decided changes, newest first. */
+export function pinHistory(server: string, limit: number): Promise<PinChange[]> {
+  return call("pin_history", { server, limit });
+}
+
+/** How many changes wait for review, per server. */
+export function pinCounts(): Promise<PinCount[]> {
+  return call("pin_counts");
+}
+
+export type PinDecision = "approve" | "reject";
+
+/** Approve (apps see the new version) or reject (it stays withdrawn) a waiting change. */
+export function decidePinChange(id: number, decision: PinDecision): Promise<PinChange> {
+  return call("decide_pin_change", { id, decision });
+}
+
+/** Resource URIs this server and another both list. */
+export function uriConflicts(server: string): Promise<UriConflict[]> {
+  return call("uri_conflicts", { server });
+}
+
+/** Apps read `uri` from `server` from now on. */
+export async function chooseUriOwner(uri: string, kind: UriKind, server: string): Promise<void> {
+  await call("choose_uri_owner", { uri, kind, server });
+}
+
+/** The change a notification's Review asked to show, once. */
+export function takeReviewRequest(): Promise<number | null> {
+  return call("take_review_request");
+}
+
 // ----- events -----
 
 /** Status changes, log lines and elicitation transitions. */
@@ -332,6 +398,11 @@ export function onCoreEvent(handler: (event: CoreEvent) => void): Promise<Unlist
 /** The shell asks for a page (the tray's "Open inbox"). */
 export function onNavigate(handler: (page: string) => void): Promise<UnlistenFn> {
   return on(EVENT_NAMES.NAVIGATE_EVENT, handler);
+}
+
+/** A notification's Review: show this change. */
+export function onReview(handler: (change: number) => void): Promise<UnlistenFn> {
+  return on(EVENT_NAMES.REVIEW_EVENT, handler);
 }
 
 /** The inbox changed; the payload is the number of waiting items. */

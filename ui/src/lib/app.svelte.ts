@@ -11,11 +11,13 @@ import { coalesced } from "./coalesce";
  */
 export const EVENT_GAP_MS = 50;
 
-export type Page = "servers" | "apps" | "clients" | "elicitations" | "history" | "settings";
+export type Page = "servers" | "review" | "apps" | "clients" | "elicitations" | "history" | "settings";
 
 export type Route =
   | { page: "servers" }
   | { page: "server"; name: string; tab?: ServerTab }
+  /** Changes of tools and prompts waiting for review; `change` or `server`: shown first. */
+  | { page: "review"; change?: number; server?: string }
   | { page: "apps" }
   | { page: "clients" }
   | { page: "elicitations" }
@@ -41,11 +43,17 @@ class AppState {
   logTicks = $state<Record<string, number>>({});
   /** Bumped when a server says its tools, prompts or resources changed (its page lists them again). */
   listTicks = $state<Record<string, number>>({});
+  /** Per server: how many changes of its tools and prompts wait for review. */
+  pinCounts = $state<Record<string, number>>({});
+  /** Bumped when changes waiting for review appear or are decided (the Review page lists them again). */
+  pinTick = $state(0);
   /** A short message shown at the bottom (saved, removed...). */
   toast = $state<{ text: string; tone: "ok" | "bad"; id: number } | null>(null);
 
   consentCount = $derived(this.pending.filter((p) => p.kind === "consent").length);
   formCount = $derived(this.pending.filter((p) => p.kind === "form").length);
+  /** Changes waiting for review, every server. */
+  pinTotal = $derived(Object.values(this.pinCounts).reduce((a, b) => a + b, 0));
 
   #started = false;
   /** Refreshes of the server list, newest last: an older answer never overwrites a newer one. */
@@ -57,6 +65,10 @@ class AppState {
   #toastTimer: ReturnType<typeof setTimeout> | undefined;
   /** One inbox refetch for a burst of inbox events. */
   #pendingSoon = coalesced(() => this.refreshPending(), EVENT_GAP_MS);
+  /** One review refetch for a burst of pin events. */
+  #pinSoon = coalesced(() => {
+    this.pinTick += 1;
+  }, EVENT_GAP_MS);
   /** One tick for a burst of elicitation events. */
   #elicitationSoon = coalesced(() => {
     this.elicitationTick += 1;
@@ -90,8 +102,9 @@ class AppState {
       api.onCoreEvent((e) => this.#onEvent(e)),
       api.onInboxChanged(() => this.#pendingSoon()),
       api.onNavigate((page) => {
-        if (page === "elicitations" || page === "apps") this.go({ page });
+        if (page === "elicitations" || page === "apps" || page === "review") this.go({ page });
       }),
+      api.onReview((change) => this.showChange(change)),
     ]).catch(() => undefined);
     performance.mark("airlock:listening");
     api
@@ -100,6 +113,30 @@ class AppState {
       .catch(() => undefined);
     await Promise.all([this.refreshServers(), this.refreshPending()]);
     performance.mark("airlock:listed");
+    void this.refreshPinCounts();
+    // Opened by a notification's Review (a daemon's starts the app with it).
+    api
+      .takeReviewRequest()
+      .then((change) => {
+        if (change !== null) this.showChange(change);
+      })
+      .catch(() => undefined);
+  }
+
+  /** Open the review on one change. */
+  showChange(change: number): void {
+    this.go({ page: "review", change });
+    this.pinTick += 1;
+  }
+
+  async refreshPinCounts(): Promise<void> {
+    try {
+      const counts: Record<string, number> = {};
+      for (const c of await api.pinCounts()) counts[c.server] = c.pending;
+      this.pinCounts = counts;
+    } catch {
+      // The next pin event sets the counts it carries.
+    }
   }
 
   async refreshServers(): Promise<void> {
@@ -152,6 +189,10 @@ class AppState {
         break;
       case "lists_changed":
         this.listTicks[e.server] = (this.listTicks[e.server] ?? 0) + 1;
+        break;
+      case "pin_changes":
+        this.pinCounts[e.server] = e.pending;
+        this.#pinSoon();
         break;
     }
   }

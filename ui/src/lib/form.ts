@@ -1,15 +1,12 @@
 // Form-mode elicitation in the window: the values a person edits, the checks
 // as they type, and the answer sent back. The checks mirror airlock-core's
-// `elicitation/form.rs` (`FormField::check`), with the same messages, so the
+// `elicitation/form/validate.rs` (`FormField::check`), with the same messages, so the
 // window and the terminal say the same thing; `answer_form` checks again in
 // Rust, and that check is the one that counts.
 import type { Choice, FormField, FormSchema, JsonValue, StringFormat } from "./api";
 
 /** Longest text a person may enter in one string field (core: `MAX_VALUE_CHARS`). */
 export const MAX_VALUE_CHARS = 8192;
-
-/** Shown on every field that looks like it asks for a secret (core: `looks_secret`). */
-export const SECRET_WARNING = "Servers must use URL mode for secrets; Airlock does not protect what you type here.";
 
 /**
  * What a person edits, per field:

@@ -143,7 +143,7 @@ describe("server definitions", () => {
   it("a stdio server as the command line to run, quoting what needs it", () => {
     const def: ServerDef = {
       name: "gh",
-      options: { protocol: "auto", allow_insecure_http: false, inherit_env: [] },
+      options: { protocol: "auto", allow_insecure_http: false, inherit_env: [], pins: "hold", max_message_bytes: null, max_definition_bytes: null },
       protocol_learned: null,
       paused: false,
       transport: {
@@ -159,7 +159,7 @@ describe("server definitions", () => {
   it("an HTTP server as its URL", () => {
     const def: ServerDef = {
       name: "remote",
-      options: { protocol: "auto", allow_insecure_http: false, inherit_env: [] },
+      options: { protocol: "auto", allow_insecure_http: false, inherit_env: [], pins: "hold", max_message_bytes: null, max_definition_bytes: null },
       protocol_learned: null,
       paused: false,
       transport: { type: "http", url: "https://mcp.example.com/mcp", headers: {} },

@@ -1,5 +1,6 @@
-// Pure helpers for display: times, statuses, warnings, server definitions.
-import type { BlockReason, ConnStatus, ServerDef, StoredValue, Warning } from "./api";
+// Pure helpers for display: times, statuses, server definitions. (What a
+// consent says comes from the core: bindings/ConsentView, consentSentences.)
+import type { ConnStatus, ServerDef, StoredValue } from "./api";
 import type { ElicitationState } from "./bindings/ElicitationState";
 import { SECRET_SUFFIXES, SECRET_WORDS } from "./bindings/secretWords";
 
@@ -135,39 +136,6 @@ function quoteArg(arg: string): string {
 
 export function isSecret(value: StoredValue): value is { secret_ref: string } {
   return "secret_ref" in value;
-}
-
-/** The sentence shown for each URL warning. */
-export function warningText(w: Warning): string {
-  switch (w) {
-    case "not_https":
-      return "This page is not encrypted (http, not https): others on the network could read or change it.";
-    case "punycode":
-      return "The address contains international characters (Punycode) that can imitate a different, familiar site.";
-    case "ip_literal":
-      return "The address is a bare IP number instead of a domain name, so you cannot tell who runs it.";
-    case "local_address":
-      return "The address points to this computer or your local network, not to a public website.";
-    case "userinfo":
-      return "The address contains a user name or password before the host, a trick to make it look like another site.";
-    case "non_default_port":
-      return "The address uses an unusual port number, which ordinary websites rarely do.";
-    case "hidden_characters":
-      return "The address contains invisible or look-alike characters that can disguise where it really goes.";
-  }
-}
-
-export function blockText(reason: BlockReason): string {
-  switch (reason) {
-    case "scheme_not_allowed":
-      return "This kind of address (not a web page) is never opened.";
-    case "insecure_scheme":
-      return "Unencrypted http addresses are only allowed for this computer.";
-    case "unparseable":
-      return "This is not a valid web address.";
-    case "too_long":
-      return "This address is too long to check.";
-  }
 }
 
 /** Names that usually carry a secret: `looks_secret` of airlock-core, on its own word lists. */

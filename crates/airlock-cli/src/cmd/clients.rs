@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use airlock_core::clients::{ClientInfo, ClientProfile};
+use airlock_core::tool_budget::{self, ToolBudget};
 use airlock_core::Airlock;
 use clap::Subcommand;
 
@@ -33,7 +34,8 @@ pub(crate) enum ClientsCmd {
     Pause { name: String },
     /// Resume a paused client
     Resume { name: String },
-    /// Set which servers (and tools) a client sees; with no flags, show it
+    /// Set which servers (and tools) a client sees and its tool budget;
+    /// with no flags, show it
     Profile {
         name: String,
         /// Only this server (repeat for more)
@@ -45,6 +47,11 @@ pub(crate) enum ClientsCmd {
         /// Every enabled server and tool again (the default)
         #[arg(long, conflicts_with_all = ["servers", "tools"])]
         all: bool,
+        /// The most tools its tools/list holds (Airlock's two to find and
+        /// call the others included), `none` for no budget, or `default`
+        /// for the app's own (kept when not given)
+        #[arg(long = "tool-budget", value_name = "N|none|default")]
+        tool_budget: Option<BudgetArg>,
     },
 }
 
@@ -120,15 +127,75 @@ pub(crate) fn run(core: &Arc<Airlock>, cmd: ClientsCmd, json: bool) -> Result<u8
             servers,
             tools,
             all,
+            tool_budget,
         } => {
-            if !all && servers.is_empty() && tools.is_empty() {
+            let sees = all || !servers.is_empty() || !tools.is_empty();
+            if !sees && tool_budget.is_none() {
                 return show(core, &name, json);
             }
-            let profile = to_profile(servers, &tools)?;
+            let Some(current) = core.client(&name)? else {
+                return Err(unknown_client(&name));
+            };
+            // Each part changes only when its flags are given.
+            let mut profile = if sees {
+                to_profile(servers, &tools)?
+            } else {
+                current.profile.clone()
+            };
+            profile.tool_budget = match tool_budget {
+                Some(BudgetArg(b)) => b,
+                None => current.profile.tool_budget,
+            };
             core.set_client_profile(&name, &profile)?;
             show(core, &name, json)
         }
     }
+}
+
+/// `--tool-budget`: a number, `none`, or `default` (the app's own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BudgetArg(Option<ToolBudget>);
+
+impl std::str::FromStr for BudgetArg {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s.trim().eq_ignore_ascii_case("default") {
+            return Ok(Self(None));
+        }
+        s.parse::<ToolBudget>()
+            .map(|b| Self(Some(b)))
+            .map_err(|e| format!("{e}, or `default`"))
+    }
+}
+
+fn unknown_client(name: &str) -> Failure {
+    usage(format!(
+        "no client named {name:?}; `airlock clients list` shows them"
+    ))
+}
+
+/// The tool budget that applies to `c`, and where it comes from: a line,
+/// then the app's cap and its source when it has one.
+fn budget_lines(c: &ClientInfo) -> Vec<String> {
+    let cap = tool_budget::app_cap(&c.name);
+    let default = cap.map_or_else(
+        || "no default for this app".to_owned(),
+        |cap| format!("the app's default is {}", cap.budget()),
+    );
+    let mut lines = vec![match c.profile.tool_budget {
+        Some(ToolBudget::Tools(n)) => format!("budget {n} (set in its profile; {default})"),
+        Some(ToolBudget::Off) => format!("no budget (set in its profile; {default})"),
+        None => match cap {
+            Some(cap) => format!("budget {} (the app's default)", cap.budget()),
+            None => format!("no budget ({default})"),
+        },
+    }];
+    if let Some(cap) = cap {
+        lines.push(format!("the app's cap: {} tools: {}", cap.cap, cap.what));
+        lines.push(format!("source: {}", cap.source));
+    }
+    lines
 }
 
 fn to_profile(servers: Vec<String>, tools: &[String]) -> Result<ClientProfile, Failure> {
@@ -185,12 +252,13 @@ fn show_if(core: &Arc<Airlock>, name: &str, json: bool) -> Result<u8, Failure> {
 
 fn show(core: &Arc<Airlock>, name: &str, json: bool) -> Result<u8, Failure> {
     let Some(c) = core.client(name)? else {
-        return Err(usage(format!(
-            "no client named {name:?}; `airlock clients list` shows them"
-        )));
+        return Err(unknown_client(name));
     };
     if json {
-        print_json(&c);
+        let mut v = serde_json::to_value(&c).unwrap_or_default();
+        v["tool_budget"] = serde_json::json!(c.profile.tool_budget_for(&c.name));
+        v["tool_budget_default"] = serde_json::json!(tool_budget::default_budget(&c.name));
+        print_json(&v);
     } else {
         say!("{}", plain(&c.name));
         say!(
@@ -202,6 +270,9 @@ fn show(core: &Arc<Airlock>, name: &str, json: bool) -> Result<u8, Failure> {
             }
         );
         say!("  sees:    {}", summary(&c.profile));
+        for (i, line) in budget_lines(&c).iter().enumerate() {
+            say!("  {:<9}{line}", if i == 0 { "tools:" } else { "" });
+        }
         say!(
             "  state:   {}",
             if c.paused {

@@ -115,6 +115,8 @@ pub(crate) async fn daemon(
         hand_over: !args.take_over,
     };
     let data_dir = core.data_dir().to_owned();
+    // Changes of servers' tools held for review: a notification each burst.
+    super::pin_notices::follow(core);
     airlock_gateway::run_host(core.clone(), &data_dir, options)
         .await
         .map_err(|e| Failure {

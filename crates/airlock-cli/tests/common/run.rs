@@ -170,6 +170,21 @@ impl Cmd {
         self.dir = Some(dir.into());
         self
     }
+    /// The global `--consent WORD` (ask, accept, decline, cancel).
+    pub fn consent(self, word: &str) -> Self {
+        self.args(["--consent", word])
+    }
+
+    /// The global `--open HOW` (system, print, none).
+    pub fn open(self, how: &str) -> Self {
+        self.args(["--open", how])
+    }
+
+    /// The global `--late-after S --give-up-after S`.
+    pub fn deadlines(self, late_after: &str, give_up_after: &str) -> Self {
+        self.args(["--late-after", late_after, "--give-up-after", give_up_after])
+    }
+
     pub fn arg(mut self, a: impl AsRef<OsStr>) -> Self {
         self.args.push(a.as_ref().to_owned());
         self

@@ -15,6 +15,8 @@
 //!
 //! The shells (terminal, desktop, scripted tests) implement the ports in
 //! [`ports`]; nothing outside this module writes a state or asks a port.
+//! What they show a person is [`view::ConsentView`], in the words of one
+//! table ([`view::sentences`]).
 
 mod broker;
 mod browser_opener;
@@ -25,6 +27,7 @@ mod outcome;
 mod ports;
 mod sign_in;
 mod url;
+pub mod view;
 
 pub use crate::lifecycle::{ElicitationState, Mode, Origin};
 pub use broker::{
@@ -40,3 +43,4 @@ pub use ports::{
 };
 pub use sign_in::{SignInRecord, MAX_REASON_CHARS};
 pub use url::{InputAction, RequiredElicitation};
+pub use view::ConsentView;

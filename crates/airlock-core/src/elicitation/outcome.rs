@@ -79,7 +79,7 @@ impl std::fmt::Display for Refusal {
                 f,
                 "blocked: {scheme}: is not allowed (only https, or http to this computer, can be opened)"
             ),
-            Self::Blocked { reason, .. } => write!(f, "blocked: {}", reason.describe()),
+            Self::Blocked { reason, .. } => write!(f, "blocked: {}", super::view::sentences::block(*reason)),
             Self::RateLimited { limit } => write!(f, "rate-limited: {}", limit.describe()),
             // Never the URL: this text reaches apps through the gateway;
             // the record in Airlock's history has it.

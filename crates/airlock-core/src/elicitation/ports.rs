@@ -80,9 +80,8 @@ pub struct Familiarity {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LookAlike {
     pub domain: String,
+    /// How; in words: `view::sentences::resemblance`.
     pub resemblance: airlock_url_safety::Resemblance,
-    /// The resemblance in words.
-    pub why: String,
 }
 
 impl Familiarity {

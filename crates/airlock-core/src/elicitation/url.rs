@@ -257,7 +257,6 @@ impl Broker {
                 |(d, r)| LookAlike {
                     domain: d.to_owned(),
                     resemblance: r,
-                    why: r.describe().to_owned(),
                 },
             );
         Familiarity {

@@ -60,6 +60,11 @@ pub struct AirlockClient {
     pub(super) log_rate: Arc<std::sync::Mutex<super::log_rate::LogRate>>,
 }
 
+/// The MCP Apps extension (`_meta.ui` on tools, `ui://` resources).
+pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
+/// What an MCP App's HTML is served as.
+pub const MCP_APP_MIME_TYPE: &str = "text/html;profile=mcp-app";
+
 pub fn client_info() -> ClientConfig {
     let mut capabilities = ClientCapabilities::default();
     capabilities.elicitation = Some(
@@ -67,6 +72,11 @@ pub fn client_info() -> ClientConfig {
             .with_form(FormElicitationCapability::default())
             .with_url(UrlElicitationCapability::default()),
     );
+    // MCP Apps (SEP-1865): servers that check for it offer their UI-enabled
+    // tools; the gateway passes them on to the apps that render them.
+    let mut ui = rmcp::model::JsonObject::new();
+    ui.insert("mimeTypes".into(), serde_json::json!([MCP_APP_MIME_TYPE]));
+    capabilities.extensions = Some([(UI_EXTENSION.to_owned(), ui)].into_iter().collect());
     let mut config = ClientConfig::new(
         capabilities,
         Implementation::new("airlock", env!("CARGO_PKG_VERSION")),

@@ -34,7 +34,7 @@ pub use connect::connect;
 pub use connect::connect_io;
 pub use errors::{error_chain, insufficient_scope_challenge};
 pub(crate) use handler::log_line;
-pub use handler::{client_info, AirlockClient};
+pub use handler::{client_info, AirlockClient, MCP_APP_MIME_TYPE, UI_EXTENSION};
 pub use stderr::STDERR_TAIL_LINES;
 pub use withdrawals::NOTICE_GRACE;
 

@@ -14,9 +14,11 @@
 //! too. Every definition an app reads has its hidden characters removed.
 //! Every pin, change, approval and rejection is in the audit trail.
 //!
-//! [`reconcile`] decides; [`review`] is what the user sees and does.
+//! [`reconcile`] decides; [`review`] is what the user sees and does;
+//! [`notice`] is what a notification says about it.
 
 mod canonical;
+pub mod notice;
 mod reconcile;
 mod review;
 

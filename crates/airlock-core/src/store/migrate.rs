@@ -45,6 +45,10 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     ),
     (15, include_str!("../../migrations/0015_audit_search.sql")),
     (16, include_str!("../../migrations/0016_trust.sql")),
+    (
+        17,
+        include_str!("../../migrations/0017_tool_calls_most_used.sql"),
+    ),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

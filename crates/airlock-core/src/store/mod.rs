@@ -11,6 +11,7 @@ pub mod owners;
 pub mod pins;
 mod queries;
 mod search;
+mod usage;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -29,6 +30,7 @@ pub use queries::{
     AuditPage, AuditQuery, ElicitationPage, ElicitationQuery, MAX_AUDIT_KINDS,
     MIN_INDEXED_SEARCH_CHARS,
 };
+pub use usage::{ToolUse, MOST_USED_WINDOW};
 pub use writer::{HistoryWriter, HISTORY_BATCH, HISTORY_GATHER, HISTORY_QUEUE};
 
 /// Register the SQL functions the history's triggers call (the text its

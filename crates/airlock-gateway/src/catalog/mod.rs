@@ -14,12 +14,15 @@
 //! approves them, hidden characters removed, poisoned ones held at first
 //! sight), its resource URIs and templates with their owners ([`owners`]),
 //! its instructions fenced ([`instructions`]); then the view is rebuilt
-//! ([`view`]) and, if what apps see changed, they are told (list_changed).
+//! ([`view`]) and, if what apps see changed, they are told (list_changed);
+//! the tool search ([`search`]) follows each view.
 
+pub mod apps;
 pub mod fetch;
 pub mod instructions;
 pub mod names;
 pub mod owners;
+pub mod search;
 pub mod templates;
 pub mod view;
 
@@ -78,6 +81,8 @@ pub struct Catalog {
     changes: broadcast::Sender<()>,
     /// Bumped when a room settles or a view is built.
     settled: watch::Sender<u64>,
+    /// Words over the served tools (`airlock__find_tools`).
+    search: search::ToolSearch,
 }
 
 /// A fingerprint of a server's lists (its bytes as JSON).
@@ -121,7 +126,7 @@ impl Catalog {
             }
         };
         let separator = separator.into();
-        let empty = view::build(&BTreeMap::new(), &separator, &book);
+        let empty = build_view(&BTreeMap::new(), &separator, &book);
         Arc::new(Self {
             core,
             separator,
@@ -131,6 +136,7 @@ impl Catalog {
             conflicts: Mutex::new(Vec::new()),
             changes,
             settled: watch::channel(0).0,
+            search: search::ToolSearch::new(),
         })
     }
 
@@ -146,6 +152,18 @@ impl Catalog {
     /// The view now: never waits for a server.
     pub fn view(&self) -> Arc<View> {
         self.view.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// At most `limit` served tools matching `query` that `allowed` lets
+    /// through (exposed names), best first ([`search`]).
+    pub fn find_tools(
+        &self,
+        view: &View,
+        query: &search::Query,
+        limit: usize,
+        allowed: impl Fn(&str) -> bool,
+    ) -> Result<Vec<String>, search::SearchError> {
+        self.search.find(view, query, limit, allowed)
     }
 
     /// The instructions of the view now (for `get_info`).
@@ -409,18 +427,23 @@ impl Catalog {
             .iter()
             .filter_map(|(s, r)| r.served.clone().map(|v| (s.clone(), v)))
             .collect();
-        let view = {
+        let mut view = {
             let book = self.book.lock().unwrap_or_else(|e| e.into_inner());
-            view::build(&rooms, &self.separator, &book)
+            build_view(&rooms, &self.separator, &book)
         };
         self.record_conflicts(&view.conflicts);
-        let changed = {
+        let (changed, view) = {
             let mut current = self.view.lock().unwrap_or_else(|e| e.into_inner());
             let changed =
                 print_view(&current) != print_view(&view) || current.servers != view.servers;
-            *current = Arc::new(view);
-            changed
+            view.generation = current.generation + 1;
+            let view = Arc::new(view);
+            *current = view.clone();
+            (changed, view)
         };
+        if let Err(e) = self.search.sync(&view) {
+            log(&e.to_string());
+        }
         self.settled.send_modify(|n| *n += 1);
         if changed {
             let _ = self.changes.send(());
@@ -502,6 +525,18 @@ where
             Some(cleaned)
         })
         .collect()
+}
+
+/// The view of `rooms`: names, owners and pins ([`view::build`]), then
+/// where each tool's MCP App may lead ([`apps::link`]).
+pub fn build_view(
+    rooms: &BTreeMap<String, Arc<Served>>,
+    separator: &str,
+    book: &owners::Book,
+) -> view::View {
+    let mut view = view::build(rooms, separator, book);
+    view.app_routes = apps::link(&mut view, book);
+    view
 }
 
 #[cfg(test)]

@@ -7,6 +7,20 @@ use std::collections::{HashMap, HashSet};
 /// The separator between a server's prefix and its item's own name.
 pub const DEFAULT_SEPARATOR: &str = "__";
 
+/// Names that start so (in any case) are Airlock's own tools'
+/// ([`crate::session::budget`]): a server's item never gets one.
+pub const RESERVED_PREFIX: &str = "airlock__";
+/// What goes before a server's item name that would start with
+/// [`RESERVED_PREFIX`].
+pub const RESERVED_RENAME: &str = "server-";
+
+/// `name` starts with [`RESERVED_PREFIX`], in any case.
+pub fn is_reserved(name: &str) -> bool {
+    name.as_bytes()
+        .get(..RESERVED_PREFIX.len())
+        .is_some_and(|p| p.eq_ignore_ascii_case(RESERVED_PREFIX.as_bytes()))
+}
+
 /// Longest prefix taken from a server name, in characters.
 pub const MAX_PREFIX_CHARS: usize = 64;
 
@@ -40,6 +54,8 @@ pub struct Collision {
     pub wanted: String,
     /// The name it got.
     pub given: String,
+    /// The name it would have had is Airlock's ([`RESERVED_PREFIX`]).
+    pub reserved: bool,
 }
 
 /// Exposed names for a list of `(server, item)` pairs, in order: the first
@@ -51,7 +67,13 @@ pub fn assign(pairs: &[(&str, &str)], separator: &str) -> (Vec<String>, Vec<Coll
     let mut names = Vec::with_capacity(pairs.len());
     let mut collisions = Vec::new();
     for (server, item) in pairs {
-        let wanted = format!("{}{separator}{item}", prefix(server));
+        let natural = format!("{}{separator}{item}", prefix(server));
+        let reserved = is_reserved(&natural);
+        let wanted = if reserved {
+            format!("{RESERVED_RENAME}{natural}")
+        } else {
+            natural.clone()
+        };
         let given = if taken.contains(&wanted) {
             let n = next_suffix.entry(wanted.clone()).or_insert(1);
             loop {
@@ -64,12 +86,13 @@ pub fn assign(pairs: &[(&str, &str)], separator: &str) -> (Vec<String>, Vec<Coll
         } else {
             wanted.clone()
         };
-        if given != wanted {
+        if given != natural {
             collisions.push(Collision {
                 server: (*server).to_owned(),
                 item: (*item).to_owned(),
-                wanted,
+                wanted: natural,
                 given: given.clone(),
+                reserved,
             });
         }
         taken.insert(given.clone());
@@ -120,6 +143,37 @@ mod tests {
         // Every name unique: nothing dropped, nothing shadowed.
         let unique: HashSet<_> = names.iter().collect();
         assert_eq!(unique.len(), names.len());
+    }
+
+    /// A server cannot serve a tool under a name of Airlock's own, in any
+    /// case or with any separator that makes one.
+    #[test]
+    fn airlocks_own_names_are_reserved() {
+        let pairs = [
+            ("airlock", "find_tools"),
+            ("AirLock", "call_tool"),
+            ("airlock_", "_x"),
+            ("airlock__find", "tools"),
+            ("server-airlock", "find_tools"),
+            ("airlocks", "find_tools"),
+        ];
+        let (names, collisions) = assign(&pairs, DEFAULT_SEPARATOR);
+        assert_eq!(
+            names,
+            [
+                "server-airlock__find_tools",
+                "server-AirLock__call_tool",
+                "server-airlock____x",
+                "server-airlock__find__tools",
+                "server-airlock__find_tools_2",
+                "airlocks__find_tools",
+            ]
+        );
+        assert!(names.iter().all(|n| !is_reserved(n)));
+        assert_eq!(collisions.iter().filter(|c| c.reserved).count(), 4);
+        let (names, _) = assign(&[("airlock", "_x")], "_");
+        assert_eq!(names, ["server-airlock__x"]);
+        assert!(is_reserved("AIRLOCK__find_tools") && !is_reserved("airlock_"));
     }
 
     #[test]

@@ -63,8 +63,16 @@ pub struct View {
     held_prompts: HashMap<String, HeldRoute>,
     /// Which server each template pattern (and a URI fitting one) goes to.
     pub template_owners: templates::Owners,
+    /// Unlisted MCP Apps (`ui://`) named by one server's tools only
+    /// ([`crate::catalog::apps`]).
+    pub(crate) app_routes: HashMap<String, Route>,
     /// Servers not served a URI another owns.
     pub conflicts: Vec<UriConflict>,
+    /// Numbers the views one catalog builds, newest highest (the tool
+    /// search follows it: [`crate::catalog::search`]).
+    pub generation: u64,
+    /// Each served tool's place in `tools`, by exposed name.
+    tool_defs: HashMap<String, usize>,
 }
 
 impl View {
@@ -85,20 +93,28 @@ impl View {
     pub fn held_prompt(&self, exposed: &str) -> Option<&HeldRoute> {
         self.held_prompts.get(exposed)
     }
+    /// The served tool apps know by `exposed`, as they see it.
+    pub fn tool_def(&self, exposed: &str) -> Option<&Tool> {
+        self.tool_defs.get(exposed).and_then(|i| self.tools.get(*i))
+    }
     /// Every tool route: `(exposed name, route)`.
     pub fn tool_routes(&self) -> impl Iterator<Item = (&String, &Route)> {
         self.tool_routes.iter()
     }
 
     /// Where a URI is read or subscribed: a listed resource, else the
-    /// server whose template the URI fits (the URI is the server's own).
+    /// server whose template the URI fits (the URI is the server's own),
+    /// else the server whose tools name it as their MCP App.
     pub fn resource_route(&self, uri: &str) -> Option<Route> {
-        self.resource(uri).cloned().or_else(|| {
-            self.template_owners.of_uri(uri).map(|server| Route {
-                server: server.to_owned(),
-                name: uri.to_owned(),
+        self.resource(uri)
+            .cloned()
+            .or_else(|| {
+                self.template_owners.of_uri(uri).map(|server| Route {
+                    server: server.to_owned(),
+                    name: uri.to_owned(),
+                })
             })
-        })
+            .or_else(|| self.app_routes.get(uri).cloned())
     }
 
     /// The combined instructions of only the servers `shown` allows.
@@ -145,8 +161,13 @@ fn named<'a, T>(
     }
     let (exposed, collisions) = names::assign(&pairs, separator);
     for c in &collisions {
+        let by = if c.reserved {
+            "Airlock's own tools are named so"
+        } else {
+            "another server's item has that name"
+        };
         crate::catalog::log(&format!(
-            "{what} {:?} of {} is served as {:?}: {:?} was taken by another server's {what}",
+            "{what} {:?} of {} is served as {:?}, not {:?}: {by}",
             c.item, c.server, c.given, c.wanted
         ));
     }
@@ -164,7 +185,8 @@ fn named<'a, T>(
         .collect()
 }
 
-/// Build the view (see the module docs).
+/// Build the view (see the module docs), all but the App links that
+/// [`crate::catalog::apps::link`] adds ([`crate::catalog::build_view`]).
 pub fn build(rooms: &BTreeMap<String, Arc<Served>>, separator: &str, book: &Book) -> View {
     let mut view = View {
         servers: rooms.keys().cloned().collect(),
@@ -177,6 +199,7 @@ pub fn build(rooms: &BTreeMap<String, Arc<Served>>, separator: &str, book: &Book
             (Some(tool), _) => {
                 let mut t = tool.clone();
                 t.name = n.exposed.clone().into();
+                view.tool_defs.insert(n.exposed.clone(), view.tools.len());
                 view.tools.push(t);
                 let name = n.own.to_owned();
                 view.tool_routes.insert(n.exposed, Route { server, name });

@@ -35,6 +35,10 @@ pub struct Shown {
     pub actions: Vec<(&'static str, String)>,
     /// `None`: until the user acts or the notification is closed.
     pub timeout: Option<Duration>,
+    /// A question waiting for its answer (critical urgency, `timeout`
+    /// applies); else an ordinary notice with the server's own urgency
+    /// and expiry.
+    pub critical: bool,
 }
 
 /// Show `n` and wait for an action (blocking: call on a thread of its
@@ -84,13 +88,15 @@ mod imp {
         n.appname("Airlock")
             .summary(&shown.summary)
             .body(&shown.body);
-        n.urgency(notify_rust::Urgency::Critical);
-        n.timeout(match shown.timeout {
-            Some(t) => {
-                notify_rust::Timeout::Milliseconds(u32::try_from(t.as_millis()).unwrap_or(u32::MAX))
-            }
-            None => notify_rust::Timeout::Never,
-        });
+        if shown.critical {
+            n.urgency(notify_rust::Urgency::Critical);
+            n.timeout(match shown.timeout {
+                Some(t) => notify_rust::Timeout::Milliseconds(
+                    u32::try_from(t.as_millis()).unwrap_or(u32::MAX),
+                ),
+                None => notify_rust::Timeout::Never,
+            });
+        }
         for (id, label) in &shown.actions {
             n.action(id, label);
         }

@@ -22,33 +22,28 @@
 //!   reached through [`crate::consent::notification_bus`]: D-Bus on Linux,
 //!   none on Windows and macOS (the daemon declines there).
 //!
-//! Text: only the server's and the app's names (defanged: no link, no
-//! markup, no dotted host, see `notification_name`) and the registrable
-//! domain Airlock computed; never the server's message or a URL. The body
-//! is escaped where the daemon renders markup.
+//! Text: the core's notices (`airlock_core::elicitation::view::notice`,
+//! for [`NoticeHost::Daemon`]): only the server's and the app's names
+//! (defanged) and the registrable domain Airlock computed, never the
+//! server's message or a URL, in the words of the core's sentence table.
+//! The body is escaped here where the daemon renders markup.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use airlock_core::elicitation::view::notice::{form_notice, late_notice, url_notice, NoticeHost};
+use airlock_core::elicitation::view::ViewAction;
 use airlock_core::elicitation::{
     BoxFuture, Consent, ConsentDecision, ContinueDecision, FormAnswer, FormConsentRequest,
     UrlConsentRequest,
 };
-use airlock_core::url_safety::notice::{escape_markup, notification_domain, notification_name};
+use airlock_core::url_safety::notice::escape_markup;
 use tokio::sync::oneshot;
 
 use crate::consent::notification_bus;
 
-/// A notification's action id and label.
-type Action = (&'static str, String);
-
-/// What one notification says and offers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Notice {
-    pub summary: String,
-    pub body: String,
-    pub actions: Vec<Action>,
-}
+/// What one notification says and offers (the core's).
+pub use airlock_core::elicitation::view::notice::Notice;
 
 /// Consent by desktop notification (see the module docs).
 pub struct NotifyConsent {
@@ -74,11 +69,11 @@ impl NotifyConsent {
         })
     }
 
-    /// Show `notice` and wait for an action (`None`: closed, expired, or no
-    /// notification could be shown). `timeout`: `None` waits until the
+    /// Show `notice` and wait for the answer of one of its actions (`None`:
+    /// closed, expired, or no notification could be shown). `timeout`: `None` waits until the
     /// caller stops waiting (the notification is closed when the returned
     /// future is dropped).
-    async fn ask(&self, notice: Notice, timeout: Option<Duration>) -> Option<String> {
+    async fn ask(&self, notice: Notice, timeout: Option<Duration>) -> Option<ViewAction> {
         let body = if self.markup {
             escape_markup(&notice.body)
         } else {
@@ -89,10 +84,15 @@ impl NotifyConsent {
         // The D-Bus wait blocks: a thread of its own per question (the
         // broker bounds the questions in flight).
         let shown = notification_bus::Shown {
-            summary: notice.summary,
+            summary: notice.summary.clone(),
             body,
-            actions: notice.actions,
+            actions: notice
+                .actions
+                .iter()
+                .map(|a| (a.id, a.label.clone()))
+                .collect(),
             timeout,
+            critical: true,
         };
         std::thread::spawn(move || notification_bus::show_and_wait(shown, id_tx, tx));
         let shown =
@@ -101,7 +101,10 @@ impl NotifyConsent {
                 .ok()
                 .flatten();
         let _close = shown.map(CloseOnDrop);
-        let answer = async { rx.await.ok().flatten() };
+        let answer = async {
+            let id = rx.await.ok().flatten()?;
+            notice.action(&id).and_then(|a| a.answer())
+        };
         match timeout {
             Some(t) => tokio::time::timeout(t, answer).await.ok().flatten(),
             None => answer.await,
@@ -124,108 +127,20 @@ struct CloseOnDrop(u32);
 
 impl Drop for CloseOnDrop {
     fn drop(&mut self) {
-        notification_bus::close(self.0);
+        close_notification(self.0);
     }
 }
 
-/// The notification for a URL waiting for consent, and whether it offers
-/// Open.
-pub fn url_notice(request: &UrlConsentRequest) -> (Notice, bool) {
-    let domain = notification_domain(request.inspection.registrable_domain.as_deref());
-    let one_click = request.one_click_ok() && domain.is_some();
-    let app = airlock_apps::notice_prefix(request.client.as_deref());
-    let server = notification_name(&request.server);
-    let what = if request.origin == airlock_core::elicitation::Origin::SignIn {
-        "sign in at"
-    } else {
-        "open"
-    };
-    let place = domain.clone().unwrap_or_else(|| "a web page".into());
-    let summary = format!("{app}{server} asks you to {what} {place}");
-    if one_click {
-        let seen = match request.familiarity.times_before {
-            0 => format!("First time {server} sends you to this domain."),
-            1 => format!("{server} sent you here once before."),
-            n => format!("{server} sent you here {n} times before."),
-        };
-        let body = format!(
-            "{seen} Open shows it in your browser; Airlock does not see what you do there. No answer declines."
-        );
-        let open = format!("Open {}", domain.unwrap_or_default());
-        let actions = vec![("open", open), ("decline", "Decline".to_owned())];
-        return (
-            Notice {
-                summary,
-                body,
-                actions,
-            },
-            true,
-        );
-    }
-    let mut why: Vec<String> = request
-        .inspection
-        .warnings
-        .iter()
-        .map(|w| w.describe().trim_end_matches('.').to_owned())
-        .collect();
-    if request.familiarity.looks_like.is_some() {
-        why.push("the domain looks like one you opened before".into());
-    }
-    if request.code_goes_to.is_some() {
-        why.push("the sign-in code goes to another domain".into());
-    }
-    if domain.is_none() {
-        why.push("its domain cannot be shown here".into());
-    }
-    let body = format!(
-        "Review in Airlock: {}. The Airlock daemon has no window to show the whole address, so this was declined; open the Airlock app to review such a page.",
-        why.join("; ")
-    );
-    (
-        Notice {
-            summary,
-            body,
-            actions: Vec::new(),
-        },
-        false,
-    )
-}
-
-/// The notification for an accepted page whose completion is late.
-pub fn late_notice(request: &UrlConsentRequest) -> Notice {
-    let domain = notification_domain(request.inspection.registrable_domain.as_deref())
-        .unwrap_or_else(|| "the web page".into());
-    Notice {
-        summary: format!("Still waiting for {domain}"),
-        body: format!(
-            "{}{} has not heard back yet. Continue if you finished in the browser; Cancel stops the tool call.",
-            airlock_apps::notice_prefix(request.client.as_deref()),
-            notification_name(&request.server)
-        ),
-        actions: vec![
-            ("continue", "Continue".to_owned()),
-            ("cancel", "Cancel".to_owned()),
-        ],
-    }
-}
-
-/// The notification for a form: declined, fill it in in Airlock.
-pub fn form_notice(request: &FormConsentRequest) -> Notice {
-    Notice {
-        summary: format!(
-            "{}{} asks you to fill in a form",
-            airlock_apps::notice_prefix(request.client.as_deref()),
-            notification_name(&request.server)
-        ),
-        body: "Declined: a form cannot be filled in from a notification. Open Airlock to fill in forms.".into(),
-        actions: Vec::new(),
-    }
+/// Withdraw a notification (it answers nothing any more). Shared with the
+/// desktop app, which withdraws its own the same way.
+pub fn close_notification(id: u32) {
+    notification_bus::close(id);
 }
 
 impl Consent for NotifyConsent {
     fn ask_url<'a>(&'a self, request: &'a UrlConsentRequest) -> BoxFuture<'a, ConsentDecision> {
         Box::pin(async move {
-            let (notice, one_click) = url_notice(request);
+            let (notice, one_click) = url_notice(request, NoticeHost::Daemon);
             if !one_click {
                 crate::catalog::log(&format!(
                     "{}: URL request #{} declined: it needs a review in the Airlock window",
@@ -234,8 +149,8 @@ impl Consent for NotifyConsent {
                 self.show_only(notice);
                 return ConsentDecision::Decline;
             }
-            match self.ask(notice, Some(self.wait)).await.as_deref() {
-                Some("open") => ConsentDecision::Accept,
+            match self.ask(notice, Some(self.wait)).await {
+                Some(ViewAction::Accept) => ConsentDecision::Accept,
                 _ => ConsentDecision::Decline,
             }
         })
@@ -246,9 +161,9 @@ impl Consent for NotifyConsent {
         request: &'a UrlConsentRequest,
     ) -> BoxFuture<'a, ContinueDecision> {
         Box::pin(async move {
-            match self.ask(late_notice(request), None).await.as_deref() {
-                Some("continue") => ContinueDecision::Continue,
-                Some("cancel") => ContinueDecision::Cancel,
+            match self.ask(late_notice(request), None).await {
+                Some(ViewAction::Continue) => ContinueDecision::Continue,
+                Some(ViewAction::Cancel) => ContinueDecision::Cancel,
                 // Dismissed: no answer; the broker's give-up deadline ends the wait.
                 _ => std::future::pending().await,
             }
@@ -256,7 +171,7 @@ impl Consent for NotifyConsent {
     }
 
     fn ask_form<'a>(&'a self, request: &'a FormConsentRequest) -> BoxFuture<'a, FormAnswer> {
-        self.show_only(form_notice(request));
+        self.show_only(form_notice(request, NoticeHost::Daemon));
         crate::catalog::log(&format!(
             "{}: form #{} declined: {}",
             request.server,
@@ -288,3 +203,110 @@ pub fn daemon_consent(wait: Duration) -> Arc<dyn Consent> {
 #[cfg(test)]
 #[path = "notify_tests.rs"]
 mod tests;
+
+// ---- Tool and prompt changes held for review (issue 25) -------------------
+
+/// The daemon's notification about changes held for review
+/// (`airlock_core::pins::notice` says what changed): how to review them,
+/// and a Review action only when `window` (the Airlock app can be opened on
+/// them). Never Approve: approving needs the diff.
+pub fn pin_change_notice(notice: &airlock_core::pins::notice::PinNotice, window: bool) -> Notice {
+    let it = if notice.count == 1 { "it" } else { "them" };
+    let review = format!(
+        "airlock tools review {}",
+        airlock_core::url_safety::notice::notification_name(&notice.server)
+    );
+    let mut lines = notice.lines.clone();
+    lines.push(if window {
+        format!("Your apps do not see {it} until you review {it}: Review opens Airlock on {it}, or run `{review}`.")
+    } else {
+        format!("Your apps do not see {it} until you review {it}: run `{review}`, or open Airlock.")
+    });
+    Notice {
+        summary: notice.summary.clone(),
+        body: lines.join("\n"),
+        actions: if window {
+            vec![airlock_core::elicitation::view::notice::NoticeAction::review()]
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+/// Each server's notification about changes held for review, on screen.
+static PIN_NOTICES: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<String, u32>>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// Show (or withdraw) the daemon's notification about a server's changes
+/// held for review; it replaces that server's earlier one. `open_review`
+/// opens the Airlock app on a change (its Review action); `None`: no action.
+/// Returns at once: a thread waits for the action.
+pub fn show_pin_change_notice(
+    event: airlock_core::pins::notice::PinNoticeEvent,
+    open_review: Option<Arc<dyn Fn(i64) + Send + Sync>>,
+) {
+    use airlock_core::pins::notice::PinNoticeEvent;
+    let taken = |server: &str| {
+        PIN_NOTICES
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(server)
+    };
+    let notice = match event {
+        PinNoticeEvent::Settled { server } => {
+            if let Some(id) = taken(&server) {
+                close_notification(id);
+            }
+            return;
+        }
+        PinNoticeEvent::Show(n) => n,
+    };
+    crate::catalog::log(&format!(
+        "{}: {} (`airlock tools review {}`)",
+        notice.server, notice.summary, notice.server
+    ));
+    std::thread::spawn(move || {
+        let Ok(caps) = notification_bus::capabilities() else {
+            return;
+        };
+        let text = pin_change_notice(&notice, caps.actions && open_review.is_some());
+        let body = if caps.markup {
+            escape_markup(&text.body)
+        } else {
+            text.body
+        };
+        if let Some(old) = taken(&notice.server) {
+            close_notification(old);
+        }
+        let shown = notification_bus::Shown {
+            summary: text.summary,
+            body,
+            actions: text
+                .actions
+                .iter()
+                .map(|a| (a.id, a.label.clone()))
+                .collect(),
+            timeout: None,
+            critical: false,
+        };
+        let (id_tx, id_rx) = std::sync::mpsc::channel();
+        let (tx, rx) = oneshot::channel();
+        std::thread::spawn(move || notification_bus::show_and_wait(shown, id_tx, tx));
+        // No id: it could not be shown (or there is no notification server).
+        let Ok(id) = id_rx.recv() else { return };
+        PIN_NOTICES
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(notice.server.clone(), id);
+        let change = notice.change_id;
+        if rx.blocking_recv().ok().flatten().as_deref() == Some("review") {
+            if let Some(open) = &open_review {
+                open(change);
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+#[path = "pin_notice_tests.rs"]
+mod pin_notice_tests;

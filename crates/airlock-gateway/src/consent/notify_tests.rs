@@ -1,7 +1,14 @@
+//! What the daemon's notifications say (the core's notices, for a host
+//! without a window).
+
 use airlock_core::elicitation::{Familiarity, LookAlike, Origin};
 use airlock_core::url_safety::{inspect, Policy, Resemblance};
 
 use super::*;
+
+fn url_notice(request: &UrlConsentRequest) -> (Notice, bool) {
+    super::url_notice(request, NoticeHost::Daemon)
+}
 
 fn request(client: Option<&str>, server: &str, url: &str) -> UrlConsentRequest {
     UrlConsentRequest {
@@ -19,7 +26,7 @@ fn request(client: Option<&str>, server: &str, url: &str) -> UrlConsentRequest {
 
 fn all_text(n: &Notice) -> String {
     let mut t = vec![n.summary.clone(), n.body.clone()];
-    t.extend(n.actions.iter().map(|(_, l)| l.clone()));
+    t.extend(n.actions.iter().map(|a| a.label.clone()));
     t.join("\n")
 }
 
@@ -35,9 +42,10 @@ fn a_plain_page_offers_open_and_decline_and_names_app_server_and_domain() {
         n.summary,
         "Claude Code → github asks you to open github.com"
     );
-    let ids: Vec<&str> = n.actions.iter().map(|(id, _)| *id).collect();
+    let ids: Vec<&str> = n.actions.iter().map(|a| a.id).collect();
     assert_eq!(ids, ["open", "decline"]);
-    assert_eq!(n.actions[0].1, "Open github.com");
+    assert_eq!(n.actions[0].label, "Open github.com");
+    assert_eq!(n.actions[0].answer(), Some(ViewAction::Accept));
     let text = all_text(&n);
     assert!(
         !text.contains("evil.example") && !text.contains("login/device"),
@@ -63,7 +71,6 @@ fn a_warned_page_offers_no_open_and_says_why() {
     r.familiarity.looks_like = Some(LookAlike {
         domain: "paypal.com".into(),
         resemblance: Resemblance::SameSkeleton,
-        why: "x".into(),
     });
     let (n, one_click) = url_notice(&r);
     assert!(!one_click);
@@ -113,18 +120,21 @@ fn late_and_form_notices_name_the_app() {
     let late = late_notice(&r);
     assert_eq!(late.summary, "Still waiting for github.com");
     assert!(late.body.starts_with("Zed → github has not heard back yet"));
-    let form = form_notice(&FormConsentRequest {
-        record_id: 1,
-        server: "github".into(),
-        message: "m".into(),
-        origin: Origin::Request,
-        schema: airlock_core::elicitation::form::parse_schema(
-            &serde_json::json!({"properties": {}}),
-        )
-        .unwrap(),
-        client: Some("lm-studio".into()),
-        to_app: None,
-    });
+    let form = form_notice(
+        &FormConsentRequest {
+            record_id: 1,
+            server: "github".into(),
+            message: "m".into(),
+            origin: Origin::Request,
+            schema: airlock_core::elicitation::form::parse_schema(
+                &serde_json::json!({"properties": {}}),
+            )
+            .unwrap(),
+            client: Some("lm-studio".into()),
+            to_app: None,
+        },
+        NoticeHost::Daemon,
+    );
     assert_eq!(
         form.summary,
         "LM Studio → github asks you to fill in a form"

@@ -8,7 +8,7 @@
 //! | sampling, roots | `AppRequests::create_message`, `list_roots` | [`crate::routing::sampling`] |
 //! | log line | `AppRequests::server_log` | [`crate::routing::logs`] (the app's level, its profile, a bucket per server) |
 //! | resource update | `AppRequests::resource_updated` | [`crate::routing::subscribe`] |
-//! | progress | the call's own progress channel | [`crate::routing::progress`] |
+//! | progress (tool calls, prompts, resource reads) | the request's own progress channel | [`crate::routing::progress`] |
 //! | list change | the catalog's change broadcast | [`crate::routing::changes`] |
 //!
 //! Which app a message belongs to is the core's to say (an [`AppTarget`]:

@@ -21,6 +21,7 @@ use tokio::sync::Semaphore;
 use crate::host::Gateway;
 use crate::limits;
 pub(crate) use crate::routing::changes::{announce_change, follow_changes, CHANGE_COALESCE};
+use crate::session::budget::{self, Own};
 use crate::session::forward::{forward_call, prompt_for_the_app, resource_for_the_app, tool_error};
 use crate::session::paging::page;
 
@@ -188,6 +189,107 @@ fn capabilities() -> ServerCapabilities {
         .build()
 }
 
+/// What a call's arguments are checked against before it reaches its server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Check {
+    /// Nothing: the server checks its own (a direct call).
+    None,
+    /// The tool's input schema (a call through `airlock__call_tool`).
+    Schema,
+}
+
+impl AppSession {
+    /// The one path of a tool call to a server, whichever way the app made
+    /// it (directly, or through `airlock__call_tool`): the app's in-flight
+    /// slot, its profile, a hold, a pause (refused and recorded), the
+    /// arguments' `check`, then forwarded with forms and progress.
+    pub(crate) async fn call_exposed(
+        &self,
+        name: &str,
+        arguments: Option<rmcp::model::JsonObject>,
+        check: Check,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let slot = self.slot()?;
+        let (client, profile, paused) = self.standing(context)?;
+        let view = self.gateway.catalog.view();
+        let route = view
+            .tool(name)
+            .filter(|r| profile.allows_tool(&r.server, &r.name))
+            .cloned();
+        let Some(route) = route else {
+            // A tool the app knew that is held now (changed since the user
+            // approved it, or poisoned): the reason, as a tool error.
+            if let Some(held) = view
+                .held_tool(name)
+                .filter(|h| profile.allows_server(&h.server))
+            {
+                return Ok(tool_error(format!("Airlock: {}", held.why)));
+            }
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown tool {:?}: tools/list shows the tools Airlock serves now",
+                    truncate(name, 200)
+                ),
+                None,
+            ));
+        };
+        let misfit = match (check, view.tool_def(name)) {
+            (Check::Schema, Some(tool)) => budget::check_arguments(tool, arguments.as_ref()).err(),
+            _ => None,
+        };
+        drop(view);
+        // Paused by the user: nothing reaches the server; history says so.
+        if paused {
+            let why = airlock_core::clients::PAUSED_ERROR;
+            let _ = self.gateway.core.record_refused_call(
+                &client,
+                &route.server,
+                &route.name,
+                arguments.as_ref(),
+                why,
+            );
+            return Ok(tool_error(format!("Airlock: {why}")));
+        }
+        // Arguments that do not fit: nothing reaches the server; history says so.
+        if let Some(why) = misfit {
+            let _ = self.gateway.core.record_refused_call(
+                &client,
+                &route.server,
+                &route.name,
+                arguments.as_ref(),
+                &why,
+            );
+            return Ok(budget::refusal(&why));
+        }
+        // A form this call's server asks goes to this app, if it can show
+        // it (crate::session::requests).
+        let (core, progress, peer, links) = (
+            self.gateway.core.clone(),
+            context.meta.get_progress_token(),
+            context.peer.clone(),
+            self.links.clone(),
+        );
+        self.with_forms(&client, slot, context, move |caller| {
+            forward_call(core, caller, route, links, arguments, progress, peer)
+        })
+        .await
+    }
+}
+
+/// Servers' tools with an MCP App pass it on (crate::catalog::apps): the
+/// gateway says so as such a server does, so an app that renders Apps
+/// knows to look.
+fn declare_apps(capabilities: &mut ServerCapabilities, view: &crate::catalog::View) {
+    use crate::catalog::apps;
+    if view.tools.iter().any(|t| !apps::app_uris(t).is_empty()) {
+        capabilities
+            .extensions
+            .get_or_insert_default()
+            .insert(apps::UI_EXTENSION.to_owned(), Default::default());
+    }
+}
+
 impl ServerHandler for AppSession {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(capabilities())
@@ -212,6 +314,7 @@ impl ServerHandler for AppSession {
         let mut result = self.negotiate_initialize(&request)?;
         // Only the servers this app's profile shows are named.
         result.instructions = Some(view.instructions_for(|s| profile.allows_server(s)));
+        declare_apps(&mut result.capabilities, &view);
         Ok(result)
     }
 
@@ -239,6 +342,7 @@ impl ServerHandler for AppSession {
             self.get_info(),
         );
         result.instructions = Some(view.instructions_for(|s| profile.allows_server(s)));
+        declare_apps(&mut result.capabilities, &view);
         Ok(result)
     }
 
@@ -247,12 +351,10 @@ impl ServerHandler for AppSession {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let (_, profile) = self.profile(&context)?;
+        let (client, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view();
-        let (tools, next) = page(
-            &crate::session::profile::tools(&view, &profile),
-            request.as_ref(),
-        )?;
+        let listed = crate::session::budget::listed(&self.gateway.core, &view, &profile, &client);
+        let (tools, next) = page(&listed, request.as_ref())?;
         let mut result = ListToolsResult::with_all_items(tools);
         result.next_cursor = next;
         Ok(result)
@@ -270,65 +372,32 @@ impl ServerHandler for AppSession {
                 .resume(state, request.input_responses.as_ref(), &context)
                 .await;
         }
-        let slot = self.slot()?;
-        let (client, profile, paused) = self.standing(&context)?;
-        let view = self.gateway.catalog.view();
-        let route = view
-            .tool(&request.name)
-            .filter(|r| profile.allows_tool(&r.server, &r.name))
-            .cloned();
-        let Some(route) = route else {
-            // A tool the app knew that is held now (changed since the user
-            // approved it, or poisoned): the reason, as a tool error.
-            if let Some(held) = view
-                .held_tool(&request.name)
-                .filter(|h| profile.allows_server(&h.server))
-            {
-                return Ok(tool_error(format!("Airlock: {}", held.why)));
+        match crate::session::budget::own(&request.name) {
+            Some(Own::Find) => {
+                let (_, profile) = self.profile(&context)?;
+                let view = self.gateway.catalog.view();
+                let catalog = &self.gateway.catalog;
+                return Ok(budget::find(
+                    catalog,
+                    &view,
+                    &profile,
+                    request.arguments.as_ref(),
+                ));
             }
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "unknown tool {:?}: tools/list shows the tools Airlock serves now",
-                    truncate(&request.name, 200)
-                ),
-                None,
-            ));
-        };
-        drop(view);
-        // Paused by the user: nothing reaches the server; history says so.
-        if paused {
-            let why = airlock_core::clients::PAUSED_ERROR;
-            let _ = self.gateway.core.record_refused_call(
-                &client,
-                &route.server,
-                &route.name,
-                request.arguments.as_ref(),
-                why,
-            );
-            return Ok(tool_error(format!("Airlock: {why}")));
+            Some(Own::Call) => {
+                let (name, arguments) = match budget::call_request(request.arguments.as_ref()) {
+                    Ok(r) => r,
+                    Err(why) => return Ok(budget::refusal(&why)),
+                };
+                return self
+                    .call_exposed(&name, arguments, Check::Schema, &context)
+                    .await;
+            }
+            None => {}
         }
-        // A form this call's server asks goes to this app, if it can show
-        // it (crate::session::requests).
-        let (core, progress, peer, links) = (
-            self.gateway.core.clone(),
-            context.meta.get_progress_token(),
-            context.peer.clone(),
-            self.links.clone(),
-        );
-        self.with_forms(&client, slot, &context, move |caller| {
-            forward_call(
-                core,
-                caller,
-                route,
-                links,
-                request.arguments,
-                progress,
-                peer,
-            )
-        })
-        .await
+        self.call_exposed(&request.name, request.arguments, Check::None, &context)
+            .await
     }
-
     #[allow(deprecated)] // logging: 2025-11-25 apps use it
     async fn set_level(
         &self,
@@ -396,9 +465,18 @@ impl ServerHandler for AppSession {
             ));
         };
         drop(view);
-        let core = self.gateway.core.clone();
+        let (core, peer) = (self.gateway.core.clone(), context.peer.clone());
+        let relay = crate::routing::progress::Relay::new(context.meta.get_progress_token());
         self.with_forms(&client, slot, &context, move |caller| async move {
-            core.get_prompt_for(&caller, &route.server, &route.name, request.arguments)
+            let sender = crate::routing::progress::Relay::sender(relay.as_ref());
+            let get = core.get_prompt_for(
+                &caller,
+                &route.server,
+                &route.name,
+                request.arguments,
+                sender,
+            );
+            crate::routing::progress::forwarding(get, relay.as_ref(), &peer)
                 .await
                 .map(|r| GetPromptResponse::Complete(prompt_for_the_app(r)))
                 .map_err(|e| core_error(&e))
@@ -498,9 +576,12 @@ impl ServerHandler for AppSession {
             ));
         };
         drop(view);
-        let core = self.gateway.core.clone();
+        let (core, peer) = (self.gateway.core.clone(), context.peer.clone());
+        let relay = crate::routing::progress::Relay::new(context.meta.get_progress_token());
         self.with_forms(&client, slot, &context, move |caller| async move {
-            core.read_resource_for(&caller, &route.server, &route.name)
+            let sender = crate::routing::progress::Relay::sender(relay.as_ref());
+            let read = core.read_resource_for(&caller, &route.server, &route.name, sender);
+            crate::routing::progress::forwarding(read, relay.as_ref(), &peer)
                 .await
                 .map(|r| ReadResourceResponse::Complete(resource_for_the_app(r)))
                 .map_err(|e| core_error(&e))

@@ -55,22 +55,10 @@ pub(crate) async fn forward_call(
     progress_token: Option<rmcp::model::ProgressToken>,
     peer: rmcp::service::Peer<RoleServer>,
 ) -> crate::session::rounds::Finish<CallToolResponse> {
-    let progress = progress_token.map(|token| (token, tokio::sync::watch::channel(None)));
-    let call = core.call_tool_with_progress(
-        &caller,
-        &route.server,
-        &route.name,
-        arguments,
-        progress.as_ref().map(|(_, (tx, _))| tx),
-    );
-    let outcome = crate::routing::progress::forwarding(
-        call,
-        progress
-            .as_ref()
-            .map(|(token, (_, rx))| (token.clone(), rx.clone())),
-        &peer,
-    )
-    .await;
+    let relay = crate::routing::progress::Relay::new(progress_token);
+    let sender = crate::routing::progress::Relay::sender(relay.as_ref());
+    let call = core.call_tool_with_progress(&caller, &route.server, &route.name, arguments, sender);
+    let outcome = crate::routing::progress::forwarding(call, relay.as_ref(), &peer).await;
     match outcome {
         Ok(outcome) => match serde_json::from_value::<CallToolResult>(outcome.result) {
             Ok(result) => {

@@ -3,14 +3,17 @@
 //! server and may meet a form on the way ([`requests`], in rounds on
 //! 2026-07-28: [`rounds`]), a tool call forwarded and its result as the app
 //! gets it ([`forward`]) and the resources it linked ([`links`]), list
-//! pages ([`paging`]), and the list of attached
+//! pages ([`paging`]), its tool budget with Airlock's own two tools
+//! ([`budget`], the arguments' check: [`schema`]), and the list of attached
 //! apps the window shows ([`attached`]).
 
 pub mod app;
 pub mod attached;
+pub mod budget;
 pub(crate) mod forward;
 pub mod links;
 pub(crate) mod paging;
 pub mod profile;
 pub(crate) mod requests;
 pub mod rounds;
+pub mod schema;

@@ -11,4 +11,9 @@ servers?: Array<string> | null,
 /**
  * Per server, the only tools it sees; a server not here: all its tools.
  */
-tools?: { [key in string]: Array<string> }, };
+tools?: { [key in string]: Array<string> }, 
+/**
+ * The most tools its tools/list holds ([`crate::tool_budget`]): a
+ * number, `"none"`, or unset (the app's default).
+ */
+tool_budget?: number | "none", };

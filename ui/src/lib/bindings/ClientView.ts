@@ -28,4 +28,13 @@ attached: number,
 /**
  * When the oldest of them attached (ms).
  */
-attached_since: number | null, };
+attached_since: number | null, 
+/**
+ * The most tools its tools/list holds (its profile's budget, else the
+ * app's default); `None`: no budget.
+ */
+tool_budget: number | null, 
+/**
+ * Where that budget comes from, in a line (the app's cap and its source).
+ */
+tool_budget_why: string | null, };

@@ -2,4 +2,4 @@
 import type { ConnStatus } from "./ConnStatus";
 import type { ElicitationEvent } from "./ElicitationEvent";
 
-export type CoreEvent = { "kind": "status", server: string, status: ConnStatus, } | { "kind": "log", server: string, source: string, level: string, text: string, } | { "kind": "elicitation" } & ElicitationEvent | { "kind": "lists_changed", server: string, };
+export type CoreEvent = { "kind": "status", server: string, status: ConnStatus, } | { "kind": "log", server: string, source: string, level: string, text: string, } | { "kind": "elicitation" } & ElicitationEvent | { "kind": "lists_changed", server: string, } | { "kind": "pin_changes", server: string, pending: number, };

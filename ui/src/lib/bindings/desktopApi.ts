@@ -23,10 +23,14 @@ import type { Inspection } from "./Inspection";
 import type { JsonValue } from "./serde_json/JsonValue";
 import type { LogLine } from "./LogLine";
 import type { PendingView } from "./PendingView";
+import type { PinChange } from "./PinChange";
+import type { PinCount } from "./PinCount";
+import type { PinReview } from "./PinReview";
 import type { ServerDef } from "./ServerDef";
 import type { ServerInput } from "./ServerInput";
 import type { ServerView } from "./ServerView";
 import type { Settings } from "./Settings";
+import type { UriConflict } from "./UriConflict";
 
 /**
  * Every desktop command by name: its arguments as `invoke` takes them
@@ -157,6 +161,34 @@ export type Commands = {
    */
   set_autostart: { args: { enabled: boolean }; result: boolean };
   /**
+   * Changes of tools and prompts waiting for review (the newest, oldest first) and how many wait.
+   */
+  pin_review: { args: Record<string, never>; result: PinReview };
+  /**
+   * A server's newest decided changes (history of the review), newest first.
+   */
+  pin_history: { args: { server: string; limit: number }; result: Array<PinChange> };
+  /**
+   * How many changes wait for review, per server (the badges).
+   */
+  pin_counts: { args: Record<string, never>; result: Array<PinCount> };
+  /**
+   * "approve" | "reject" a waiting change; the change as decided.
+   */
+  decide_pin_change: { args: { id: number; decision: string }; result: PinChange };
+  /**
+   * Resource URIs this server and another both list.
+   */
+  uri_conflicts: { args: { server: string }; result: Array<UriConflict> };
+  /**
+   * Apps read `uri` ("resource" | "template") from `server` from now on.
+   */
+  choose_uri_owner: { args: { uri: string; kind: string; server: string }; result: null };
+  /**
+   * The change a notification's Review asked to show, once (null: none).
+   */
+  take_review_request: { args: Record<string, never>; result: number | null };
+  /**
    * The window drew its first data (the server list): the shell prints
    * how long after start, once; the milliseconds (0 after the first).
    */
@@ -177,6 +209,10 @@ export type Events = {
    * The shell asks the window to show a page (the tray's "Open inbox": `elicitations`).
    */
   "airlock://navigate": string;
+  /**
+   * Show this change in the review (a notification's Review action).
+   */
+  "airlock://review": number;
 };
 
 /** Event names, by their name in Rust. */
@@ -184,4 +220,5 @@ export const EVENT_NAMES = {
   CORE_EVENT: "airlock://event",
   INBOX_EVENT: "airlock://inbox",
   NAVIGATE_EVENT: "airlock://navigate",
+  REVIEW_EVENT: "airlock://review",
 } as const;

@@ -1,12 +1,18 @@
-//! Cutting a host or a URL around its registrable domain, for the dialog's
-//! emphasis (the registrable part bold, the rest dimmed).
+//! Cutting a host or a URL around its registrable domain, so a surface can
+//! emphasise the part that says who runs the page (bold, a colour) and dim
+//! the rest. Nothing is shortened here: a surface with little room elides
+//! the parts itself, never the domain.
 
-use airlock_core::url_safety::{elide_middle, neutralize_for_display};
+use airlock_url_safety::neutralize_for_display;
 
-use super::{Emphasis, DIALOG_URL_CHARS, HOST_CHARS, URL_AFTER_MIN_CHARS, URL_BEFORE_CHARS};
+use super::Split;
+use super::MAX_VIEW_URL_CHARS;
+
+/// Longest host or domain (the longest DNS name).
+pub(super) const HOST_CHARS: usize = 253;
 
 /// Is `suffix` the last labels of `host` (a whole number of labels)?
-pub(super) fn ends_with_labels(host: &str, suffix: &str) -> bool {
+fn ends_with_labels(host: &str, suffix: &str) -> bool {
     !suffix.is_empty()
         && host.len() >= suffix.len()
         && host.is_char_boundary(host.len() - suffix.len())
@@ -15,13 +21,13 @@ pub(super) fn ends_with_labels(host: &str, suffix: &str) -> bool {
 }
 
 /// The displayed host cut around its registrable domain: the labels before
-/// it, the domain's own labels in their displayed form (Unicode where the
-/// core allows it) and a trailing dot if the host has one. The display form
-/// has the same labels as the ASCII form the registrable domain was computed
-/// from (Punycode is per label), so the domain is the display host's last
-/// labels, as many as the registrable domain has. `None` when that does not
-/// hold (then nothing is emphasised).
-pub fn split_host(display_host: &str, ascii_host: &str, registrable: &str) -> Option<Emphasis> {
+/// it, the domain's own labels in their displayed form (Unicode where
+/// airlock-url-safety allows it) and a trailing dot if the host has one.
+/// The display form has the same labels as the ASCII form the registrable
+/// domain was computed from (Punycode is per label), so the domain is the
+/// display host's last labels, as many as the registrable domain has.
+/// `None` when that does not hold (then nothing is emphasised).
+pub fn split_host(display_host: &str, ascii_host: &str, registrable: &str) -> Option<Split> {
     let trailing_dot = |h: &str| h.len() > 1 && h.ends_with('.');
     let (display, ascii) = (
         display_host
@@ -47,31 +53,22 @@ pub fn split_host(display_host: &str, ascii_host: &str, registrable: &str) -> Op
     if !before.is_empty() {
         before.push('.');
     }
-    Some(Emphasis {
+    Some(Split {
         before: neutralize_for_display(&before, HOST_CHARS),
         domain: neutralize_for_display(&domain.join("."), HOST_CHARS),
         after: after.into(),
     })
 }
 
-/// A URL (the core's normalised, ASCII form) cut around the registrable
-/// domain of its host, each part bounded: the part before the domain to
-/// `URL_BEFORE_CHARS`, the part after it to what is left of
-/// `DIALOG_URL_CHARS` (at least `URL_AFTER_MIN_CHARS`), both elided in the
-/// middle. The domain itself is never cut. Without a `scheme://host` to
-/// find, the whole URL is elided to `DIALOG_URL_CHARS` and nothing is
-/// emphasised.
-pub fn split_url(url: &str, ascii_host: Option<&str>, registrable: Option<&str>) -> Emphasis {
-    let url = neutralize_for_display(url, usize::MAX);
-    cut_url(&url, ascii_host, registrable)
-        .unwrap_or_else(|| Emphasis::plain(elide_middle(&url, DIALOG_URL_CHARS)))
+/// A URL (the normalised, ASCII form) cut around the registrable domain of
+/// its host. Without a `scheme://host` to find, the whole URL is `before`
+/// and nothing is emphasised.
+pub fn split_url(url: &str, ascii_host: Option<&str>, registrable: Option<&str>) -> Split {
+    let url = neutralize_for_display(url, MAX_VIEW_URL_CHARS);
+    cut_url(&url, ascii_host, registrable).unwrap_or_else(|| Split::plain(url))
 }
 
-pub(super) fn cut_url(
-    url: &str,
-    ascii_host: Option<&str>,
-    registrable: Option<&str>,
-) -> Option<Emphasis> {
+fn cut_url(url: &str, ascii_host: Option<&str>, registrable: Option<&str>) -> Option<Split> {
     let (host, registrable) = (ascii_host?, registrable?);
     let scheme_end = url.find("://")? + 3;
     let rest = url.get(scheme_end..)?;
@@ -91,18 +88,9 @@ pub(super) fn cut_url(
     }
     let domain_end = host_start + host.len();
     let domain_start = domain_end.checked_sub(registrable.len())?;
-    let before = elide_middle(url.get(..domain_start)?, URL_BEFORE_CHARS);
-    let domain = url.get(domain_start..domain_end)?.to_owned();
-    let used = before.chars().count() + domain.chars().count();
-    let after = elide_middle(
-        url.get(domain_end..)?,
-        DIALOG_URL_CHARS
-            .saturating_sub(used)
-            .max(URL_AFTER_MIN_CHARS),
-    );
-    Some(Emphasis {
-        before,
-        domain,
-        after,
+    Some(Split {
+        before: url.get(..domain_start)?.to_owned(),
+        domain: url.get(domain_start..domain_end)?.to_owned(),
+        after: url.get(domain_end..)?.to_owned(),
     })
 }
