@@ -12,7 +12,8 @@
 #   --no-desktop   the CLI, the demo server and the test client only
 #   --installer    also the Tauri bundler's NSIS installer (Debian's nsis);
 #                  when the bundler cannot make it here, its exact error is
-#                  printed and the zip stays the Windows download
+#                  printed and the zip stays the Windows download (here it
+#                  stops at downloading nsis_tauri_utils.dll from GitHub)
 #   --out DIR      where the binaries and the zip go (default dist/windows)
 #
 # Installs what is missing (Debian packages, the rustup target), idempotent
@@ -34,7 +35,7 @@ while [[ $# -gt 0 ]]; do
     --no-desktop) desktop=0; shift ;;
     --installer) installer=1; shift ;;
     --out) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "usage: $0 [--dev] [--no-desktop] [--installer] [--out DIR]" >&2; exit 2 ;;
   esac
 done
