@@ -35,7 +35,7 @@ while [[ $# -gt 0 ]]; do
     --no-desktop) desktop=0; shift ;;
     --installer) installer=1; shift ;;
     --out) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "usage: $0 [--dev] [--no-desktop] [--installer] [--out DIR]" >&2; exit 2 ;;
   esac
 done
