@@ -36,6 +36,7 @@ bash scripts/setup.sh >/dev/null # the Debian packages Tauri builds against
 need=()
 command -v dpkg-shlibdeps >/dev/null || need+=(dpkg-dev)
 command -v help2man >/dev/null || need+=(help2man)
+command -v rpm >/dev/null || need+=(rpm) # names the .rpm below (rpm -qp)
 if [[ ${#need[@]} -gt 0 ]]; then
   "${sudo_cmd[@]}" apt-get update -q >/dev/null
   "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null
@@ -158,7 +159,7 @@ built_deb=$(find "$bundle_dir/deb" -maxdepth 1 -name '*.deb' | head -1)
 built_rpm=$(find "$bundle_dir/rpm" -maxdepth 1 -name '*.rpm' | head -1)
 cp "$built_deb" "$out/$(dpkg-deb -f "$built_deb" Package)_${version}_$(dpkg-deb -f "$built_deb" Architecture).deb"
 cp "$built_rpm" "$out/$(rpm -qp --qf '%{NAME}-%{VERSION}-%{RELEASE}.%{ARCH}' "$built_rpm" 2>/dev/null).rpm"
-step bundle "$(cd "$out" && echo airlock_*.deb airlock-*.rpm) in ${out#"$root"/}/"
+step bundle "$(cd "$out" && for f in airlock_*.deb airlock-*.rpm; do printf '%s (%s) ' "$f" "$(du -h "$f" | cut -f1)"; done)in ${out#"$root"/}/"
 
 # ---- 5. report -----------------------------------------------------------------
 mib() { awk -v b="$1" 'BEGIN {printf "%.1f MiB", b / 1048576}'; }

@@ -1,100 +1,106 @@
-//! "Start Airlock at login" on Linux: an XDG autostart entry,
-//! `$XDG_CONFIG_HOME/autostart/Airlock.desktop` (`~/.config` when the
-//! variable is unset or not absolute, as the XDG spec says). Written here
-//! rather than through tauri-plugin-autostart, whose Linux writer ignores
-//! `XDG_CONFIG_HOME` (a user who sets it would get an entry nobody reads)
-//! and leaves the program path unquoted (a path with a space would not
-//! start). Other systems keep the plugin.
+//! "Start Airlock at login", one way per platform, each starting Airlock
+//! with `--hidden` (straight to the tray):
 //!
-//! The entry starts Airlock with `--hidden`: at login it goes straight to
-//! the tray, where apps attach and notifications ask for consent.
+//! - **Linux** ([`xdg`]): an XDG autostart entry,
+//!   `$XDG_CONFIG_HOME/autostart/Airlock.desktop`.
+//! - **Windows** (`run_key`): the value `Airlock` under
+//!   `HKCU\Software\Microsoft\Windows\CurrentVersion\Run`, the program's
+//!   path quoted (`"C:\...\Airlock.exe" --hidden`). Turning it off in Task
+//!   Manager's Startup apps (`...\Explorer\StartupApproved\Run`) counts as
+//!   off; turning it on here clears that switch.
+//! - **macOS** (`launch_agent`): `~/Library/LaunchAgents/dev.airlock.desktop.plist`
+//!   with `RunAtLoad`, which launchd reads at the next login. Compile-checked
+//!   only: no macOS machine runs it here.
+//!
+//! Written here rather than through tauri-plugin-autostart (see [`xdg`] for
+//! what its Linux writer gets wrong), so each platform's entry is text this
+//! crate builds and tests ([`run_value`], [`launch_agent_plist`]).
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+#[cfg(any(windows, target_os = "macos", test))]
+use std::path::Path;
 
-use crate::HIDDEN_ARG;
-const FILE_NAME: &str = "Airlock.desktop";
+#[cfg(target_os = "linux")]
+pub mod xdg;
+#[cfg(target_os = "linux")]
+use xdg as imp;
 
-/// Where the entry lives for this environment (`None`: no HOME either).
-pub fn entry_path(xdg_config_home: Option<&str>, home: Option<&str>) -> Option<PathBuf> {
-    let base = match xdg_config_home.filter(|d| Path::new(d).is_absolute()) {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(home.filter(|h| Path::new(h).is_absolute())?).join(".config"),
-    };
-    Some(base.join("autostart").join(FILE_NAME))
-}
+#[cfg(windows)]
+mod run_key;
+#[cfg(windows)]
+use run_key as imp;
 
-fn current_entry_path() -> Result<PathBuf, String> {
-    let var = |k: &str| std::env::var(k).ok();
-    entry_path(var("XDG_CONFIG_HOME").as_deref(), var("HOME").as_deref())
-        .ok_or_else(|| "HOME is not set, so there is no autostart folder".to_owned())
-}
+#[cfg(target_os = "macos")]
+mod launch_agent;
+#[cfg(target_os = "macos")]
+use launch_agent as imp;
 
-/// One argument of an `Exec` line, quoted (Desktop Entry spec: inside
-/// double quotes `"`, `` ` ``, `$` and `\` take a backslash; then the value
-/// itself escapes `\` once more, and `%` is written `%%`).
-fn exec_arg(arg: &str) -> Result<String, String> {
-    if arg.chars().any(char::is_control) {
-        return Err("the program's path has a control character".into());
-    }
-    let mut quoted = String::with_capacity(arg.len() + 2);
-    quoted.push('"');
-    for c in arg.chars() {
-        if matches!(c, '"' | '`' | '$' | '\\') {
-            quoted.push('\\');
-        }
-        quoted.push(c);
-    }
-    quoted.push('"');
-    Ok(quoted.replace('\\', "\\\\").replace('%', "%%"))
-}
-
-/// The entry that starts `program` hidden.
-pub fn desktop_entry(program: &Path) -> Result<String, String> {
-    let program = program
-        .to_str()
-        .ok_or("the program's path is not UTF-8, so it cannot go in an autostart entry")?;
-    Ok(format!(
-        "[Desktop Entry]\nType=Application\nVersion=1.0\nName=Airlock\n\
-         Comment=Asks before an AI tool sends you to a web page\n\
-         Exec={} {HIDDEN_ARG}\nTerminal=false\nStartupNotify=false\n\
-         X-GNOME-Autostart-enabled=true\n",
-        exec_arg(program)?
-    ))
-}
+/// Longest program path put in an entry (Windows' own limit for a path
+/// with the long-path prefix).
+#[cfg(any(windows, target_os = "macos", test))]
+const MAX_PROGRAM_CHARS: usize = 32 * 1024;
 
 pub fn is_enabled() -> Result<bool, String> {
-    Ok(current_entry_path()?.is_file())
+    imp::is_enabled()
 }
 
-/// Write the entry (to a temporary file first, then renamed into place).
 pub fn enable() -> Result<(), String> {
-    let path = current_entry_path()?;
-    let program =
-        std::env::current_exe().map_err(|e| format!("cannot find Airlock's program: {e}"))?;
-    let text = desktop_entry(&program)?;
-    let dir = path.parent().ok_or("the autostart folder has no parent")?;
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let tmp = dir.join(".Airlock.desktop.tmp");
-    let write = || -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, &path)
-    };
-    write().map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("cannot write {}: {e}", path.display())
-    })
+    imp::enable()
 }
 
 pub fn disable() -> Result<(), String> {
-    let path = current_entry_path()?;
-    match std::fs::remove_file(&path) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(format!("cannot remove {}: {e}", path.display())),
+    imp::disable()
+}
+
+#[cfg(any(windows, target_os = "macos", test))]
+fn program_text(program: &Path) -> Result<&str, String> {
+    let text = program
+        .to_str()
+        .ok_or("the program's path is not Unicode, so it cannot go in a login entry")?;
+    if text.chars().any(char::is_control) {
+        return Err("the program's path has a control character".into());
     }
+    if text.chars().count() > MAX_PROGRAM_CHARS {
+        return Err("the program's path is too long for a login entry".into());
+    }
+    Ok(text)
+}
+
+/// Windows: the Run value that starts `program` hidden. The path is
+/// quoted (it usually has a space: `C:\Program Files\...`); a Windows path
+/// cannot hold `"`, so one is refused rather than escaped.
+#[cfg(any(windows, test))]
+pub fn run_value(program: &Path) -> Result<String, String> {
+    let text = program_text(program)?;
+    if text.contains('"') {
+        return Err("the program's path has a quote".into());
+    }
+    Ok(format!("\"{text}\" {}", crate::HIDDEN_ARG))
+}
+
+/// macOS: the LaunchAgent property list that starts `program` hidden at
+/// login (XML: `&`, `<`, `>`, `"`, `'` escaped).
+#[cfg(any(target_os = "macos", test))]
+pub fn launch_agent_plist(program: &Path, label: &str) -> Result<String, String> {
+    let escape = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\'', "&apos;")
+    };
+    let program = escape(program_text(program)?);
+    Ok(format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n\
+         <plist version=\"1.0\">\n<dict>\n\
+         \t<key>Label</key>\n\t<string>{}</string>\n\
+         \t<key>ProgramArguments</key>\n\t<array>\n\t\t<string>{program}</string>\n\t\t<string>{}</string>\n\t</array>\n\
+         \t<key>RunAtLoad</key>\n\t<true/>\n\
+         \t<key>ProcessType</key>\n\t<string>Interactive</string>\n\
+         </dict>\n</plist>\n",
+        escape(label),
+        crate::HIDDEN_ARG
+    ))
 }
 
 #[cfg(test)]
@@ -102,37 +108,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_entry_follows_xdg_config_home_and_falls_back_to_home() {
+    fn the_windows_run_value_quotes_the_path_and_refuses_what_it_cannot_quote() {
         assert_eq!(
-            entry_path(Some("/x/cfg"), Some("/home/u")),
-            Some(PathBuf::from("/x/cfg/autostart/Airlock.desktop"))
+            run_value(Path::new(r"C:\Program Files\Airlock\Airlock.exe")).unwrap(),
+            r#""C:\Program Files\Airlock\Airlock.exe" --hidden"#
         );
-        // Unset, empty or relative XDG_CONFIG_HOME: ~/.config (XDG spec).
-        for xdg in [None, Some(""), Some("rel/cfg")] {
-            assert_eq!(
-                entry_path(xdg, Some("/home/u")),
-                Some(PathBuf::from("/home/u/.config/autostart/Airlock.desktop"))
-            );
-        }
-        assert_eq!(entry_path(None, None), None);
-        assert_eq!(entry_path(None, Some("relative")), None);
+        assert!(run_value(Path::new("C:\\a\"b.exe")).is_err());
+        assert!(run_value(Path::new("C:\\a\r\nb.exe")).is_err());
     }
 
     #[test]
-    fn the_program_path_is_quoted_so_spaces_and_specials_survive() {
-        let e = desktop_entry(Path::new("/opt/My Apps/air$lock \"x\"/100%/a\\b")).unwrap();
-        let exec = e.lines().find(|l| l.starts_with("Exec=")).unwrap();
-        assert_eq!(
-            exec,
-            r#"Exec="/opt/My Apps/air\\$lock \\"x\\"/100%%/a\\\\b" --hidden"#
-        );
-        assert!(e.starts_with("[Desktop Entry]\n"));
-        assert!(e.contains("\nType=Application\n"));
-    }
-
-    #[test]
-    fn a_path_with_a_newline_is_refused_not_written() {
-        let err = desktop_entry(Path::new("/tmp/a\nExec=evil")).unwrap_err();
-        assert!(err.contains("control character"), "{err}");
+    fn the_macos_launch_agent_escapes_the_path_as_xml() {
+        let plist = launch_agent_plist(
+            Path::new("/Applications/A & <B>.app/Contents/MacOS/Airlock"),
+            "dev.airlock.desktop",
+        )
+        .unwrap();
+        assert!(plist.contains(
+            "<string>/Applications/A &amp; &lt;B&gt;.app/Contents/MacOS/Airlock</string>"
+        ));
+        assert!(plist.contains("<string>--hidden</string>"));
+        assert!(plist.contains("<key>RunAtLoad</key>\n\t<true/>"));
+        assert!(launch_agent_plist(Path::new("/a\nb"), "x").is_err());
     }
 }

@@ -100,7 +100,7 @@ fn airlock_program() -> ApiResult<PathBuf> {
                 format!("cannot tell where Airlock is installed: {e}"),
             )
         })?;
-    let cli = exe.with_file_name("airlock");
+    let cli = exe.with_file_name(format!("airlock{}", std::env::consts::EXE_SUFFIX));
     if cli.is_file() {
         Ok(cli)
     } else {

@@ -1,8 +1,8 @@
 //! The Clients page (issue 13): every app Airlock knows (a client row, an
 //! app connected through the Connect apps page, or one attached now), its
 //! profile, whether it is attached and paused; the activity overview; and
-//! "Start Airlock at login" (on Linux an XDG autostart entry written by
-//! [`crate::autostart`]; elsewhere tauri-plugin-autostart).
+//! "Start Airlock at login" ([`crate::autostart`]: an XDG autostart entry
+//! on Linux, the Run key on Windows, a LaunchAgent on macOS).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -158,49 +158,18 @@ fn autostart_error(e: impl std::fmt::Display) -> ApiError {
 }
 
 /// Whether Airlock starts at login (its autostart entry exists).
-pub fn autostart(cx: Ctx<'_>) -> ApiResult<bool> {
-    login::is_enabled(cx).map_err(autostart_error)
-}
-
-#[cfg(target_os = "linux")]
-mod login {
-    use crate::api::Ctx;
-
-    pub fn is_enabled(_: Ctx<'_>) -> Result<bool, String> {
-        crate::autostart::is_enabled()
-    }
-    pub fn set(_: Ctx<'_>, enabled: bool) -> Result<(), String> {
-        if enabled {
-            crate::autostart::enable()
-        } else {
-            crate::autostart::disable()
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-mod login {
-    use crate::api::Ctx;
-    use tauri_plugin_autostart::ManagerExt;
-
-    pub fn is_enabled(cx: Ctx<'_>) -> Result<bool, String> {
-        cx.app.autolaunch().is_enabled().map_err(|e| e.to_string())
-    }
-    pub fn set(cx: Ctx<'_>, enabled: bool) -> Result<(), String> {
-        let launcher = cx.app.autolaunch();
-        if enabled {
-            launcher.enable().map_err(|e| e.to_string())
-        } else if launcher.is_enabled().map_err(|e| e.to_string())? {
-            launcher.disable().map_err(|e| e.to_string())
-        } else {
-            Ok(())
-        }
-    }
+pub fn autostart(_cx: Ctx<'_>) -> ApiResult<bool> {
+    crate::autostart::is_enabled().map_err(autostart_error)
 }
 
 /// Start Airlock at login, or not; returns the new state.
 pub fn set_autostart(cx: Ctx<'_>, enabled: bool) -> ApiResult<bool> {
-    login::set(cx, enabled).map_err(autostart_error)?;
+    if enabled {
+        crate::autostart::enable()
+    } else {
+        crate::autostart::disable()
+    }
+    .map_err(autostart_error)?;
     // Asked once (after the first app is connected): never again.
     if let Ok(mut s) = cx.state.settings.write() {
         if !s.autostart_offered {
@@ -208,5 +177,5 @@ pub fn set_autostart(cx: Ctx<'_>, enabled: bool) -> ApiResult<bool> {
             let _ = s.save(&cx.state.data_dir);
         }
     }
-    login::is_enabled(cx).map_err(autostart_error)
+    crate::autostart::is_enabled().map_err(autostart_error)
 }

@@ -1,6 +1,8 @@
 //! The desktop's `Consent` port: an OS-native dialog for every URL
 //! elicitation, a desktop notification when the window is not focused, and
-//! the window's inbox. Whichever answers first decides. Forms are answered in
+//! the window's inbox. Whichever answers first decides. Notifications go
+//! through `desktop_notices` (buttons on Linux only), the dialog through
+//! `native_dialog` (GTK, TaskDialog, NSAlert). Forms are answered in
 //! the window only (its inbox); their notification just brings it forward.
 //! What each surface says is the core's view and notices
 //! (`airlock_core::elicitation::view`), fitted by `presenter.rs`; this
@@ -21,6 +23,7 @@ use airlock_core::url_safety::Inspection;
 use tauri::{AppHandle, Manager};
 
 use crate::api::{EmitDeclared, INBOX_EVENT};
+use crate::desktop_notices;
 use crate::inbox::{Inbox, PendingKind};
 use crate::native_dialog::{self, Choice};
 use crate::presenter;
@@ -72,30 +75,15 @@ impl Surfaces {
     }
 }
 
-/// The daemon's (the gateway's) withdrawal of a notification: one for both.
-use airlock_gateway::consent::notify::close_notification;
-
-/// Close the native dialog with this exact title (`native_dialog` builds a
-/// `gtk::Dialog`): it answers "cancel", which nobody waits for any more.
-#[cfg(target_os = "linux")]
-fn close_dialog(app: &AppHandle, title: String) {
-    let _ = app.run_on_main_thread(move || {
-        use gtk::prelude::*;
-        for window in gtk::Window::list_toplevels() {
-            let Ok(window) = window.downcast::<gtk::Window>() else {
-                continue;
-            };
-            if window.title().is_some_and(|t| t.as_str() == title) {
-                if let Ok(dialog) = window.downcast::<gtk::Dialog>() {
-                    dialog.response(gtk::ResponseType::DeleteEvent);
-                }
-            }
-        }
-    });
+fn close_notification(id: u32) {
+    desktop_notices::close(id);
 }
 
-#[cfg(not(target_os = "linux"))]
-fn close_dialog(_app: &AppHandle, _title: String) {}
+/// Close the native dialog with this exact title (crate::native_dialog):
+/// it answers "cancel", which nobody waits for any more.
+fn close_dialog(app: &AppHandle, title: String) {
+    native_dialog::withdraw(app, title);
+}
 
 pub fn window_focused(app: &AppHandle) -> bool {
     app.get_webview_window("main")
@@ -136,15 +124,6 @@ impl Drop for RemoveOnDrop<'_> {
     }
 }
 
-/// Does the notification daemon render markup in the body? It says so with
-/// the `body-markup` capability. Unknown counts as yes: escaping is then
-/// at worst visible.
-fn daemon_renders_markup() -> bool {
-    notify_rust::get_capabilities()
-        .map(|caps| caps.iter().any(|c| c == "body-markup"))
-        .unwrap_or(true)
-}
-
 /// Show a notification; each action gives its inbox answer, or brings the
 /// window forward. The notice carries no server text but the server's
 /// defanged name (see the core's `view::notice`); its body is escaped
@@ -162,26 +141,28 @@ fn notify(
     let inbox = inbox.clone();
     let surfaces = surfaces.clone();
     std::thread::spawn(move || {
-        let mut n = notify_rust::Notification::new();
-        let body = if daemon_renders_markup() {
+        // The daemon renders markup in the body (its `body-markup`
+        // capability; unknown counts as yes): escaped then.
+        let body = if desktop_notices::renders_markup() {
             escape_markup(&notice.body)
         } else {
             notice.body.clone()
         };
-        n.appname("Airlock").summary(&notice.summary).body(&body);
-        for a in &notice.actions {
-            n.action(a.id, &a.label);
-        }
-        let Ok(handle) = n.show() else { return };
-        surfaces.note_shown(record_id, kind, handle.id());
-        handle.wait_for_action(|action| match notice.action(action).map(|a| a.does) {
+        let actions: Vec<(&str, &str)> = notice
+            .actions
+            .iter()
+            .map(|a| (a.id, a.label.as_str()))
+            .collect();
+        let shown = |id| surfaces.note_shown(record_id, kind, id);
+        let on_action = |action: &str| match notice.action(action).map(|a| a.does) {
             Some(NoticeDo::Answer(answer)) => {
                 inbox.answer(record_id, kind, answer.as_str());
             }
             // Review, or a click on the notification itself.
             _ if action != "__closed" => bring_forward(&app),
             _ => {}
-        });
+        };
+        desktop_notices::show(&notice.summary, &body, &actions, shown, on_action);
     });
 }
 
@@ -344,15 +325,12 @@ pub fn notify_flood(app: &AppHandle, server: &str) {
     let notice = flood_notice(server);
     let (app, server) = (app.clone(), server.to_owned());
     std::thread::spawn(move || {
-        let mut n = notify_rust::Notification::new();
-        n.appname("Airlock")
-            .summary(&notice.summary)
-            .body(&notice.body);
-        for a in &notice.actions {
-            n.action(a.id, &a.label);
-        }
-        let Ok(handle) = n.show() else { return };
-        handle.wait_for_action(|action| match notice.action(action).map(|a| a.does) {
+        let actions: Vec<(&str, &str)> = notice
+            .actions
+            .iter()
+            .map(|a| (a.id, a.label.as_str()))
+            .collect();
+        let on_action = |action: &str| match notice.action(action).map(|a| a.does) {
             Some(NoticeDo::Pause) => {
                 if let Some(state) = app.try_state::<crate::commands::AppState>() {
                     let _ = state.core.set_paused(&server, true);
@@ -360,7 +338,8 @@ pub fn notify_flood(app: &AppHandle, server: &str) {
             }
             _ if action != "__closed" => bring_forward(&app),
             _ => {}
-        });
+        };
+        desktop_notices::show(&notice.summary, &notice.body, &actions, |_| {}, on_action);
     });
 }
 

@@ -2,20 +2,22 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod api;
-#[cfg(target_os = "linux")]
 mod autostart;
 mod client_apps;
 mod clients_page;
 mod commands;
 mod consent;
+mod desktop_notices;
 mod inbox;
 mod native_dialog;
 mod pin_notices;
 mod pin_review;
 mod presenter;
 mod settings;
+mod single_instance;
 mod startup;
 mod tray;
+mod webview_memory;
 
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
@@ -53,44 +55,22 @@ const HIDDEN_ARG: &str = "--hidden";
 
 fn main() {
     startup::mark_start();
-    // Airlock's own page is light: WebKit's GPU compositing costs about 70 MB
-    // of memory here for nothing (measured by scripts/bench-desktop.sh). A user
-    // who sets the variable keeps their choice.
-    #[cfg(target_os = "linux")]
-    if std::env::var_os("WEBKIT_DISABLE_COMPOSITING_MODE").is_none() {
-        std::env::set_var("WEBKIT_DISABLE_COMPOSITING_MODE", "1");
-    }
-    let builder = tauri::Builder::default()
-        // First: a second launch on the same data dir hands over to the
-        // running Airlock (its window comes forward) and exits, so one
-        // process owns the data dir.
-        .plugin(
-            tauri_plugin_single_instance::Builder::new()
-                .dbus_id(single_instance_id(&airlock_core::paths::resolve_data_dir(
-                    None,
-                )))
-                .callback(|app, argv, _cwd| {
-                    // A daemon's Review action (`--review ID`): that change.
-                    if let Some(id) = airlock_core::pins::notice::review_arg(&argv) {
-                        pin_notices::open_review(app, id);
-                    // The login entry of an Airlock that already runs: stay in the tray.
-                    } else if !argv.iter().any(|a| a == HIDDEN_ARG) {
-                        consent::bring_forward(app);
-                    }
-                })
-                .build(),
-        )
-        .plugin(tauri_plugin_dialog::init());
-    // "Start Airlock at login" elsewhere than Linux (off until the user turns
-    // it on); on Linux the entry is written by `autostart`.
-    #[cfg(not(target_os = "linux"))]
-    let builder = builder.plugin(
-        tauri_plugin_autostart::Builder::new()
-            .app_name("Airlock")
-            .args([HIDDEN_ARG])
-            .build(),
-    );
-    builder
+    // What the web view costs in memory (webview_memory: WebKit's GPU
+    // compositing off on Linux).
+    webview_memory::tune();
+    tauri::Builder::default()
+        // First: a second launch hands over to the running Airlock (its
+        // window comes forward) and exits, so one process owns the data dir.
+        .plugin(single_instance::plugin(|app, argv| {
+            // A daemon's Review action (`--review ID`): that change.
+            if let Some(id) = airlock_core::pins::notice::review_arg(&argv) {
+                pin_notices::open_review(app, id);
+            // The login entry of an Airlock that already runs: stay in the tray.
+            } else if !argv.iter().any(|a| a == HIDDEN_ARG) {
+                consent::bring_forward(app);
+            }
+        }))
+        .plugin(tauri_plugin_dialog::init())
         .setup(|app| {
             startup::mark(startup::Milestone::Setup);
             let handle = app.handle().clone();
@@ -143,18 +123,6 @@ fn main() {
                 }
             }
         });
-}
-
-/// The single-instance name on the session bus: one Airlock per data dir
-/// (`AIRLOCK_DATA_DIR` runs are separate instances, as tests need).
-fn single_instance_id(data_dir: &std::path::Path) -> String {
-    // FNV-1a: stable across builds, and only [0-9a-f] (D-Bus name rules).
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in data_dir.as_os_str().as_encoded_bytes() {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("dev.airlock.desktop.d{hash:016x}")
 }
 
 fn start_core(app: &AppHandle) -> Result<(AppState, clients_page::Attached), String> {
@@ -230,7 +198,14 @@ fn configure_demo_once(core: &Arc<Airlock>, data_dir: &std::path::Path) {
     }
     let demo = std::env::current_exe()
         .ok()
-        .and_then(|p| p.parent().map(|d| d.join("airlock-demo-server")))
+        .and_then(|p| {
+            p.parent().map(|d| {
+                d.join(format!(
+                    "airlock-demo-server{}",
+                    std::env::consts::EXE_SUFFIX
+                ))
+            })
+        })
         .filter(|p| p.exists());
     if let Some(path) = demo {
         let input = ServerInput {

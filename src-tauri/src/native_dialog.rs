@@ -6,8 +6,10 @@
 //! On Linux it is a GTK dialog built here, so the registrable domain can be
 //! shown large and bold at the top and emphasised inside the host and the
 //! full URL (Pango attributes on plain text: nothing the server sent is
-//! ever parsed as markup). Elsewhere the dialog plugin's message box shows
-//! the same facts as plain lines (`presenter::plain_body`).
+//! ever parsed as markup). On Windows it is a TaskDialog with the domain as
+//! its main instruction (`task_dialog`); on macOS an NSAlert whose
+//! accessory view shows the domain large and bold (`ns_alert`,
+//! compile-checked only).
 //!
 //! Either way the dialog is a separate top-level window titled with the
 //! view's title, built without blocking the main thread, and its answer
@@ -40,6 +42,12 @@ pub fn show(app: &AppHandle, view: ConsentView) -> oneshot::Receiver<Choice> {
     rx
 }
 
+/// Withdraw the dialog titled `title`, if one is up (its request was
+/// answered elsewhere or ended): it answers Cancel, which nobody waits for.
+pub fn withdraw(app: &AppHandle, title: String) {
+    imp::withdraw(app, title)
+}
+
 /// What a button's answer means to the dialog's caller.
 fn choice(action: ViewAction) -> Choice {
     match action {
@@ -47,16 +55,6 @@ fn choice(action: ViewAction) -> Choice {
         ViewAction::Decline => Choice::Decline,
         _ => Choice::Cancel,
     }
-}
-
-/// The label of the view's button for `action` (every view has its own).
-#[cfg_attr(target_os = "linux", allow(dead_code))]
-fn label(view: &ConsentView, action: ViewAction) -> String {
-    view.buttons
-        .iter()
-        .find(|b| b.action == action)
-        .map(|b| b.label.clone())
-        .unwrap_or_default()
 }
 
 fn is_blocked(view: &ConsentView) -> bool {
@@ -175,6 +173,22 @@ mod imp {
             default.grab_focus();
         }
         dialog.present();
+    }
+
+    /// Find the dialog by its exact title and answer it with `DeleteEvent`.
+    pub(super) fn withdraw(app: &AppHandle, title: String) {
+        let _ = app.run_on_main_thread(move || {
+            for window in gtk::Window::list_toplevels() {
+                let Ok(window) = window.downcast::<gtk::Window>() else {
+                    continue;
+                };
+                if window.title().is_some_and(|t| t.as_str() == title) {
+                    if let Ok(dialog) = window.downcast::<gtk::Dialog>() {
+                        dialog.response(gtk::ResponseType::DeleteEvent);
+                    }
+                }
+            }
+        });
     }
 
     /// Icon, who asks for what, and the registrable domain, large and bold.
@@ -379,55 +393,12 @@ mod imp {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
-mod imp {
-    use airlock_core::elicitation::view::{ConsentView, ViewAction};
-    use tauri::AppHandle;
-    use tauri_plugin_dialog::{
-        DialogExt, MessageDialogButtons, MessageDialogKind, MessageDialogResult,
-    };
-    use tokio::sync::oneshot;
+#[cfg(windows)]
+mod task_dialog;
+#[cfg(windows)]
+use task_dialog as imp;
 
-    use super::{choice, is_blocked, label, Choice};
-    use crate::presenter::plain_body;
-
-    /// The dialog plugin's message box: plain lines, Decline first (the
-    /// default), Escape = Cancel.
-    pub(super) fn show(app: &AppHandle, view: ConsentView, tx: oneshot::Sender<Choice>) {
-        let app = app.clone();
-        // The blocking message box must not run on the main thread.
-        std::thread::spawn(move || {
-            let builder = app
-                .dialog()
-                .message(plain_body(&view))
-                .title(view.title.clone());
-            let answer = if is_blocked(&view) {
-                builder
-                    .kind(MessageDialogKind::Error)
-                    .buttons(MessageDialogButtons::OkCustom(label(
-                        &view,
-                        ViewAction::Close,
-                    )))
-                    .blocking_show();
-                Choice::Cancel
-            } else {
-                let actions = [ViewAction::Decline, ViewAction::Accept, ViewAction::Cancel];
-                let [decline, open, cancel] = actions.map(|a| label(&view, a));
-                let result = builder
-                    .kind(MessageDialogKind::Warning)
-                    .buttons(MessageDialogButtons::YesNoCancelCustom(
-                        decline, open, cancel,
-                    ))
-                    .blocking_show_with_result();
-                match result {
-                    MessageDialogResult::Custom(given) => actions
-                        .into_iter()
-                        .find(|a| label(&view, *a) == given)
-                        .map_or(Choice::Cancel, choice),
-                    _ => Choice::Cancel,
-                }
-            };
-            let _ = tx.send(answer);
-        });
-    }
-}
+#[cfg(target_os = "macos")]
+mod ns_alert;
+#[cfg(target_os = "macos")]
+use ns_alert as imp;

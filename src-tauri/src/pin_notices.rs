@@ -17,10 +17,10 @@ use airlock_core::events::CoreEvent;
 use airlock_core::pins::notice::{PinNotice, PinNoticeEvent, PIN_GENERATION_POLL};
 use airlock_core::url_safety::notice::escape_markup;
 use airlock_core::Airlock;
-use airlock_gateway::consent::notify::close_notification;
 use tauri::{AppHandle, Manager};
 
 use crate::api::{EmitDeclared, CORE_EVENT, REVIEW_EVENT};
+use crate::desktop_notices::{self, close as close_notification};
 use crate::pin_review::ReviewRequest;
 use crate::settings::Settings;
 
@@ -97,23 +97,21 @@ fn show(app: &AppHandle, shown: &Arc<Shown>, notice: PinNotice) {
             close_notification(old);
         }
         let text = body(&notice);
-        let markup = notify_rust::get_capabilities()
-            .map(|caps| caps.iter().any(|c| c == "body-markup"))
-            .unwrap_or(true);
+        let markup = desktop_notices::renders_markup();
         let review = airlock_core::elicitation::view::notice::NoticeAction::review();
-        let mut n = notify_rust::Notification::new();
-        n.appname("Airlock")
-            .summary(&notice.summary)
-            .body(&if markup { escape_markup(&text) } else { text })
-            .action(review.id, &review.label);
-        let Ok(handle) = n.show() else { return };
-        shown.put(&notice.server, handle.id());
+        let body = if markup { escape_markup(&text) } else { text };
         let id = notice.change_id;
-        handle.wait_for_action(|action| {
-            if action == review.id {
-                open_review(&app, id);
-            }
-        });
+        desktop_notices::show(
+            &notice.summary,
+            &body,
+            &[(review.id, review.label.as_str())],
+            |handle| shown.put(&notice.server, handle),
+            |action| {
+                if action == review.id {
+                    open_review(&app, id);
+                }
+            },
+        );
     });
 }
 

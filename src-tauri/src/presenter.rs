@@ -99,12 +99,12 @@ pub fn for_dialog(mut view: ConsentView) -> ConsentView {
     view
 }
 
-/// The dialog's text for a plain message box (the dialog plugin's, on
-/// platforms without Airlock's own dialog): the domain first, then the
+/// The dialog's text for a plain message box (kept for a platform without
+/// Airlock's own dialog; each has one today): the domain first, then the
 /// host and the full URL, the other lines, every warning and the note,
 /// each line at most `DIALOG_LINE_CHARS` long. `%` is doubled because the
 /// plugin's GTK message box treats the text as a format string.
-#[cfg_attr(all(target_os = "linux", not(test)), allow(dead_code))]
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn plain_body(view: &ConsentView) -> String {
     let row = |label: &str, text: &str| hard_wrap(&format!("{label}:  {text}"), DIALOG_LINE_CHARS);
     // An address is cut anywhere, so it starts on its label's line.

@@ -112,18 +112,18 @@ const TASKS: &[Task] = &[
         about: "an app's calls direct vs through the gateway (and do-nothing relays), then a quiet server beside each noisy neighbour",
     },
     Task {
-        name: "bench-apps",
-        script: "bench-apps.sh",
-        fixed_args: &[],
-        usage: "[--reps N] [--ks \"1 3 5\"] [--apps py,ts,claude] [--svg PATH]",
-        about: "K apps with six registry servers each vs one airlock entry each: time to tools, processes, memory",
-    },
-    Task {
         name: "bench-consent",
         script: "bench-consent.sh",
         fixed_args: &[],
         usage: "[--requests N] [--per-process N] [--debug]",
         about: "consent latency in the terminal: a server's URL elicitation to the prompt (pty)",
+    },
+    Task {
+        name: "bench-apps",
+        script: "bench-apps.sh",
+        fixed_args: &[],
+        usage: "[--reps N] [--ks \"1 3 5\"] [--apps py,ts,claude] [--svg PATH]",
+        about: "K apps with six registry servers each, directly vs one airlock entry and a shared daemon: time, processes, PSS",
     },
     Task {
         name: "package",
@@ -138,6 +138,27 @@ const TASKS: &[Task] = &[
         fixed_args: &[],
         usage: "[--no-build]",
         about: "install, check and purge the .deb on this machine (root); inspect the .rpm",
+    },
+    Task {
+        name: "build-windows",
+        script: "build-windows.sh",
+        fixed_args: &[],
+        usage: "[--dev] [--no-desktop] [--installer] [--out DIR]",
+        about: "cross-build airlock.exe, the demo server and the desktop app for Windows (mingw-w64), zipped",
+    },
+    Task {
+        name: "test-windows",
+        script: "test-windows.sh",
+        fixed_args: &[],
+        usage: "[--dev]",
+        about: "the Windows build under Wine: CLI, elicitation, Credential Manager, daemon + gateway over the named pipe",
+    },
+    Task {
+        name: "check-macos",
+        script: "check-macos.sh",
+        fixed_args: &[],
+        usage: "[--target TRIPLE]...",
+        about: "clippy of the whole workspace for aarch64/x86_64-apple-darwin (zig as C compiler; checked, not run)",
     },
     Task {
         name: "fuzz",
@@ -166,7 +187,10 @@ const HELPERS: &[(&str, &str)] = &[
         "activity-db.py",
         "makes a 1M-row database for `airlock-bench activity --db`, by hand",
     ),
-    ("bench-apps.py", "the measuring part of bench-apps.sh"),
+    (
+        "bench-apps.py",
+        "the runs, the table and the plot of bench-apps.sh",
+    ),
     ("bench-consent.py", "the measuring part of bench-consent.sh"),
     (
         "check-cycles.py",

@@ -1,4 +1,6 @@
-//! The apps Airlock can connect, where each keeps its MCP config on Linux,
+//! The apps Airlock can connect, where each keeps its MCP config (on Linux,
+//! Windows and macOS: the four whose folder differs are in
+//! crate::config_places),
 //! the format of that file and the shape of an entry, each from the app's
 //! own documentation or source (cited beside it; the shapes of the apps on
 //! npm were also checked against what their own `mcp add` writes, with the
@@ -264,22 +266,25 @@ impl AppId {
         }
     }
 
-    /// The user-level MCP config file of the app on this machine (Linux
-    /// paths; `$XDG_CONFIG_HOME` defaults to `$HOME/.config`).
+    /// The user-level MCP config file of the app on this machine
+    /// (`$XDG_CONFIG_HOME` defaults to `$HOME/.config`; the four apps whose
+    /// folder differs per platform are placed by crate::config_places).
     pub fn config_path(self, places: &Places) -> PathBuf {
         let home = &places.home;
         let config = places.config_home();
         match self {
-            AppId::ClaudeDesktop => config.join("Claude").join("claude_desktop_config.json"),
+            AppId::ClaudeDesktop => {
+                crate::config_places::claude_desktop(places).join("claude_desktop_config.json")
+            }
             AppId::ClaudeCode => home.join(".claude.json"),
             AppId::Cursor => home.join(".cursor").join("mcp.json"),
-            AppId::Vscode => config.join("Code").join("User").join("mcp.json"),
+            AppId::Vscode => crate::config_places::vscode_user(places).join("mcp.json"),
             AppId::Windsurf => home
                 .join(".codeium")
                 .join("windsurf")
                 .join("mcp_config.json"),
-            AppId::Goose => config.join("goose").join("config.yaml"),
-            AppId::Zed => config.join("zed").join("settings.json"),
+            AppId::Goose => crate::config_places::goose(places).join("config.yaml"),
+            AppId::Zed => crate::config_places::zed(places).join("settings.json"),
             AppId::LmStudio => home.join(".lmstudio").join("mcp.json"),
             // gemini-cli packages/core/src/utils/paths.ts: ~/.gemini/settings.json.
             AppId::GeminiCli => home.join(".gemini").join("settings.json"),
@@ -329,7 +334,10 @@ impl AppId {
         let path = self.config_path(places);
         path.exists()
             || path.parent().is_some_and(|dir| {
-                dir.is_dir() && dir != places.home && dir != places.config_home()
+                dir.is_dir()
+                    && dir != places.home
+                    && dir != places.config_home()
+                    && places.app_data.as_deref() != Some(dir)
             })
     }
 
@@ -337,11 +345,9 @@ impl AppId {
     pub fn installed(self, path: Option<&std::ffi::OsStr>) -> bool {
         let Some(path) = path else { return false };
         std::env::split_paths(path).any(|dir| {
-            self.programs().iter().any(|p| {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::metadata(dir.join(p))
-                    .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-            })
+            self.programs()
+                .iter()
+                .any(|p| crate::program_on_path::in_folder(&dir, p))
         })
     }
 

@@ -4,17 +4,15 @@
 
 use std::fs;
 use std::io::{ErrorKind, Read, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+
+use airlock_platform::private_files;
 
 use crate::{AppId, AppsError, Places};
 
 /// Largest app config file Airlock edits, in bytes (Claude Code's
 /// `~/.claude.json` also holds its project history and grows).
 pub const MAX_APP_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
-
-/// Mode of files Airlock creates (configs and backups may hold API keys).
-const NEW_FILE_MODE: u32 = 0o600;
 
 /// `app`'s config file as read: its text (None: it does not exist) and the
 /// file that was read (a link resolved once, here).
@@ -128,16 +126,16 @@ pub(crate) fn read_config(path: &Path) -> Result<Option<String>, AppsError> {
 
 /// Replace (or create) `target` (the file [`read_app_config`] read: a
 /// link's target, so the link stays a link) with `text`: same permissions
-/// as before, or 0600 for a new file. `path` names it in errors.
+/// as before, or private for a new file (0600; the current user alone on
+/// Windows: airlock_platform::private_files; configs may hold API keys).
+/// `path` names it in errors.
 pub(crate) fn write_atomic(path: &Path, target: &Path, text: &str) -> Result<(), AppsError> {
     let target = target.to_owned();
     let failed = |e: std::io::Error| AppsError::Write {
         path: path.to_owned(),
         reason: e.to_string(),
     };
-    let mode = fs::metadata(&target)
-        .map(|m| m.permissions().mode() & 0o7777)
-        .unwrap_or(NEW_FILE_MODE);
+    let existed = fs::metadata(&target).is_ok();
     let dir = target.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(failed)?;
     let name = target
@@ -146,13 +144,12 @@ pub(crate) fn write_atomic(path: &Path, target: &Path, text: &str) -> Result<(),
         .unwrap_or_default();
     let temp = dir.join(format!(".{name}.airlock-{}.tmp", std::process::id()));
     let written = (|| {
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(NEW_FILE_MODE)
-            .open(&temp)?;
+        let mut file =
+            private_files::open(&temp, fs::OpenOptions::new().write(true).create_new(true))?;
         file.write_all(text.as_bytes())?;
-        file.set_permissions(fs::Permissions::from_mode(mode))?;
+        if existed {
+            private_files::same_access(&target, &file, &temp)?;
+        }
         file.sync_all()?;
         fs::rename(&temp, &target)
     })();
@@ -175,7 +172,8 @@ pub(crate) fn remove_config(path: &Path, target: &Path) -> Result<(), AppsError>
     }
 }
 
-/// Write a private file (0600) in Airlock's state folder.
+/// Write a private file (0600; the current user alone on Windows) in
+/// Airlock's state folder.
 pub(crate) fn write_private(path: &Path, text: &str) -> Result<(), AppsError> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).map_err(|e| AppsError::Write {
@@ -184,11 +182,7 @@ pub(crate) fn write_private(path: &Path, text: &str) -> Result<(), AppsError> {
         })?;
     }
     let _ = fs::remove_file(path);
-    let mut file = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(NEW_FILE_MODE)
-        .open(path)
+    let mut file = private_files::open(path, fs::OpenOptions::new().write(true).create_new(true))
         .and_then(|mut f| f.write_all(text.as_bytes()).map(|()| f))
         .map_err(|e| AppsError::Write {
             path: path.to_owned(),

@@ -10,15 +10,19 @@
 //! one the diff was made from. A file Airlock cannot parse is refused and
 //! never written. Secrets of the servers moved out of an app go to the OS
 //! keychain ([`SecretVault`]), never to a file. See README.md for the paths
-//! per OS.
+//! per OS: the apps whose folder differs between Linux, Windows and macOS
+//! are placed by `config_places`, and an app's program is found on `PATH`
+//! by `program_on_path` (the executable bit; `PATHEXT` on Windows).
 
 mod apps;
+mod config_places;
 mod doc;
 mod entry;
 mod files;
 mod kept;
 mod label;
 mod plan;
+mod program_on_path;
 mod record;
 mod vault;
 
@@ -44,6 +48,9 @@ pub struct Places {
     pub home: PathBuf,
     /// `$XDG_CONFIG_HOME` when set to an absolute path.
     pub xdg_config_home: Option<PathBuf>,
+    /// Windows: `%APPDATA%` (the roaming application data folder) when set
+    /// to an absolute path; `None` elsewhere.
+    pub app_data: Option<PathBuf>,
     /// Airlock's folder for backups and connection records (in its data dir).
     pub state_dir: PathBuf,
     /// Folders some apps let the user move with their own variable.
@@ -76,12 +83,11 @@ impl AppHomes {
 }
 
 impl Places {
-    /// From `$HOME` and `$XDG_CONFIG_HOME`; `state_dir` is Airlock's.
+    /// From the home folder (`$HOME`; `%USERPROFILE%` on Windows),
+    /// `$XDG_CONFIG_HOME` and, on Windows, `%APPDATA%`; `state_dir` is
+    /// Airlock's.
     pub fn from_env(state_dir: PathBuf) -> Result<Places, AppsError> {
-        let home = std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from)
-            .ok_or(AppsError::NoHome)?;
+        let home = airlock_platform::folders::home_dir().ok_or(AppsError::NoHome)?;
         // The XDG spec: a relative value is invalid and ignored.
         let xdg_config_home = std::env::var_os("XDG_CONFIG_HOME")
             .map(PathBuf::from)
@@ -89,6 +95,7 @@ impl Places {
         Ok(Places {
             home,
             xdg_config_home,
+            app_data: config_places::app_data_from_env(),
             state_dir,
             app_homes: AppHomes::from_env(),
         })
@@ -107,7 +114,10 @@ impl Places {
 
 #[derive(Debug, thiserror::Error)]
 pub enum AppsError {
-    #[error("HOME is not set: Airlock cannot tell where the apps keep their config")]
+    #[error(
+        "{} is not set: Airlock cannot tell where the apps keep their config",
+        airlock_platform::folders::HOME_VARIABLE
+    )]
     NoHome,
     #[error("cannot read {path}: {reason}. Airlock left it untouched")]
     Unreadable { path: PathBuf, reason: String },

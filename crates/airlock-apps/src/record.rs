@@ -149,6 +149,7 @@ mod tests {
         let places = Places {
             home: dir.path().to_owned(),
             xdg_config_home: None,
+            app_data: None,
             state_dir: dir.path().join("data"),
             app_homes: Default::default(),
         };

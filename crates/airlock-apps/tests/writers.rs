@@ -35,6 +35,7 @@ fn home() -> Home {
     let places = Places {
         home: dir.path().join("home"),
         xdg_config_home: None,
+        app_data: None,
         state_dir: dir.path().join("airlock-data"),
         app_homes: Default::default(),
     };

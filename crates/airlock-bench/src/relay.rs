@@ -7,7 +7,6 @@
 
 use std::fs::File;
 use std::io::{Read, Write};
-use std::os::fd::AsFd;
 use std::process::{Command, Stdio};
 
 const USAGE: &str = "usage: airlock-bench relay -- CMD [ARGS...]";
@@ -25,8 +24,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let to_child = child.stdin.take().ok_or("relay: no child stdin")?;
     let from_child = child.stdout.take().ok_or("relay: no child stdout")?;
     // The raw descriptors: std's stdin/stdout buffer, a relay must not.
-    let stdin = raw(std::io::stdin().as_fd())?;
-    let stdout = raw(std::io::stdout().as_fd())?;
+    let (stdin, stdout) = raw_stdio().map_err(|e| format!("relay: {e}"))?;
     // App -> child on its own thread; closing the child's stdin at the
     // app's end of input lets the child exit, which ends the other copy.
     std::thread::spawn(move || copy(stdin, to_child));
@@ -37,10 +35,26 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn raw(fd: std::os::fd::BorrowedFd<'_>) -> Result<File, String> {
-    fd.try_clone_to_owned()
-        .map(File::from)
-        .map_err(|e| format!("relay: {e}"))
+/// This process's stdin and stdout as unbuffered files (a descriptor on
+/// Unix, a handle on Windows).
+#[cfg(unix)]
+fn raw_stdio() -> std::io::Result<(File, File)> {
+    use std::os::fd::AsFd;
+    Ok((
+        File::from(std::io::stdin().as_fd().try_clone_to_owned()?),
+        File::from(std::io::stdout().as_fd().try_clone_to_owned()?),
+    ))
+}
+
+/// This process's stdin and stdout as unbuffered files (a descriptor on
+/// Unix, a handle on Windows).
+#[cfg(windows)]
+fn raw_stdio() -> std::io::Result<(File, File)> {
+    use std::os::windows::io::AsHandle;
+    Ok((
+        File::from(std::io::stdin().as_handle().try_clone_to_owned()?),
+        File::from(std::io::stdout().as_handle().try_clone_to_owned()?),
+    ))
 }
 
 /// Copy until end of input, each read written on at once.

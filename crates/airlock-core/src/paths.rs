@@ -6,7 +6,9 @@ use std::path::PathBuf;
 pub const DATA_DIR_ENV: &str = "AIRLOCK_DATA_DIR";
 
 /// `explicit` (a `--data-dir` flag) wins, then `AIRLOCK_DATA_DIR`, then the
-/// platform's data dir (`~/.local/share/airlock` on Linux).
+/// platform's data dir (airlock_platform::folders: `~/.local/share/airlock`
+/// on Linux, `%LOCALAPPDATA%\Airlock` on Windows, `~/Library/Application
+/// Support/Airlock` on macOS).
 pub fn resolve_data_dir(explicit: Option<PathBuf>) -> PathBuf {
     if let Some(p) = explicit {
         return p;
@@ -14,7 +16,5 @@ pub fn resolve_data_dir(explicit: Option<PathBuf>) -> PathBuf {
     if let Some(p) = std::env::var_os(DATA_DIR_ENV).filter(|v| !v.is_empty()) {
         return PathBuf::from(p);
     }
-    dirs::data_dir()
-        .map(|d| d.join("airlock"))
-        .unwrap_or_else(|| PathBuf::from(".airlock"))
+    airlock_platform::folders::default_data_dir().unwrap_or_else(|| PathBuf::from(".airlock"))
 }

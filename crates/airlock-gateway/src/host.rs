@@ -19,7 +19,6 @@ use airlock_core::Airlock;
 use rmcp::service::serve_server;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::UnixStream;
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
@@ -307,21 +306,16 @@ pub enum HostError {
     Http(String),
 }
 
-/// Run the host on `data_dir`'s socket until SIGTERM, SIGINT, or (with
-/// `idle_exit`) that long with no app attached.
+/// Run the host on `data_dir`'s endpoint until asked to stop
+/// (crate::stop_signal: SIGTERM or SIGINT; Ctrl-C, Ctrl-Break or the console
+/// closing on Windows) or (with `idle_exit`) that long with no app attached.
 pub async fn run(
     core: Arc<Airlock>,
     data_dir: &std::path::Path,
     options: HostOptions,
 ) -> Result<(), HostError> {
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .map_err(HostError::Listen)?;
-    let signals = async move {
-        tokio::select! {
-            _ = terminate.recv() => log("SIGTERM: stopping"),
-            _ = tokio::signal::ctrl_c() => log("SIGINT: stopping"),
-        }
-    };
+    let stop = crate::stop_signal::listen().map_err(HostError::Listen)?;
+    let signals = async move { log(&format!("{}: stopping", stop.await)) };
     serve_until(core, data_dir, options, signals).await
 }
 
@@ -342,13 +336,7 @@ pub async fn serve_until(
     } else {
         place::claim(data_dir)?
     };
-    owned
-        .listener
-        .set_nonblocking(true)
-        .map_err(HostError::Listen)?;
-    let listener =
-        tokio::net::UnixListener::from_std(owned.listener.try_clone().map_err(HostError::Listen)?)
-            .map_err(HostError::Listen)?;
+    let listener = owned.listener.serve().map_err(HostError::Listen)?;
     let http = match options.http {
         Some(addr) => Some(
             crate::wire::http::bind(addr.ip(), addr.port())
@@ -377,13 +365,12 @@ pub async fn serve_until(
     let handed_over = loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
-                    let same_user = stream.peer_cred().is_ok_and(|c| c.uid() == owned.uid);
-                    if !same_user {
+                Ok(conn) => {
+                    if !conn.same_user {
                         log("refused a connection from another user");
                         continue;
                     }
-                    tokio::spawn(attach(gateway.clone(), stream, stop.clone()));
+                    tokio::spawn(attach(gateway.clone(), conn, stop.clone()));
                 }
                 Err(e) => {
                     log(&format!("accept failed: {e}"));
@@ -455,7 +442,7 @@ impl Drop for Attached {
 
 /// Read one line of at most `max` bytes (newline included).
 async fn read_line_bounded(
-    reader: &mut BufReader<tokio::net::unix::OwnedReadHalf>,
+    reader: &mut BufReader<crate::wire::endpoint::ReadHalf>,
     max: usize,
 ) -> std::io::Result<Option<Vec<u8>>> {
     let mut line = Vec::new();
@@ -482,9 +469,12 @@ async fn read_line_bounded(
 }
 
 /// One app: the hello, then its MCP session until either side closes.
-async fn attach(gateway: Arc<Gateway>, stream: UnixStream, stop: CancellationToken) {
-    let peer_pid = stream.peer_cred().ok().and_then(|c| c.pid());
-    let (read, mut write) = stream.into_split();
+async fn attach(
+    gateway: Arc<Gateway>,
+    conn: crate::wire::endpoint::Connection,
+    stop: CancellationToken,
+) {
+    let (peer_pid, read, mut write) = (conn.peer_pid, conn.read, conn.write);
     let mut reader = BufReader::new(read);
     let hello = match tokio::time::timeout(
         hello::HELLO_TIMEOUT,

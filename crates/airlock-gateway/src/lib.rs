@@ -11,7 +11,8 @@
 //!
 //! The rooms:
 //! - [`wire`]: how apps reach the host (the stdio shim and its relay, the
-//!   hello, the socket, the handover, HTTP, the history flush).
+//!   hello, the local endpoint (a Unix socket; a named pipe on Windows), the
+//!   handover, HTTP, the history flush).
 //! - [`host`]: the host itself: first connects, the server-list watch, one
 //!   app session per attached app.
 //! - [`session`]: one attached app: its MCP session, profile, requests in
@@ -24,6 +25,8 @@
 //! - [`consent`]: the daemon's consent (notifications, or a refusal when
 //!   nobody can be asked).
 //! - [`limits`]: every bound.
+//! - [`stop_signal`]: what asks a daemon to stop (signals; console events
+//!   on Windows).
 //! - `test_support` (feature `test-support`): the gateway in a test's
 //!   process, with servers and apps on the official SDK over pipes.
 
@@ -33,6 +36,7 @@ pub mod host;
 pub mod limits;
 pub mod routing;
 pub mod session;
+pub mod stop_signal;
 #[cfg(feature = "test-support")]
 pub mod test_support;
 pub mod wire;

@@ -19,6 +19,7 @@
 //! table ([`view::sentences`]).
 
 mod broker;
+mod browser_opener;
 mod completion;
 pub mod form;
 mod form_request;

@@ -212,22 +212,14 @@ impl Consent for FixedConsent {
     }
 }
 
-/// The system browser via the platform's standard mechanism. The URL is one
-/// argument of a process, never part of a shell command line.
+/// The system browser via the platform's standard mechanism
+/// (super::browser_opener). The URL is one argument of a process, never part
+/// of a shell command line.
 pub struct SystemBrowser;
 
 impl Opener for SystemBrowser {
     fn open(&self, url: &str) -> Result<(), String> {
-        #[cfg(target_os = "macos")]
-        let mut cmd = std::process::Command::new("open");
-        #[cfg(target_os = "windows")]
-        let mut cmd = {
-            let mut c = std::process::Command::new("rundll32");
-            c.arg("url.dll,FileProtocolHandler");
-            c
-        };
-        #[cfg(not(any(target_os = "macos", target_os = "windows")))]
-        let mut cmd = std::process::Command::new("xdg-open");
+        let mut cmd = super::browser_opener::command();
         cmd.arg(url)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())

@@ -129,11 +129,11 @@ impl Attempting<'_> {
         // A minimal inherited environment, not all of Airlock's (which may
         // hold other programs' tokens), then what the configuration sets.
         cmd.env_clear()
-            .envs(inherited_env(&self.ctx.inherit_env))
+            .envs(super::inherited_env::inherited_env(&self.ctx.inherit_env))
             .args(args)
             .envs(env.iter())
             .kill_on_drop(true);
-        stop_with_parent(&mut cmd);
+        super::server_process::prepare(&mut cmd);
         if let Some(cwd) = cwd {
             cmd.current_dir(cwd);
         }
@@ -149,6 +149,17 @@ impl Attempting<'_> {
                 detail: e.to_string(),
             },
         })?;
+        if let Err(why) = super::server_process::adopt(&child) {
+            super::log_line(
+                &self.ctx.store,
+                &self.ctx.events,
+                &self.ctx.redactor,
+                self.server,
+                "airlock",
+                "warning",
+                &why,
+            );
+        }
         if let Some(pipe) = child.stderr.take() {
             stderr::spawn_reader(
                 pipe,
@@ -269,59 +280,6 @@ async fn stored_authorization(
             Err(why)
         }
     }
-}
-
-/// Variables every stdio server gets from Airlock's environment: what a
-/// program needs to run, find its files and reach a display or a proxy.
-pub const INHERITED_ENV: &[&str] = &[
-    "PATH",
-    "HOME",
-    "USER",
-    "LOGNAME",
-    "SHELL",
-    "LANG",
-    "LANGUAGE",
-    "TZ",
-    "TMPDIR",
-    "TMP",
-    "TEMP",
-    "DISPLAY",
-    "WAYLAND_DISPLAY",
-    "DBUS_SESSION_BUS_ADDRESS",
-    "HTTP_PROXY",
-    "HTTPS_PROXY",
-    "NO_PROXY",
-    "http_proxy",
-    "https_proxy",
-    "no_proxy",
-    "ALL_PROXY",
-    "all_proxy",
-    "SSL_CERT_FILE",
-    "SSL_CERT_DIR",
-    "SYSTEMROOT",
-    "SystemRoot",
-    "WINDIR",
-    "USERPROFILE",
-    "APPDATA",
-    "LOCALAPPDATA",
-    "PROGRAMDATA",
-    "PATHEXT",
-    "COMSPEC",
-];
-
-/// The part of Airlock's environment a stdio server inherits: the minimal
-/// set, `LC_*` and `XDG_*`, plus the names the user opted in to (`*`: all).
-fn inherited_env(extra: &[String]) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
-    let all = extra.iter().any(|e| e == "*");
-    std::env::vars_os()
-        .filter(|(k, _)| {
-            let Some(k) = k.to_str() else { return false };
-            all || INHERITED_ENV.contains(&k)
-                || k.starts_with("LC_")
-                || k.starts_with("XDG_")
-                || extra.iter().any(|e| e == k)
-        })
-        .collect()
 }
 
 /// Sign in after a 401 (consent first), when the shell can run a login.
@@ -554,22 +512,3 @@ fn into_session(
         listener,
     }
 }
-
-/// A stdio server must not outlive Airlock, even when Airlock is killed or
-/// exits without running destructors (`kill_on_drop` only covers drops).
-#[cfg(target_os = "linux")]
-fn stop_with_parent(cmd: &mut tokio::process::Command) {
-    // SAFETY: the closure runs in the forked child before exec and only calls
-    // prctl, which is async-signal-safe; it touches no memory of the parent.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn stop_with_parent(_cmd: &mut tokio::process::Command) {}

@@ -4,10 +4,12 @@
 mod connect;
 mod errors;
 mod handler;
+pub mod inherited_env;
 mod list_changes;
 pub(crate) mod listen;
 pub mod log_rate;
 pub mod oversize;
+mod server_process;
 mod stderr;
 mod stdio;
 mod withdrawals;

@@ -1,8 +1,8 @@
 //! A stdio server's transport: the child process, its stdin, and its
 //! stdout read through [`super::oversize::CappedLines`], so that no message
 //! larger than the server's limit is ever held whole. Closing follows the
-//! MCP stdio shutdown sequence (stdin closed, a grace period, SIGTERM, then
-//! kill); dropping it kills the child.
+//! MCP stdio shutdown sequence (stdin closed, a grace period, SIGTERM where
+//! the platform has it, then kill); dropping it kills the child.
 
 use std::future::Future;
 use std::time::Duration;
@@ -83,16 +83,9 @@ impl Transport<RoleClient> for StdioTransport {
             if exited(&mut child).await {
                 return Ok(());
             }
-            #[cfg(target_os = "linux")]
-            if let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) {
-                // SAFETY: kill(2) with a pid this process spawned and still
-                // holds (not yet reaped), and a valid signal number.
-                unsafe {
-                    libc::kill(pid, libc::SIGTERM);
-                }
-                if exited(&mut child).await {
-                    return Ok(());
-                }
+            // SIGTERM where there is one (super::server_process).
+            if super::server_process::ask_to_stop(&child) && exited(&mut child).await {
+                return Ok(());
             }
             child.kill().await
         }

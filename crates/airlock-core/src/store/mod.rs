@@ -143,40 +143,25 @@ pub fn truncate_text(text: &str, max: usize) -> String {
 }
 
 /// Create `dir` (and its parents) if missing; a folder Airlock creates is
-/// readable by this user only (0700).
+/// readable by this user only (0700; on Windows an access list of this user
+/// alone: airlock_platform::private_files).
 pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    std::fs::create_dir_all(dir)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    }
-    Ok(())
+    airlock_platform::private_files::create_dir(dir)
 }
 
-/// Create the database file 0600 before SQLite does, or tighten an existing
-/// one (and its -wal / -shm files) to 0600.
+/// Create the database file private (0600) before SQLite does, or tighten
+/// an existing one (and its -wal / -shm files).
 fn make_private_file(path: &Path) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(0o600)
-            .open(path)?;
-        for suffix in ["", "-wal", "-shm"] {
-            let p = PathBuf::from(format!("{}{suffix}", path.display()));
-            if p.exists() {
-                std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600))?;
-            }
+    airlock_platform::private_files::open(
+        path,
+        std::fs::OpenOptions::new().create(true).append(true),
+    )?;
+    for suffix in ["", "-wal", "-shm"] {
+        let p = PathBuf::from(format!("{}{suffix}", path.display()));
+        if p.exists() {
+            airlock_platform::private_files::restrict(&p)?;
         }
     }
-    #[cfg(not(unix))]
-    let _ = path;
     Ok(())
 }
 

@@ -4,6 +4,7 @@
 //! approve. When a notification server with actions runs, the daemon asks
 //! there instead ([`crate::consent::notify`]).
 
+pub mod notification_bus;
 pub mod notify;
 
 use airlock_core::elicitation::{

@@ -18,7 +18,9 @@
 //!   the wait is bounded by `wait` (the notification's own timeout, and
 //!   Airlock closes it then if the notification server did not).
 //! - No notification server, or one without actions: [`NotifyConsent::detect`]
-//!   fails and the daemon keeps [`crate::consent::NoOneToAsk`].
+//!   fails and the daemon keeps [`crate::consent::NoOneToAsk`]. The server is
+//!   reached through [`crate::consent::notification_bus`]: D-Bus on Linux,
+//!   none on Windows and macOS (the daemon declines there).
 //!
 //! Text: the core's notices (`airlock_core::elicitation::view::notice`,
 //! for [`NoticeHost::Daemon`]): only the server's and the app's names
@@ -38,6 +40,8 @@ use airlock_core::elicitation::{
 use airlock_core::url_safety::notice::escape_markup;
 use tokio::sync::oneshot;
 
+use crate::consent::notification_bus;
+
 /// What one notification says and offers (the core's).
 pub use airlock_core::elicitation::view::notice::Notice;
 
@@ -53,15 +57,14 @@ impl NotifyConsent {
     /// A notification server with the "actions" capability on the session
     /// bus, or why there is none.
     pub fn detect(wait: Duration) -> Result<Self, String> {
-        let caps = notify_rust::get_capabilities()
-            .map_err(|e| format!("no notification server on the session bus ({e})"))?;
-        if !caps.iter().any(|c| c == "actions") {
+        let caps = notification_bus::capabilities()?;
+        if !caps.actions {
             return Err(
                 "the notification server shows no buttons (no \"actions\" capability)".into(),
             );
         }
         Ok(Self {
-            markup: caps.iter().any(|c| c == "body-markup"),
+            markup: caps.markup,
             wait,
         })
     }
@@ -80,36 +83,28 @@ impl NotifyConsent {
         let (tx, rx) = oneshot::channel();
         // The D-Bus wait blocks: a thread of its own per question (the
         // broker bounds the questions in flight).
-        std::thread::spawn(move || {
-            let mut n = notify_rust::Notification::new();
-            n.appname("Airlock").summary(&notice.summary).body(&body);
-            n.urgency(notify_rust::Urgency::Critical);
-            n.timeout(match timeout {
-                Some(t) => notify_rust::Timeout::Milliseconds(
-                    u32::try_from(t.as_millis()).unwrap_or(u32::MAX),
-                ),
-                None => notify_rust::Timeout::Never,
-            });
-            for a in &notice.actions {
-                n.action(a.id, &a.label);
-            }
-            let Ok(handle) = n.show() else {
-                let _ = tx.send(None);
-                return;
-            };
-            let _ = id_tx.send(handle.id());
-            handle.wait_for_action(|action| {
-                let chosen = notice.action(action).and_then(|a| a.answer());
-                let _ = tx.send(chosen);
-            });
-        });
+        let shown = notification_bus::Shown {
+            summary: notice.summary.clone(),
+            body,
+            actions: notice
+                .actions
+                .iter()
+                .map(|a| (a.id, a.label.clone()))
+                .collect(),
+            timeout,
+            critical: true,
+        };
+        std::thread::spawn(move || notification_bus::show_and_wait(shown, id_tx, tx));
         let shown =
             tokio::task::spawn_blocking(move || id_rx.recv_timeout(Duration::from_secs(5)).ok())
                 .await
                 .ok()
                 .flatten();
         let _close = shown.map(CloseOnDrop);
-        let answer = async { rx.await.ok().flatten() };
+        let answer = async {
+            let id = rx.await.ok().flatten()?;
+            notice.action(&id).and_then(|a| a.answer())
+        };
         match timeout {
             Some(t) => tokio::time::timeout(t, answer).await.ok().flatten(),
             None => answer.await,
@@ -122,13 +117,7 @@ impl NotifyConsent {
         } else {
             notice.body
         };
-        std::thread::spawn(move || {
-            let _ = notify_rust::Notification::new()
-                .appname("Airlock")
-                .summary(&notice.summary)
-                .body(&body)
-                .show();
-        });
+        std::thread::spawn(move || notification_bus::show(&notice.summary, &body));
     }
 }
 
@@ -145,18 +134,7 @@ impl Drop for CloseOnDrop {
 /// Withdraw a notification (it answers nothing any more). Shared with the
 /// desktop app, which withdraws its own the same way.
 pub fn close_notification(id: u32) {
-    std::thread::spawn(move || {
-        let Ok(conn) = dbus::blocking::Connection::new_session() else {
-            return;
-        };
-        let proxy = conn.with_proxy(
-            "org.freedesktop.Notifications",
-            "/org/freedesktop/Notifications",
-            Duration::from_secs(2),
-        );
-        let _: Result<(), _> =
-            proxy.method_call("org.freedesktop.Notifications", "CloseNotification", (id,));
-    });
+    notification_bus::close(id);
 }
 
 impl Consent for NotifyConsent {
@@ -288,12 +266,11 @@ pub fn show_pin_change_notice(
         notice.server, notice.summary, notice.server
     ));
     std::thread::spawn(move || {
-        let Ok(caps) = notify_rust::get_capabilities() else {
+        let Ok(caps) = notification_bus::capabilities() else {
             return;
         };
-        let actions = caps.iter().any(|c| c == "actions");
-        let text = pin_change_notice(&notice, actions && open_review.is_some());
-        let body = if caps.iter().any(|c| c == "body-markup") {
+        let text = pin_change_notice(&notice, caps.actions && open_review.is_some());
+        let body = if caps.markup {
             escape_markup(&text.body)
         } else {
             text.body
@@ -301,24 +278,32 @@ pub fn show_pin_change_notice(
         if let Some(old) = taken(&notice.server) {
             close_notification(old);
         }
-        let mut n = notify_rust::Notification::new();
-        n.appname("Airlock").summary(&text.summary).body(&body);
-        for action in &text.actions {
-            n.action(action.id, &action.label);
-        }
-        let Ok(handle) = n.show() else { return };
+        let shown = notification_bus::Shown {
+            summary: text.summary,
+            body,
+            actions: text
+                .actions
+                .iter()
+                .map(|a| (a.id, a.label.clone()))
+                .collect(),
+            timeout: None,
+            critical: false,
+        };
+        let (id_tx, id_rx) = std::sync::mpsc::channel();
+        let (tx, rx) = oneshot::channel();
+        std::thread::spawn(move || notification_bus::show_and_wait(shown, id_tx, tx));
+        // No id: it could not be shown (or there is no notification server).
+        let Ok(id) = id_rx.recv() else { return };
         PIN_NOTICES
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(notice.server.clone(), handle.id());
+            .insert(notice.server.clone(), id);
         let change = notice.change_id;
-        handle.wait_for_action(|action| {
-            if action == "review" {
-                if let Some(open) = &open_review {
-                    open(change);
-                }
+        if rx.blocking_recv().ok().flatten().as_deref() == Some("review") {
+            if let Some(open) = &open_review {
+                open(change);
             }
-        });
+        }
     });
 }
 

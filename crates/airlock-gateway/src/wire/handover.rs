@@ -3,7 +3,7 @@
 //! the owner to hand it over instead of waiting for it to stop.
 //!
 //! ```text
-//! successor: takes gateway.next.lock (exclusive flock, its pid inside)
+//! successor: takes gateway.next.lock (exclusive lock, its pid inside)
 //! successor -> owner: {"airlock_gateway":1,"handover":true}
 //! owner -> successor: {"airlock_gateway":1,"ok":true,"pid":N}     (or an error: refused)
 //!   owner: new attachments get {"error":..,"moving":true} (the shim tries again);
@@ -15,8 +15,9 @@
 //! successor: claims the socket as any host does
 //! ```
 //!
-//! Who may ask: the socket is 0600 and the owner checks the peer's uid as for
-//! every attachment; on top, the asker's pid (SO_PEERCRED) must be the pid in
+//! Who may ask: the endpoint admits the host's user only and the owner checks
+//! the peer's user as for every attachment (crate::wire::endpoint); on top,
+//! the asker's pid (SO_PEERCRED; the pipe's client pid on Windows) must be the pid in
 //! `gateway.next.lock` while that lock is held. So an app speaking MCP through
 //! the shim cannot trigger it (the hello is the shim's, before MCP), and a
 //! hello line alone is refused; only a process that goes through the claim
@@ -30,17 +31,16 @@
 //! still running then (a consent nobody answered, say) is cancelled and its
 //! app gets "Airlock restarted; retry" from its shim.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::{watch, Notify};
 
 use crate::catalog::log;
+use crate::wire::endpoint::{self, ReadHalf as OwnedReadHalf, WriteHalf as OwnedWriteHalf};
 use crate::wire::hello::{self, Hello, Welcome, HELLO_VERSION};
 use crate::wire::place::{self, ClaimError, Owned};
 
@@ -100,7 +100,7 @@ impl Handover {
     pub(crate) async fn request(
         &self,
         data_dir: &Path,
-        peer_pid: Option<i32>,
+        peer_pid: Option<u32>,
         read: tokio::io::BufReader<OwnedReadHalf>,
         mut write: OwnedWriteHalf,
     ) {
@@ -128,7 +128,7 @@ impl Handover {
         self.asked.notify_one();
     }
 
-    fn check(&self, data_dir: &Path, peer_pid: Option<i32>) -> Result<u32, String> {
+    fn check(&self, data_dir: &Path, peer_pid: Option<u32>) -> Result<u32, String> {
         if !self.allowed {
             return Err(
                 "this Airlock host does not hand its socket over (the window owns it)".into(),
@@ -137,9 +137,7 @@ impl Handover {
         if *self.moving.borrow() {
             return Err("already handing over".into());
         }
-        let peer = peer_pid
-            .and_then(|p| u32::try_from(p).ok())
-            .ok_or("the asker's pid is unknown")?;
+        let peer = peer_pid.ok_or("the asker's pid is unknown")?;
         match place::lock_holder(&successor_lock_path(data_dir)) {
             Some(pid) if pid == peer => Ok(pid),
             Some(_) => Err("the asker does not hold the successor lock".into()),
@@ -153,7 +151,7 @@ impl Handover {
     /// (the shims attach to it again).
     pub(crate) async fn drain(
         &self,
-        listener: &tokio::net::UnixListener,
+        listener: &endpoint::AsyncListener,
         mut attached: watch::Receiver<usize>,
     ) -> bool {
         let (pid, read) = {
@@ -237,19 +235,19 @@ async fn closed(read: Option<tokio::io::BufReader<OwnedReadHalf>>) {
 }
 
 /// While handing over: every new attachment is told to try again.
-async fn refuse_all(listener: &tokio::net::UnixListener) {
+async fn refuse_all(listener: &endpoint::AsyncListener) {
     loop {
         match listener.accept().await {
-            Ok((mut stream, _)) => {
+            Ok(mut conn) => {
                 tokio::spawn(async move {
                     // Read its hello first, so that closing does not reset
                     // the connection before it reads the answer.
                     let mut buf = [0u8; 512];
-                    let _ =
-                        tokio::time::timeout(Duration::from_secs(1), stream.read(&mut buf)).await;
+                    let _ = tokio::time::timeout(Duration::from_secs(1), conn.read.read(&mut buf))
+                        .await;
                     let mut w = Welcome::refuse("Airlock is moving to another host: attach again");
                     w.moving = true;
-                    let _ = stream.write_all(&hello::line(&w)).await;
+                    let _ = conn.write.write_all(&hello::line(&w)).await;
                 });
             }
             Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
@@ -314,14 +312,14 @@ pub fn claim_taking_over(data_dir: &Path) -> Result<Owned, ClaimError> {
 }
 
 /// Hold the successor lock with this pid in it (one successor at a time).
-fn successor_lock(data_dir: &Path) -> Result<File, ClaimError> {
+fn successor_lock(data_dir: &Path) -> Result<airlock_platform::process_lock::PidLock, ClaimError> {
     let at = successor_lock_path(data_dir);
     place::lock_with_pid(&at)
         .map_err(|e| ClaimError::Handover(format!("{}: {e}", at.display())))?
         .ok_or_else(|| ClaimError::Handover("another Airlock host is taking over already".into()))
 }
 
-fn read_welcome(reader: &mut BufReader<std::os::unix::net::UnixStream>) -> Result<Welcome, String> {
+fn read_welcome(reader: &mut BufReader<endpoint::Stream>) -> Result<Welcome, String> {
     let mut line = Vec::new();
     let n = reader
         .take(hello::MAX_HELLO_BYTES as u64)

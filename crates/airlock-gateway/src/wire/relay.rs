@@ -22,12 +22,12 @@
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::net::UnixStream;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::wire::endpoint::Stream as UnixStream;
 use crate::wire::handover::RECONNECT_METHOD;
 use crate::wire::shim::{self, ShimError, ShimOptions, STDIN_EOF_GRACE};
 use crate::{limits, wire::place};

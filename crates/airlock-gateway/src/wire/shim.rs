@@ -4,9 +4,9 @@
 //! messages between its stdin/stdout and the socket (crate::wire::relay: across a
 //! host change it attaches again and replays the app's handshake).
 
+use crate::wire::endpoint::Stream as UnixStream;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -102,28 +102,21 @@ pub(crate) fn attach(options: &ShimOptions) -> Result<UnixStream, ShimError> {
     place::create_data_dir(&options.data_dir)
         .map_err(|e| ShimError::Start(format!("{}: {e}", options.data_dir.display())))?;
     let log_at = place::log_path(&options.data_dir);
-    let log = {
-        use std::os::unix::fs::OpenOptionsExt;
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(0o600)
-            .open(&log_at)
-    }
+    let log = airlock_platform::private_files::open(
+        &log_at,
+        std::fs::OpenOptions::new().create(true).append(true),
+    )
     .map_err(|e| ShimError::Start(format!("{}: {e}", log_at.display())))?;
-    let mut child = {
-        use std::os::unix::process::CommandExt;
+    // On its own (crate::wire::detached): the app's Ctrl-C or group kill
+    // does not stop the host other apps share.
+    let mut child = crate::wire::detached::spawn(
         Command::new(program)
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(log)
-            // Its own process group: the app's Ctrl-C or group kill does not
-            // stop the host other apps share.
-            .process_group(0)
-            .spawn()
-            .map_err(|e| ShimError::Start(format!("{}: {e}", program.display())))?
-    };
+            .stderr(log),
+    )
+    .map_err(|e| ShimError::Start(format!("{}: {e}", program.display())))?;
     let deadline = Instant::now() + limits::DAEMON_START_TIMEOUT;
     loop {
         if let Ok(s) = place::connect(&options.data_dir) {
