@@ -4,6 +4,8 @@
 # (/usr/bin/airlock), a desktop entry, hicolor icons, man pages and the license.
 #
 #   bash scripts/package.sh [--out DIR]     (default DIR: packages/)
+#   bash scripts/package.sh --tools-only    (install and check the tools, build nothing;
+#                                            scripts/test.sh runs it so a fresh machine has them)
 #
 # Release build (Cargo.toml's [profile.release]: fat LTO, one codegen unit,
 # stripped), the Tauri CLI pinned in packaging/package.json (npm, prebuilt
@@ -19,11 +21,13 @@ cd "$root"
 export CI="${CI:-true}" DEBIAN_FRONTEND=noninteractive CARGO_TERM_COLOR=never
 
 out="$root/packages"
+tools_only=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "usage: $0 [--out DIR]" >&2; exit 2 ;;
+    --tools-only) tools_only=1; shift ;;
+    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "usage: $0 [--out DIR] | --tools-only" >&2; exit 2 ;;
   esac
 done
 
@@ -55,6 +59,13 @@ else
 fi
 tauri=(nice -n 19 "$root/packaging/node_modules/.bin/tauri")
 step tauri-cli "$("${tauri[@]}" --version)"
+if [[ $tools_only -eq 1 ]]; then
+  for tool in dpkg-shlibdeps help2man rpm; do
+    command -v "$tool" >/dev/null || { echo "package: $tool is still missing after the install" >&2; exit 1; }
+  done
+  step tools "dpkg-shlibdeps, help2man, rpm and the Tauri CLI are here ($((SECONDS - t_start)) s)"
+  exit 0
+fi
 
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 

@@ -31,6 +31,9 @@ section() {
 
 section "setup"
 bash scripts/setup.sh --test
+# The packaging script's own tools (rpm, help2man, dpkg-dev, the Tauri CLI):
+# installed and checked here, so packaging works on a fresh machine.
+bash scripts/package.sh --tools-only
 
 # Clippy lints the workspace while its tests are built: clippy-driver is the
 # compiler of the workspace's own crates (warnings are errors, the lints of

@@ -129,7 +129,7 @@ const TASKS: &[Task] = &[
         name: "package",
         script: "package.sh",
         fixed_args: &[],
-        usage: "[--out DIR]",
+        usage: "[--out DIR] | --tools-only",
         about: "the Linux packages (.deb, .rpm) with the Tauri bundler, release build",
     },
     Task {
