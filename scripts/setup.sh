@@ -104,6 +104,41 @@ else
   step apt "installed ${missing[*]} ($((SECONDS - t0)) s)"
 fi
 
+# ---- 2a. cargo tools, built in the background --------------------------------
+# cargo-deny (--test) and tauri-driver (--e2e) compile from crates.io (about
+# 3 and 2 minutes on two cores); they build while the npm and pip installs
+# below wait on the network, and steps 4-5 wait for them.
+cargo_deny_version=0.20.2 # the one place that names it; scripts/deny.sh runs it
+cargo_bin="${CARGO_HOME:-$HOME/.cargo}/bin"
+has() { PATH="$PATH:$cargo_bin" command -v "$1" >/dev/null; }
+bg_logs=$(mktemp -d)
+deny_pid="" driver_pid=""
+# A setup that stops early stops these too.
+trap 'for p in $deny_pid $driver_pid; do pkill -P "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done; rm -rf "$bg_logs"' EXIT
+if [[ $test -eq 1 ]] && ! has cargo-deny; then
+  command -v cargo >/dev/null || { echo "setup: --test needs cargo (rustup) on PATH" >&2; exit 1; }
+  deny_t0=$SECONDS
+  (cd "$root" && nice -n 10 cargo install --locked --quiet "cargo-deny@$cargo_deny_version") \
+    >"$bg_logs/cargo-deny.log" 2>&1 &
+  deny_pid=$!
+fi
+if [[ $e2e -eq 1 ]] && ! has tauri-driver; then
+  command -v cargo >/dev/null || { echo "setup: --e2e needs cargo (rustup) on PATH" >&2; exit 1; }
+  driver_t0=$SECONDS
+  (cd "$root" && nice -n 10 cargo install tauri-driver --locked --version '^2' --quiet) \
+    >"$bg_logs/tauri-driver.log" 2>&1 &
+  driver_pid=$!
+fi
+# waited NAME PID T0: wait for a background install; its log when it failed.
+waited() {
+  if ! wait "$2"; then
+    cat "$bg_logs/$1.log" >&2
+    echo "setup: cargo install $1 failed (its output above)" >&2
+    exit 1
+  fi
+  step "$1" "cargo install $1 ($((SECONDS - $3)) s, beside the installs above)"
+}
+
 # ---- 2-3b. the test peers' dependencies ---------------------------------------
 # Each is installed once per machine for each content hash, in its own folder
 # under ~/.cache/airlock/deps (made under a lock, finished when its `.done`
@@ -185,32 +220,23 @@ else
   step apps "tests/apps/node_modules: $did"
 fi
 
-# ---- 4. cargo-deny (only with --test) --------------------------------------
-# The one place that names its version; scripts/deny.sh runs it.
-cargo_deny_version=0.20.2
-cargo_bin="${CARGO_HOME:-$HOME/.cargo}/bin"
+# ---- 4. cargo-deny (only with --test; built in step 2a) --------------------
 if [[ $test -eq 0 ]]; then
   step cargo-deny "skipped (no --test)"
-elif PATH="$PATH:$cargo_bin" command -v cargo-deny >/dev/null; then
+elif [[ -n $deny_pid ]]; then
+  waited cargo-deny "$deny_pid" "$deny_t0"
+else
   found=$(PATH="$PATH:$cargo_bin" cargo-deny --version 2>/dev/null | awk '{print $2}')
   note=""
   [[ "$found" == "$cargo_deny_version" ]] || note="; the project pins $cargo_deny_version"
   step cargo-deny "skipped (cargo-deny $found already on PATH$note)"
-else
-  command -v cargo >/dev/null || { echo "setup: --test needs cargo (rustup) on PATH" >&2; exit 1; }
-  t0=$SECONDS
-  (cd "$root" && nice -n 10 cargo install --locked --quiet "cargo-deny@$cargo_deny_version")
-  step cargo-deny "cargo install cargo-deny@$cargo_deny_version ($((SECONDS - t0)) s)"
 fi
 
-# ---- 5. tauri-driver (only with --e2e) -------------------------------------
+# ---- 5. tauri-driver (only with --e2e; built in step 2a) ------------------
 if [[ $e2e -eq 0 ]]; then
   step tauri-driver "skipped (no --e2e)"
-elif PATH="$PATH:${CARGO_HOME:-$HOME/.cargo}/bin" command -v tauri-driver >/dev/null; then
-  step tauri-driver "skipped (already on PATH: $(PATH="$PATH:${CARGO_HOME:-$HOME/.cargo}/bin" command -v tauri-driver))"
+elif [[ -n $driver_pid ]]; then
+  waited tauri-driver "$driver_pid" "$driver_t0"
 else
-  command -v cargo >/dev/null || { echo "setup: --e2e needs cargo (rustup) on PATH" >&2; exit 1; }
-  t0=$SECONDS
-  cargo install tauri-driver --locked --version '^2' --quiet
-  step tauri-driver "cargo install tauri-driver ($((SECONDS - t0)) s)"
+  step tauri-driver "skipped (already on PATH: $(PATH="$PATH:$cargo_bin" command -v tauri-driver))"
 fi
