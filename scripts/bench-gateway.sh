@@ -43,7 +43,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 bash scripts/setup.sh >/dev/null
-cargo build --release --locked -q -p airlock-cli --bin airlock -p airlock-bench
+cargo build --release --locked -q -p airlock-cli -p airlock-bench --bin airlock --bin airlock-bench
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 airlock="$target_dir/release/airlock"
 relay=$(printf '"%s","relay","--"' "$target_dir/release/airlock-bench")
