@@ -18,8 +18,8 @@ use rmcp::service::ServiceError;
 
 use crate::caller::Caller;
 use crate::elicitation::{Origin, Refusal};
+use crate::mcp::progress::{request_once, ProgressSender};
 use crate::mcp::Session;
-use crate::progress::{request_once, ProgressSender};
 use crate::tools::{protocol, session_error, MAX_ELICITATIONS_PER_ROUND, MAX_INPUT_ROUNDS};
 use crate::{Airlock, CoreResult};
 
@@ -62,7 +62,7 @@ impl Airlock {
     /// [`Airlock::get_prompt`] on behalf of an app attached to the gateway
     /// (see [`crate::caller`]): the forms and pages its server asks for
     /// name it, and its forms may go back to it; the server's progress
-    /// reports for it go to `progress` (see [`crate::progress`]).
+    /// reports for it go to `progress` (see [`crate::mcp::progress`]).
     pub async fn get_prompt_for(
         self: &Arc<Self>,
         caller: &Caller,

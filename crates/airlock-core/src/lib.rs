@@ -22,7 +22,6 @@ mod oauth;
 pub mod owners;
 pub mod paths;
 pub mod pins;
-pub mod progress;
 mod runs;
 pub mod secrets;
 pub mod servers;

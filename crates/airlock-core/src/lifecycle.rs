@@ -1,5 +1,9 @@
 //! The words of the elicitation lifecycle, the same in SQLite, core events,
 //! the CLI's JSON and TypeScript, and the table of legal moves between them.
+//! A leaf at the crate's root, not in elicitation/: the store reads and
+//! writes these words, and elicitation/ uses the store, so under
+//! elicitation/ it would make the circle store -> elicitation -> store
+//! (scripts/check-cycles.py).
 
 use serde::{Deserialize, Serialize};
 

@@ -233,14 +233,14 @@ impl Airlock {
     /// [`Airlock::call_tool_for`] made for `caller` (an app's call through
     /// the gateway: what its server asks meanwhile goes back to it, see
     /// [`crate::caller`]), whose server's progress reports (checked, latest
-    /// only: see [`crate::progress`]) go to `progress`.
+    /// only: see [`crate::mcp::progress`]) go to `progress`.
     pub async fn call_tool_with_progress(
         self: &Arc<Self>,
         caller: &Caller,
         server: &str,
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
-        progress: Option<&crate::progress::ProgressSender>,
+        progress: Option<&crate::mcp::progress::ProgressSender>,
     ) -> CoreResult<CallOutcome> {
         let client = caller.client();
         let started_at = now_ms();
@@ -324,7 +324,7 @@ impl Airlock {
         server: &str,
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
-        progress: Option<&crate::progress::ProgressSender>,
+        progress: Option<&crate::mcp::progress::ProgressSender>,
     ) -> CoreResult<(rmcp::model::CallToolResult, Arc<crate::secrets::Redactor>)> {
         let client = caller.client();
         let mut session = self
@@ -343,7 +343,7 @@ impl Airlock {
             // stops the call (rmcp sends notifications/cancelled on drop).
             let guard = self.broker.call_started(session.connection, caller);
             let response = tokio::select! {
-                r = crate::progress::call_once(&session, params.clone(), progress).instrument(tracing::trace_span!("call.rpc")) => r,
+                r = crate::mcp::progress::call_once(&session, params.clone(), progress).instrument(tracing::trace_span!("call.rpc")) => r,
                 () = guard.cancelled() => return Err(protocol(
                     server,
                     "cancelled while waiting for the browser step; the tool call was stopped",

@@ -48,7 +48,7 @@ pub struct AirlockClient {
     pub(super) events: broadcast::Sender<CoreEvent>,
     pub(super) redactor: Arc<Redactor>,
     /// Calls on this connection waiting for progress (shared with the session).
-    pub(super) progress: crate::progress::ProgressRoutes,
+    pub(super) progress: crate::mcp::progress::ProgressRoutes,
     /// The gateway's apps, for sampling and roots; `None`: neither declared.
     pub(super) app_requests: Option<Arc<dyn crate::forward::AppRequests>>,
     /// The server's list_changed notices, coalesced into events.
@@ -118,7 +118,7 @@ impl AirlockClient {
             store: ctx.store.clone(),
             events: ctx.events.clone(),
             redactor: ctx.redactor.clone(),
-            progress: crate::progress::ProgressRoutes::default(),
+            progress: crate::mcp::progress::ProgressRoutes::default(),
             app_requests: ctx.app_requests.clone(),
             lists: super::list_changes::ListChanges::new(server, ctx.events.clone()),
             asked: Withdrawals::default(),

@@ -9,6 +9,7 @@ mod list_changes;
 pub(crate) mod listen;
 pub mod log_rate;
 pub mod oversize;
+pub mod progress;
 mod server_process;
 mod stderr;
 mod stdio;
@@ -113,7 +114,7 @@ pub struct Session {
     closed_flag: Arc<AtomicBool>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     /// Calls on this connection waiting for the server's progress.
-    pub(crate) progress: crate::progress::ProgressRoutes,
+    pub(crate) progress: crate::mcp::progress::ProgressRoutes,
     /// 2026-07-28: the listen stream (list changes, resource updates).
     pub(crate) listener: Option<Arc<listen::Listener>>,
 }

@@ -1,13 +1,13 @@
 //! A request's progress, server to app: the app's tools/call, prompts/get
 //! or resources/read carried a progressToken, the core's request gives the
 //! server one of its own
-//! ([`airlock_core::progress`]) and each checked report reaches the app
+//! ([`airlock_core::mcp::progress`]) and each checked report reaches the app
 //! with the app's token, at most one per [`limits::PROGRESS_MIN_INTERVAL`]
 //! (the latest wins; nothing queues), and none after the result.
 
 use std::future::Future;
 
-use airlock_core::progress::{Progress, ProgressSender};
+use airlock_core::mcp::progress::{Progress, ProgressSender};
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::service::{Peer, RoleServer};
 use tokio::sync::watch;
