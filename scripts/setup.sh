@@ -74,7 +74,7 @@ packages=(
   libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
   librsvg2-dev libayatana-appindicator3-dev libssl-dev libdbus-1-dev pkg-config build-essential
   xvfb xdotool imagemagick dbus dbus-x11 at-spi2-core webkit2gtk-driver
-  dunst gnome-keyring libsecret-tools keyutils xdg-utils tmux mold
+  dunst gnome-keyring libsecret-tools keyutils xdg-utils tmux
 )
 # Tools the test peers need; Debian's versions are the fallback when absent
 # (this image has Node 20 from NodeSource and Python 3.11 from pyenv).

@@ -208,10 +208,6 @@ const HELPERS: &[(&str, &str)] = &[
         "run-tests.py",
         "runs the test executables a few at once, each in its own session, for test.sh",
     ),
-    (
-        "link-gcc.sh",
-        "the Linux linker of every build (mold when installed), for .cargo/config.toml",
-    ),
 ];
 
 /// The README's block of tasks, between these lines (made by [`markdown`]).
