@@ -23,6 +23,7 @@ use serde_json::Value;
 
 pub mod gateway;
 mod live;
+pub mod notify;
 mod peers;
 mod recorders;
 mod run;
