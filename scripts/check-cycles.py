@@ -14,7 +14,10 @@ scripts/cycles-known.txt (a ratchet): a new circle fails, and so does a
 listed one that is gone (take its line out). Prints each circle (with a
 file and line for each edge).
 
-    python3 scripts/check-cycles.py [--write-known] [CRATE_DIR ...]   (default: every crate)
+    python3 scripts/check-cycles.py [--write-known] [-v] [CRATE_DIR ...]   (default: every crate)
+
+`-v` prints every circle found, known ones too, with the file and line of
+each edge; naming crates compares only their lines of the known list.
 """
 
 from __future__ import annotations
@@ -172,7 +175,9 @@ def check(crate_dir: str) -> list[str]:
 def main() -> int:
     args = sys.argv[1:]
     write = "--write-known" in args
-    dirs = [a for a in args if a != "--write-known"] or CRATE_DIRS
+    verbose = "-v" in args
+    named = [a.rstrip("/") for a in args if a not in ("--write-known", "-v")]
+    dirs = named or CRATE_DIRS
     found = {key: wheres for d in dirs for key, wheres in check(d)}
     if write:
         KNOWN.write_text("".join(k + "\n" for k in sorted(found)))
@@ -181,6 +186,11 @@ def main() -> int:
     known = set()
     if KNOWN.exists():
         known = {l.strip() for l in KNOWN.read_text().splitlines() if l.strip() and not l.startswith("#")}
+    if named:
+        known = {k for k in known if k.split(" (", 1)[0] in dirs}
+    if verbose:
+        for k in sorted(found):
+            print(f"  {k}  [{found[k]}]")
     new = sorted(k for k in found if k not in known)
     gone = sorted(k for k in known if k not in found)
     for k in new:
