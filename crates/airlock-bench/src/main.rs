@@ -7,7 +7,7 @@
 //!     runtime, same server, no history). One JSON line in the shape of
 //!     tests/peers/bench_ts_client.mjs so scripts/bench.sh can compare;
 //!     `--stages` adds where the time of one core call goes (tracing spans).
-//!   airlock-bench history [--rows N] [--reps N] [--old-reps K]
+//!   airlock-bench history [--rows N] [--reps N]
 //!     History at scale (see history.rs).
 //!   airlock-bench history --rows N --fill DIR
 //!     Only generate the rows into DIR/airlock.sqlite3 (a data dir to start
@@ -32,10 +32,8 @@ mod cases;
 mod gen;
 mod history;
 mod noisy;
-mod old;
 mod relay;
 mod stages;
-mod v13;
 
 pub(crate) fn arg(args: &[String], name: &str) -> Option<String> {
     args.iter()
