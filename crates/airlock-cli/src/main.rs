@@ -172,7 +172,7 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
         // The shim owns nothing: no core, no database; the host does.
         return cmd::gateway::shim(&cli, args);
     }
-    if let Command::Clients(cmd::clients::ClientsCmd::Apps(sub)) = &cli.command {
+    if let Command::Clients(cli::clients::ClientsCmd::Apps(sub)) = &cli.command {
         // Only a move of servers opens Airlock's database (cmd::apps).
         return cmd::apps::run(&cli, sub);
     }
@@ -221,7 +221,7 @@ async fn dispatch(
         Command::UrlCheck { .. }
         | Command::ConformanceClient { .. }
         | Command::Gateway(_)
-        | Command::Clients(cmd::clients::ClientsCmd::Apps(_))
+        | Command::Clients(cli::clients::ClientsCmd::Apps(_))
         | Command::Daemon(_) => Ok(0),
         Command::Servers(sub) => cmd::servers::run(&core, sub, json),
         Command::Clients(sub) => cmd::clients::run(&core, sub, json),

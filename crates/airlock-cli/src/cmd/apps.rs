@@ -5,47 +5,12 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
 use airlock_apps::{AppId, AppsError, Change, Keeper, Places, ALL_APPS};
-use clap::{Args, Subcommand};
 
+use crate::cli::clients::AppsCmd;
 use crate::cli::Cli;
 use crate::cmd::apps_keychain::with_keeper;
 use crate::failure::{usage, Failure};
 use crate::output::{plain, print_json};
-
-#[derive(Subcommand)]
-pub(crate) enum AppsCmd {
-    /// Connect an app (`airlock clients apps` lists their ids): its MCP
-    /// config gets one entry, `airlock`, running `airlock gateway --stdio
-    /// --client <app>`. Shows the diff and asks
-    Connect(ConnectArgs),
-    /// Disconnect an app: remove Airlock's entry and put back what it moved
-    /// or replaced (secrets from the keychain); your later edits stay
-    Disconnect(DisconnectArgs),
-    /// The apps Airlock can connect: detected, connected, where their config is
-    Apps,
-}
-
-#[derive(Args)]
-pub(crate) struct ConnectArgs {
-    /// The app's id
-    pub(crate) app: String,
-    /// Apply without asking (needed when stdin is not a terminal)
-    #[arg(long)]
-    pub(crate) yes: bool,
-    /// Also move the app's other MCP servers into Airlock (imported first,
-    /// then removed from the app's config; their secrets go to the OS
-    /// keychain, and disconnect puts them back)
-    #[arg(long)]
-    pub(crate) move_servers: bool,
-}
-
-#[derive(Args)]
-pub(crate) struct DisconnectArgs {
-    pub(crate) app: String,
-    /// Apply without asking (needed when stdin is not a terminal)
-    #[arg(long)]
-    pub(crate) yes: bool,
-}
 
 fn failed(e: AppsError) -> Failure {
     let code = match e {

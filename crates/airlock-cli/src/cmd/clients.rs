@@ -7,53 +7,10 @@ use std::sync::Arc;
 use airlock_core::clients::{ClientInfo, ClientProfile};
 use airlock_core::tool_budget::{self, ToolBudget};
 use airlock_core::Airlock;
-use clap::Subcommand;
 
+use crate::cli::clients::{BudgetArg, ClientsCmd};
 use crate::failure::{usage, Failure};
 use crate::output::{plain, print_json};
-
-#[derive(Subcommand)]
-pub(crate) enum ClientsCmd {
-    /// Connect, disconnect and list apps (crates/airlock-apps).
-    #[command(flatten)]
-    Apps(crate::cmd::apps::AppsCmd),
-    /// Add a client; with --token, make its HTTP bearer token (shown once)
-    Add {
-        name: String,
-        /// Make a bearer token for `airlock daemon --http-port`
-        #[arg(long)]
-        token: bool,
-    },
-    /// List the clients
-    List,
-    /// Show a client and its profile
-    Show { name: String },
-    /// Remove a client (and its token from the keychain)
-    Remove { name: String },
-    /// Pause a client: its calls are refused ("paused in Airlock") until resumed
-    Pause { name: String },
-    /// Resume a paused client
-    Resume { name: String },
-    /// Set which servers (and tools) a client sees and its tool budget;
-    /// with no flags, show it
-    Profile {
-        name: String,
-        /// Only this server (repeat for more)
-        #[arg(long = "server", value_name = "SERVER")]
-        servers: Vec<String>,
-        /// Of SERVER, only this tool (its own name; repeat for more)
-        #[arg(long = "tool", value_name = "SERVER/TOOL")]
-        tools: Vec<String>,
-        /// Every enabled server and tool again (the default)
-        #[arg(long, conflicts_with_all = ["servers", "tools"])]
-        all: bool,
-        /// The most tools its tools/list holds (Airlock's two to find and
-        /// call the others included), `none` for no budget, or `default`
-        /// for the app's own (kept when not given)
-        #[arg(long = "tool-budget", value_name = "N|none|default")]
-        tool_budget: Option<BudgetArg>,
-    },
-}
 
 pub(crate) fn run(core: &Arc<Airlock>, cmd: ClientsCmd, json: bool) -> Result<u8, Failure> {
     match cmd {
@@ -149,23 +106,6 @@ pub(crate) fn run(core: &Arc<Airlock>, cmd: ClientsCmd, json: bool) -> Result<u8
             core.set_client_profile(&name, &profile)?;
             show(core, &name, json)
         }
-    }
-}
-
-/// `--tool-budget`: a number, `none`, or `default` (the app's own).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct BudgetArg(Option<ToolBudget>);
-
-impl std::str::FromStr for BudgetArg {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        if s.trim().eq_ignore_ascii_case("default") {
-            return Ok(Self(None));
-        }
-        s.parse::<ToolBudget>()
-            .map(|b| Self(Some(b)))
-            .map_err(|e| format!("{e}, or `default`"))
     }
 }
 

@@ -8,31 +8,10 @@ use std::sync::Arc;
 
 use airlock_core::pins::{ChangeKind, Decision, PinChange, PinKind};
 use airlock_core::Airlock;
-use clap::Subcommand;
 
+use crate::cli::ToolsCmd;
 use crate::failure::{usage, Failure};
 use crate::output::{plain, print_json};
-
-#[derive(Subcommand)]
-pub(crate) enum ToolsCmd {
-    /// Show the changes of tools and prompts waiting for your review
-    Review { server: Option<String> },
-    /// Approve the change of a server's tool (or prompt): apps see it again
-    Approve {
-        server: String,
-        name: String,
-        /// It is a prompt, not a tool
-        #[arg(long)]
-        prompt: bool,
-    },
-    /// Reject it: it stays withdrawn from apps, and this version is not asked about again
-    Reject {
-        server: String,
-        name: String,
-        #[arg(long)]
-        prompt: bool,
-    },
-}
 
 pub(crate) fn run(core: &Arc<Airlock>, cmd: ToolsCmd, json: bool) -> Result<u8, Failure> {
     match cmd {

@@ -1,5 +1,7 @@
 //! The command line: global flags, commands and their arguments (clap).
 
+pub(crate) mod clients;
+
 use std::path::PathBuf;
 
 use airlock_core::limits;
@@ -58,7 +60,7 @@ pub(crate) enum Command {
     /// The apps that use Airlock through its gateway: connect an app's MCP
     /// config (connect, disconnect, apps); names, HTTP tokens, profiles
     #[command(subcommand)]
-    Clients(crate::cmd::clients::ClientsCmd),
+    Clients(clients::ClientsCmd),
     /// Connect to a server and show its status, protocol revision and capabilities
     Connect { server: String },
     /// Sign in to an OAuth-protected HTTP server in the browser; tokens go to the OS keychain
@@ -89,7 +91,7 @@ pub(crate) enum Command {
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Tools {
         #[command(subcommand)]
-        action: Option<crate::cmd::pins::ToolsCmd>,
+        action: Option<ToolsCmd>,
         /// The server whose tools to list
         #[arg(required = true)]
         server: Option<String>,
@@ -321,4 +323,25 @@ pub(crate) struct DaemonArgs {
     /// (what the desktop window does; for tests)
     #[arg(long, hide = true)]
     pub(crate) take_over: bool,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum ToolsCmd {
+    /// Show the changes of tools and prompts waiting for your review
+    Review { server: Option<String> },
+    /// Approve the change of a server's tool (or prompt): apps see it again
+    Approve {
+        server: String,
+        name: String,
+        /// It is a prompt, not a tool
+        #[arg(long)]
+        prompt: bool,
+    },
+    /// Reject it: it stays withdrawn from apps, and this version is not asked about again
+    Reject {
+        server: String,
+        name: String,
+        #[arg(long)]
+        prompt: bool,
+    },
 }
