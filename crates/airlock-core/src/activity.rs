@@ -16,7 +16,7 @@
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
-use crate::{Airlock, CoreResult};
+use crate::CoreResult;
 
 /// The widest window, in days.
 pub const MAX_DAYS: u32 = 90;
@@ -404,14 +404,6 @@ impl crate::store::Store {
             out.push(format!("{}: {}", head.join(" "), plan.join(" / ")));
         }
         Ok(out)
-    }
-}
-
-impl Airlock {
-    /// The activity overview over the last `q.days` days (bounded).
-    pub fn activity(&self, q: &ActivityQuery) -> CoreResult<ActivityOverview> {
-        self.history.flush()?;
-        self.store.activity(q, crate::store::now_ms())
     }
 }
 

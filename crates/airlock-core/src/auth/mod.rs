@@ -236,7 +236,13 @@ impl SignInGate {
 /// End a sign-in's record after `e`: a refused mix-up is its own audit event.
 fn finish_failed(record: crate::elicitation::SignInRecord, e: &AuthFlowError) {
     match &e.mix_up {
-        Some(m) => record.refused_mix_up(m),
+        Some(m) => record.refused_mix_up(crate::elicitation::MixUpSeen {
+            kind: m.kind(),
+            expected: m.expected(),
+            received: m.received(),
+            step: AuthStep::ResponseIssuer.name(),
+            message: &m.to_string(),
+        }),
         None => record.failed(e.step.name(), &e.detail),
     }
 }
@@ -271,7 +277,14 @@ async fn exchange(
             e => AuthFlowError::from_rmcp(AuthStep::TokenExchange, e),
         });
     match &result {
-        Ok(()) => record.succeeded(issuer.issuer.as_deref(), answer.issuer),
+        Ok(()) => record.succeeded(
+            issuer
+                .issuer
+                .as_deref()
+                .map(issuer::display_issuer)
+                .as_deref(),
+            answer.issuer.as_str(),
+        ),
         Err(e) => finish_failed(record, e),
     }
     result
@@ -468,7 +481,7 @@ mod tests {
                 .await
                 .expect("consented");
             let id = record.record_id();
-            record.succeeded(None, IssuerCheck::NotSent);
+            record.succeeded(None, IssuerCheck::NotSent.as_str());
             let stored = store.elicitation(id).unwrap().expect("recorded");
             assert_eq!(stored.origin, crate::lifecycle::Origin::SignIn);
             assert_eq!(stored.client.as_deref(), client);

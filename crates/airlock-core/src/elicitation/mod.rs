@@ -41,6 +41,6 @@ pub use ports::{
     FormConsentRequest, FormOutcome, LookAlike, Opener, PrintOpener, SystemBrowser,
     UrlConsentRequest, OPENER_CHECK,
 };
-pub use sign_in::{SignInRecord, MAX_REASON_CHARS};
+pub use sign_in::{MixUpSeen, SignInRecord, MAX_REASON_CHARS};
 pub use url::{InputAction, RequiredElicitation};
 pub use view::ConsentView;

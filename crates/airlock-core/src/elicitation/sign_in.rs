@@ -15,6 +15,16 @@ use crate::lifecycle::{ElicitationState as S, Origin};
 /// consent message.
 pub const MAX_REASON_CHARS: usize = 600;
 
+/// An answer from another authorization server than the flow's, as the
+/// sign-in flow describes it (this module knows no OAuth).
+pub struct MixUpSeen<'a> {
+    pub kind: &'a str,
+    pub expected: Option<&'a str>,
+    pub received: Option<&'a str>,
+    pub step: &'a str,
+    pub message: &'a str,
+}
+
 /// A consented sign-in in progress: its record ends `completed`, `failed`
 /// or, when dropped unfinished (the user cancelled it), `cancelled`.
 pub struct SignInRecord {
@@ -47,37 +57,38 @@ impl SignInRecord {
     /// server's issuer the flow expected; `answer`: whether the answer
     /// named it or named none (recorded, so sign-ins whose answer was not
     /// bound to an issuer can be told apart later).
-    pub fn succeeded(mut self, issuer: Option<&str>, answer: crate::auth::IssuerCheck) {
+    /// `issuer`: as shown; `response_issuer`: the word for how the
+    /// answer's issuer was found (the sign-in flow's, recorded as given).
+    pub fn succeeded(mut self, issuer: Option<&str>, response_issuer: &str) {
         self.finished = true;
         self.broker.advance(
             self.record_id,
             S::Completed,
             None,
             serde_json::json!({
-                "issuer": issuer.map(crate::auth::issuer::display_issuer),
-                "response_issuer": answer.as_str(),
+                "issuer": issuer,
+                "response_issuer": response_issuer,
             }),
         );
     }
     /// The answer came from another authorization server than the flow's
     /// and was refused (its code sent nowhere): the record fails and the
     /// audit trail gets an `oauth_mixup_refused` event naming both issuers.
-    pub fn refused_mix_up(self, mix_up: &crate::auth::MixUp) {
+    /// `kind`, `expected`, `received`: the mix-up in the flow's words;
+    /// `step`: the flow's name for the step that refused it.
+    pub fn refused_mix_up(self, mix_up: MixUpSeen<'_>) {
         let _ = self.broker.store.audit(
             Some(&self.server),
             "oauth_mixup_refused",
             &serde_json::json!({
                 "record_id": self.record_id,
-                "kind": mix_up.kind(),
-                "expected_issuer": mix_up.expected(),
-                "received_issuer": mix_up.received(),
+                "kind": mix_up.kind,
+                "expected_issuer": mix_up.expected,
+                "received_issuer": mix_up.received,
                 "sign_in_domain": self.domain,
             }),
         );
-        self.failed(
-            crate::auth::AuthStep::ResponseIssuer.name(),
-            &mix_up.to_string(),
-        );
+        self.failed(mix_up.step, mix_up.message);
     }
     /// The flow failed at `step` (named in words) for `detail`.
     pub fn failed(mut self, step: &str, detail: &str) {

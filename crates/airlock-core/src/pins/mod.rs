@@ -19,8 +19,8 @@
 
 mod canonical;
 pub mod notice;
-mod reconcile;
-mod review;
+pub(crate) mod reconcile;
+pub(crate) mod review;
 
 use serde::{Deserialize, Serialize};
 

@@ -3,17 +3,13 @@
 //! withdrawn with the reason their calls are refused, every served one
 //! cleaned of hidden characters (see the module docs of [`crate::pins`]).
 
-use std::collections::{HashMap, HashSet};
-
-use airlock_scan::{Finding, Severity, ToolIndex};
+use airlock_scan::{Finding, Severity};
 use serde_json::Value;
 
-use super::{canonical, definition_hash, ChangeKind, ChangeState, PinKind, PinPolicy};
-use crate::store::pins::{ChangeRow, NewChange, PinRow};
-use crate::{Airlock, CoreResult};
+use super::{ChangeKind, PinKind};
 
 /// Names listed at most in one audit event about first-sight pins.
-const MAX_NAMES_PER_AUDIT: usize = 200;
+pub(crate) const MAX_NAMES_PER_AUDIT: usize = 200;
 /// Longest item name shown in a reason, in characters.
 const MAX_NAME_CHARS: usize = 80;
 
@@ -37,7 +33,7 @@ pub struct Reconciled {
 }
 
 /// The scanner's findings on a definition of `kind`.
-fn scan(kind: PinKind, item: &Value, ctx: &airlock_scan::Context<'_>) -> Vec<Finding> {
+pub(crate) fn scan(kind: PinKind, item: &Value, ctx: &airlock_scan::Context<'_>) -> Vec<Finding> {
     match kind {
         PinKind::Tool => airlock_scan::scan_tool(item, ctx),
         PinKind::Prompt => airlock_scan::scan_prompt(item, ctx),
@@ -45,7 +41,7 @@ fn scan(kind: PinKind, item: &Value, ctx: &airlock_scan::Context<'_>) -> Vec<Fin
 }
 
 /// A name a server chose, as a reason shows it: hidden characters visible, bounded.
-fn shown(name: &str) -> String {
+pub(crate) fn shown(name: &str) -> String {
     let v = airlock_scan::visible(name);
     if v.chars().count() <= MAX_NAME_CHARS {
         v
@@ -62,7 +58,7 @@ fn review_hint(server: &str) -> String {
 }
 
 /// Why a definition is held, in words.
-fn why(
+pub(crate) fn why(
     server: &str,
     kind: PinKind,
     name: &str,
@@ -90,318 +86,16 @@ fn why(
     }
 }
 
-fn findings_json(findings: &[Finding]) -> String {
+pub(crate) fn findings_json(findings: &[Finding]) -> String {
     serde_json::to_string(findings).unwrap_or_else(|_| "[]".to_owned())
 }
 
 /// One item as listed: its own name, canonical text and hash, findings.
-struct Seen {
-    name: String,
-    text: String,
-    hash: String,
-    findings: Vec<Finding>,
-    serious: bool,
-    cleaned: Value,
-}
-
-impl Airlock {
-    /// The pin policy of `server` (the default for a server with no stored
-    /// definition, such as an in-process one in tests).
-    pub fn pin_policy(&self, server: &str) -> PinPolicy {
-        self.get_server(server)
-            .map(|d| d.options.pins)
-            .unwrap_or_default()
-    }
-
-    /// Decide what the apps see of `server`'s `kind` items (`items`: as the
-    /// server listed them, as JSON): served ones cleaned, changes recorded
-    /// and audited, held ones with their reasons. `tools`: every server's
-    /// tools, for the scanner's shadowing check. `max_definition_bytes`:
-    /// larger definitions are held.
-    pub fn reconcile_pins(
-        &self,
-        server: &str,
-        kind: PinKind,
-        items: Vec<Value>,
-        tools: &ToolIndex,
-        max_definition_bytes: usize,
-    ) -> CoreResult<Reconciled> {
-        let policy = self.pin_policy(server);
-        let ctx = airlock_scan::Context::new(server, tools);
-        let mut out = Reconciled::default();
-        let mut seen: Vec<Seen> = Vec::with_capacity(items.len());
-        let mut names: HashSet<String> = HashSet::with_capacity(items.len());
-        for item in items {
-            let Some(name) = item.get("name").and_then(Value::as_str).map(str::to_owned) else {
-                continue;
-            };
-            if !names.insert(name.clone()) {
-                out.held.push(Held {
-                    why: format!(
-                        "{} lists {} {} more than once; only the first is served",
-                        shown(server),
-                        kind.as_str(),
-                        shown(&name)
-                    ),
-                    name,
-                });
-                continue;
-            }
-            if airlock_scan::clean(&name) != name {
-                // A name with hidden characters is not the name it looks
-                // like: never served under its cleaned look-alike.
-                out.held.push(Held {
-                    why: format!(
-                        "{}'s {} {} is not served: its name has hidden characters",
-                        shown(server),
-                        kind.as_str(),
-                        shown(&name)
-                    ),
-                    name,
-                });
-                continue;
-            }
-            let text = canonical(kind, &item).to_string();
-            if text.len() > max_definition_bytes {
-                out.held.push(Held {
-                    why: format!(
-                        "{}'s {} {} is not served: its definition is {} bytes, over the limit of {max_definition_bytes} (`airlock servers edit {} --max-definition-bytes N` changes it)",
-                        shown(server),
-                        kind.as_str(),
-                        shown(&name),
-                        text.len(),
-                        shown(server)
-                    ),
-                    name,
-                });
-                continue;
-            }
-            let findings = scan(kind, &item, &ctx);
-            let serious = airlock_scan::worst(&findings) == Some(Severity::Serious);
-            let mut cleaned = item;
-            airlock_scan::clean_json(&mut cleaned);
-            seen.push(Seen {
-                hash: definition_hash(&text),
-                name,
-                text,
-                findings,
-                serious,
-                cleaned,
-            });
-        }
-        if policy == PinPolicy::Off {
-            out.served = seen.into_iter().map(|s| (s.name, s.cleaned)).collect();
-            return Ok(out);
-        }
-        let k = kind.as_str();
-        let pins: HashMap<String, PinRow> = self
-            .store
-            .pins(server, k)?
-            .into_iter()
-            .map(|p| (p.name.clone(), p))
-            .collect();
-        let pending: HashMap<String, ChangeRow> = self
-            .store
-            .pending_pin_changes(Some(server))?
-            .into_iter()
-            .filter(|c| c.kind == k)
-            .map(|c| (c.name.clone(), c))
-            .collect();
-        let first_sight = !self.store.pin_seen(server, k)?;
-        let mut pinned_now: Vec<String> = Vec::new();
-        for s in &seen {
-            let pin = pins.get(&s.name);
-            if pin.is_some_and(|p| p.hash == s.hash) {
-                // As approved. A change it had pending is moot now.
-                if pending.contains_key(&s.name) {
-                    self.store.supersede_pin_changes(server, k, &s.name)?;
-                }
-                out.served.push((s.name.clone(), s.cleaned.clone()));
-                continue;
-            }
-            let rejected = self
-                .store
-                .pin_change_for(server, k, &s.name, &s.hash, ChangeState::Rejected.as_str())?
-                .is_some();
-            if rejected {
-                out.held.push(Held {
-                    name: s.name.clone(),
-                    why: format!(
-                        "you rejected this version of {}'s {k} {} in Airlock",
-                        shown(server),
-                        shown(&s.name)
-                    ),
-                });
-                continue;
-            }
-            let change = match (pin, first_sight) {
-                (Some(_), _) => ChangeKind::Changed,
-                (None, true) if s.serious => ChangeKind::FirstSight,
-                (None, true) => {
-                    // First sight, nothing serious: pinned as it is.
-                    self.store.set_pin(
-                        server,
-                        k,
-                        &s.name,
-                        &s.text,
-                        &s.hash,
-                        &findings_json(&s.findings),
-                    )?;
-                    pinned_now.push(s.name.clone());
-                    out.served.push((s.name.clone(), s.cleaned.clone()));
-                    continue;
-                }
-                (None, false) => ChangeKind::Added,
-            };
-            let hold = policy == PinPolicy::Hold;
-            let already = pending.get(&s.name).is_some_and(|c| c.new_hash == s.hash);
-            if !already {
-                let state = if hold {
-                    ChangeState::Pending
-                } else {
-                    ChangeState::Notified
-                };
-                self.record_change(
-                    server,
-                    kind,
-                    &s.name,
-                    change,
-                    state,
-                    pin.map(|p| p.definition.as_str()),
-                    Some(&s.text),
-                    &s.hash,
-                    &s.findings,
-                )?;
-                if hold {
-                    out.new_pending += 1;
-                }
-            }
-            if hold {
-                out.held.push(Held {
-                    name: s.name.clone(),
-                    why: why(server, kind, &s.name, change, &s.findings),
-                });
-            } else {
-                self.store.set_pin(
-                    server,
-                    k,
-                    &s.name,
-                    &s.text,
-                    &s.hash,
-                    &findings_json(&s.findings),
-                )?;
-                out.served.push((s.name.clone(), s.cleaned.clone()));
-            }
-        }
-        // Pinned definitions the server no longer lists.
-        for (name, pin) in &pins {
-            if names.contains(name) {
-                continue;
-            }
-            let open = pending
-                .get(name)
-                .is_some_and(|c| c.change == ChangeKind::Removed.as_str());
-            if open {
-                continue;
-            }
-            let state = if policy == PinPolicy::Hold {
-                out.new_pending += 1;
-                ChangeState::Pending
-            } else {
-                self.store.delete_pin(server, k, name)?;
-                ChangeState::Notified
-            };
-            self.record_change(
-                server,
-                kind,
-                name,
-                ChangeKind::Removed,
-                state,
-                Some(&pin.definition),
-                None,
-                &pin.hash,
-                &[],
-            )?;
-        }
-        if !seen.is_empty() {
-            self.store.mark_pin_seen(server, k)?;
-        }
-        if !pinned_now.is_empty() {
-            let count = pinned_now.len();
-            pinned_now.truncate(MAX_NAMES_PER_AUDIT);
-            let _ = self.store.audit(
-                Some(server),
-                "pin",
-                &serde_json::json!({
-                    "kind": k,
-                    "pinned": count,
-                    "names": pinned_now,
-                    "first_sight": first_sight,
-                }),
-            );
-        }
-        if out.new_pending > 0 {
-            self.pins_changed(server);
-        }
-        Ok(out)
-    }
-
-    /// Record (and audit) one change of `server`'s `name`.
-    #[allow(clippy::too_many_arguments)]
-    fn record_change(
-        &self,
-        server: &str,
-        kind: PinKind,
-        name: &str,
-        change: ChangeKind,
-        state: ChangeState,
-        old: Option<&str>,
-        new: Option<&str>,
-        hash: &str,
-        findings: &[Finding],
-    ) -> CoreResult<i64> {
-        let id = self.store.insert_pin_change(&NewChange {
-            server,
-            kind: kind.as_str(),
-            name,
-            change: change.as_str(),
-            old_definition: old,
-            new_definition: new,
-            new_hash: hash,
-            findings: &findings_json(findings),
-            state: state.as_str(),
-        })?;
-        let serious = findings
-            .iter()
-            .filter(|f| f.severity == Severity::Serious)
-            .count();
-        let kinds: Vec<&str> = findings.iter().map(|f| f.kind.as_str()).collect();
-        let _ = self.store.audit(
-            Some(server),
-            "pin_change",
-            &serde_json::json!({
-                "id": id,
-                "kind": kind.as_str(),
-                "name": airlock_scan::visible(name),
-                "change": change.as_str(),
-                "state": state.as_str(),
-                "hash": hash,
-                "serious_findings": serious,
-                "findings": kinds,
-            }),
-        );
-        Ok(id)
-    }
-
-    /// Tell the shells that `server`'s changes waiting for review changed.
-    pub(crate) fn pins_changed(&self, server: &str) {
-        let pending = self
-            .store
-            .pending_pin_changes(Some(server))
-            .map_or(0, |c| c.len());
-        let _ = self.events.send(crate::events::CoreEvent::PinChanges {
-            server: server.to_owned(),
-            pending,
-        });
-    }
+pub(crate) struct Seen {
+    pub(crate) name: String,
+    pub(crate) text: String,
+    pub(crate) hash: String,
+    pub(crate) findings: Vec<Finding>,
+    pub(crate) serious: bool,
+    pub(crate) cleaned: Value,
 }

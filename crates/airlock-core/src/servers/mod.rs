@@ -3,7 +3,7 @@
 //! per-value secret flag).
 
 mod import;
-mod registry;
+pub(crate) mod registry;
 
 use std::collections::BTreeMap;
 

@@ -12,6 +12,7 @@ pub mod pins;
 mod queries;
 mod search;
 mod usage;
+mod where_clause;
 mod writer;
 
 use std::path::{Path, PathBuf};

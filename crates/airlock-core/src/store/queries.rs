@@ -11,6 +11,7 @@ use super::history::{
     HistoryQuery, ToolCallRecord, TOOL_CALL_COLUMNS,
 };
 use super::search::{facet, outcome_facet, Ask, Index, Search as IndexSearch};
+use super::where_clause::{like_pattern, Filter};
 use super::{Store, StoreResult, MAX_PAGE};
 use crate::lifecycle::ElicitationState;
 
@@ -103,45 +104,6 @@ fn search_of(term: Option<&str>) -> Option<Search> {
         trigrams,
         pattern: like_pattern(term),
     })
-}
-
-/// Escape LIKE wildcards so a search for `5%` means the text `5%`.
-pub(super) fn like_pattern(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('%');
-    for c in text.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out.push('%');
-    out
-}
-
-/// A WHERE clause under construction, with its arguments.
-#[derive(Default)]
-pub(super) struct Filter {
-    pub(super) sql: String,
-    pub(super) args: Vec<Value>,
-}
-
-impl Filter {
-    pub(super) fn push(&mut self, clause: &str, args: impl IntoIterator<Item = Value>) {
-        self.sql.push_str(" AND ");
-        self.sql.push_str(clause);
-        self.args.extend(args);
-    }
-    fn text(&mut self, clause: &str, value: Option<&str>) {
-        if let Some(v) = value {
-            self.push(clause, [Value::Text(v.to_owned())]);
-        }
-    }
-    fn int(&mut self, clause: &str, value: Option<i64>) {
-        if let Some(v) = value {
-            self.push(clause, [Value::Integer(v)]);
-        }
-    }
 }
 
 /// One list query: a table (aliased `t`), its time column, its FTS table

@@ -20,7 +20,7 @@ use rusqlite::{
     functions::FunctionFlags, params_from_iter, types::Value, Connection, OptionalExtension, Row,
 };
 
-use super::queries::{like_pattern, Filter};
+use super::where_clause::{like_pattern, Filter};
 use super::{StoreResult, MAX_PAGE};
 
 /// After each character in the text of 1- and 2-character tokens.

@@ -16,11 +16,12 @@ use rmcp::model::{
 };
 use rmcp::service::ServiceError;
 
+use super::session_errors::{protocol, session_error};
+use super::tool_calls::{MAX_ELICITATIONS_PER_ROUND, MAX_INPUT_ROUNDS};
 use crate::caller::Caller;
 use crate::elicitation::{Origin, Refusal};
 use crate::mcp::progress::{request_once, ProgressSender};
 use crate::mcp::Session;
-use crate::tools::{protocol, session_error, MAX_ELICITATIONS_PER_ROUND, MAX_INPUT_ROUNDS};
 use crate::{Airlock, CoreResult};
 
 /// One answer of a server to a request that may take input rounds.

@@ -5,8 +5,8 @@ use std::collections::HashSet;
 
 use rmcp::service::ServiceError;
 
+use super::session_errors::{protocol, session_error};
 use crate::mcp::Session;
-use crate::tools::{protocol, session_error};
 use crate::{Airlock, CoreResult};
 
 /// Longest completion value passed on, in characters.

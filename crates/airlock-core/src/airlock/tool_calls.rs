@@ -1,7 +1,7 @@
 //! Tools, prompts and resources lists of a connected server, and tool
 //! calls, which land in history. A tool call that needs a URL elicitation
 //! (2025-11-25 -32042, or a 2026-07-28 `InputRequiredResult`, see
-//! [`crate::inputs`]) goes through the broker and is retried.
+//! [`super::input_rounds`]) goes through the broker and is retried.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -12,9 +12,10 @@ use rmcp::service::ServiceError;
 use serde::Serialize;
 use tracing::Instrument;
 
+use super::lists::{list_bounded, paginated};
+use super::session_errors::{protocol, service_error, session_error};
 use crate::caller::Caller;
 use crate::elicitation::{Refusal, RequiredElicitation};
-use crate::lists::{list_bounded, paginated};
 use crate::mcp::Session;
 use crate::servers::ProtocolChoice;
 use crate::store::{now_ms, NewToolCall, ToolCallOutcome};
@@ -64,57 +65,6 @@ fn stored_result(json: &serde_json::Value, redactor: &crate::secrets::Redactor) 
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct ToolCallError(pub String);
-
-/// A transport failure means the connection is gone (HTTP has no pipe whose
-/// end we would notice otherwise): close the session so the supervisor
-/// reconnects, and report the error.
-pub(crate) fn session_error(session: &Session, e: ServiceError) -> CoreError {
-    if too_large(&e) {
-        // One answer over the server's limit (rmcp's HTTP client refused
-        // it): the connection itself is fine.
-        return protocol(
-            &session.server,
-            format!(
-                "its answer was larger than Airlock's limit per message, so it was not read (`airlock servers edit {} --max-message-bytes N` changes the limit): {e}",
-                session.server
-            ),
-        );
-    }
-    if matches!(
-        e,
-        ServiceError::TransportSend(_) | ServiceError::TransportClosed
-    ) {
-        session.close();
-    }
-    service_error(&session.server, e)
-}
-
-/// An answer refused for its size (rmcp's HTTP client's words).
-fn too_large(e: &ServiceError) -> bool {
-    matches!(e, ServiceError::TransportSend(_))
-        && e.to_string().contains("exceeded the maximum size")
-}
-
-fn service_error(server: &str, e: ServiceError) -> CoreError {
-    match e {
-        ServiceError::McpError(data) => CoreError::Mcp {
-            server: server.to_owned(),
-            code: data.code.0,
-            message: crate::url_safety::neutralize_for_display(&data.message, 2000),
-        },
-        other => CoreError::Protocol {
-            server: server.to_owned(),
-            message: other.to_string(),
-        },
-    }
-}
-
-pub(crate) fn protocol(server: &str, message: impl Into<String>) -> CoreError {
-    CoreError::Protocol {
-        server: server.to_owned(),
-        message: message.into(),
-    }
-}
 
 /// A server tried a server-initiated request (2025-11-25 style) on a
 /// 2026-07-28 connection, where none exist: the Python SDK answers -32600
@@ -251,7 +201,7 @@ impl Airlock {
         );
         // Dropped before the call ends (the app cancelled it, or went): the
         // call still leaves a history row.
-        let mut unfinished = crate::history::Unfinished {
+        let mut unfinished = super::history::Unfinished {
             history: &self.history,
             call: Some(NewToolCall {
                 client: client.map(str::to_owned),
