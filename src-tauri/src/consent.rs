@@ -332,7 +332,7 @@ pub fn notify_flood(app: &AppHandle, server: &str) {
             .collect();
         let on_action = |action: &str| match notice.action(action).map(|a| a.does) {
             Some(NoticeDo::Pause) => {
-                if let Some(state) = app.try_state::<crate::commands::AppState>() {
+                if let Some(state) = app.try_state::<crate::ctx::AppState>() {
                     let _ = state.core.set_paused(&server, true);
                 }
             }

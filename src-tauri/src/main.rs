@@ -7,6 +7,7 @@ mod client_apps;
 mod clients_page;
 mod commands;
 mod consent;
+mod ctx;
 mod desktop_notices;
 mod inbox;
 mod native_dialog;
@@ -37,8 +38,8 @@ use tauri::{AppHandle, Manager, WindowEvent};
 
 // Events go out only as declared (name and payload type) in api_declaration.rs.
 use api::{EmitDeclared, CORE_EVENT};
-use commands::AppState;
 use consent::DesktopConsent;
+use ctx::AppState;
 use inbox::Inbox;
 use settings::Settings;
 
