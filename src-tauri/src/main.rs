@@ -10,6 +10,7 @@ mod consent;
 mod ctx;
 mod desktop_notices;
 mod inbox;
+mod main_window;
 mod native_dialog;
 mod pin_notices;
 mod pin_review;
@@ -68,7 +69,7 @@ fn main() {
                 pin_notices::open_review(app, id);
             // The login entry of an Airlock that already runs: stay in the tray.
             } else if !argv.iter().any(|a| a == HIDDEN_ARG) {
-                consent::bring_forward(app);
+                main_window::bring_forward(app);
             }
         }))
         .plugin(tauri_plugin_dialog::init())
