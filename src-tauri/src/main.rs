@@ -1,3 +1,9 @@
+//! Airlock's desktop shell. Its modules name only their own layer or those
+//! below, top to bottom: surfaces (`consent`, `pin_notices`, `tray`); `api`
+//! (the declared commands and events); `commands` and the page modules whose
+//! commands it re-exports; `ctx` (`Ctx`, `AppState`, `ApiError`); leaves
+//! (`inbox`, `settings`, `main_window`, ...). `main` wires them together.
+
 // Keeps a console window from opening next to the app on Windows release builds.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
