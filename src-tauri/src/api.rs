@@ -26,7 +26,8 @@ use ts_rs::{Config, Dependency, ExportError, TypeVisitor, TS};
 
 use crate::client_apps::{AppChangeDone, AppChangeView, ClientAppView};
 use crate::clients_page::ClientView;
-use crate::commands::{ApiResult, AppInfo, AppState, Capabilities, ServerView};
+use crate::commands::{AppInfo, Capabilities, ServerView};
+use crate::ctx::{ApiResult, AppState, Ctx};
 use crate::inbox::PendingView;
 use crate::pin_review::{PinCount, PinReview};
 use crate::settings::Settings;
@@ -34,13 +35,6 @@ use airlock_core::activity::{ActivityOverview, ActivityQuery};
 use airlock_core::clients::ClientProfile;
 use airlock_core::owners::UriConflict;
 use airlock_core::pins::PinChange;
-
-/// What every command gets besides its declared arguments.
-#[derive(Clone, Copy)]
-pub struct Ctx<'a> {
-    pub app: &'a AppHandle,
-    pub state: &'a AppState,
-}
 
 /// A declared event: its name, and in its type the payload it carries.
 pub struct Event<T> {

@@ -10,8 +10,7 @@ use airlock_core::secrets::{Keychain, SecretError, SecretValue};
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::api::Ctx;
-use crate::commands::{ApiError, ApiResult};
+use crate::ctx::{ApiError, ApiResult, Ctx};
 
 /// One app on the Connect apps page.
 #[derive(Debug, Clone, Serialize, TS)]

@@ -13,8 +13,7 @@ use airlock_gateway::Attachments;
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::api::Ctx;
-use crate::commands::{ApiError, ApiResult};
+use crate::ctx::{ApiError, ApiResult, Ctx};
 
 /// One app on the Clients page.
 #[derive(Debug, Clone, Serialize, TS)]

@@ -1,12 +1,13 @@
 //! What each command the UI may invoke does: a thin function over
 //! `airlock-core` per command declared in `api_declaration.rs`, taking a
 //! `Ctx` and the declared arguments (`api.rs` generates the Tauri command
-//! that calls it). Types cross to TypeScript through ts-rs (see `bindings`
-//! below).
+//! that calls it). The commands of a page with a module of its own
+//! (`client_apps`, `clients_page`, `pin_review`, `startup`) are re-exported
+//! here, so every declared command has its function in this one namespace.
+//! `Ctx`, `AppState` and the error type are in `ctx.rs`. Types cross to
+//! TypeScript through ts-rs (see `bindings` below).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
 
 use airlock_core::auth::store::RegisteredClient;
 use airlock_core::elicitation::form::{FieldError, FormSchema};
@@ -18,54 +19,26 @@ use airlock_core::store::{
     HistoryQuery, LogLine,
 };
 use airlock_core::url_safety::{inspect, neutralize_for_display, Inspection, Policy};
-use airlock_core::{Airlock, CallOutcome, ConnectionReport, CoreError, OAuthSummary};
+use airlock_core::{CallOutcome, ConnectionReport, OAuthSummary};
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::api::Ctx;
+use crate::ctx::{ApiError, ApiResult, Ctx};
 // The Connect apps page's commands live in their own module.
 pub use crate::client_apps::{apply_app, client_apps, plan_app};
 // The Clients page, the activity overview and start at login.
 pub use crate::clients_page::{
     activity, autostart, clients, set_autostart, set_client_paused, set_client_profile,
 };
-// The window's first paint (issue 15's start benchmark).
-use crate::inbox::{Inbox, PendingKind, PendingView};
+use crate::inbox::{PendingKind, PendingView};
 // The Review page: changes of pinned tools and prompts, URI owners.
 pub use crate::pin_review::{
     choose_uri_owner, decide_pin_change, pin_counts, pin_history, pin_review, take_review_request,
     uri_conflicts,
 };
 use crate::settings::Settings;
+// The window's first paint (issue 15's start benchmark).
 pub use crate::startup::startup_painted;
-
-pub struct AppState {
-    pub core: Arc<Airlock>,
-    pub inbox: Arc<Inbox>,
-    pub settings: Arc<RwLock<Settings>>,
-    pub data_dir: PathBuf,
-}
-
-/// An error as the UI sees it: a stable code and a sentence to act on.
-#[derive(Debug, Clone, Serialize, TS)]
-pub struct ApiError {
-    pub code: String,
-    pub message: String,
-    /// `invalid_form` only: what is wrong with each field, by property name.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub fields: Option<Vec<FieldError>>,
-}
-
-impl From<CoreError> for ApiError {
-    fn from(e: CoreError) -> Self {
-        ApiError {
-            code: e.code().to_owned(),
-            message: e.to_string(),
-            fields: None,
-        }
-    }
-}
 
 fn bad(message: impl Into<String>) -> ApiError {
     ApiError {
@@ -96,8 +69,6 @@ fn invalid_form(schema: Option<&FormSchema>, errors: Vec<FieldError>) -> ApiErro
         fields: Some(errors),
     }
 }
-
-pub type ApiResult<T> = Result<T, ApiError>;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 pub struct AppInfo {

@@ -25,6 +25,7 @@ use tauri::{AppHandle, Manager};
 use crate::api::{EmitDeclared, INBOX_EVENT};
 use crate::desktop_notices;
 use crate::inbox::{Inbox, PendingKind};
+use crate::main_window;
 use crate::native_dialog::{self, Choice};
 use crate::presenter;
 use crate::settings::Settings;
@@ -83,20 +84,6 @@ fn close_notification(id: u32) {
 /// it answers "cancel", which nobody waits for any more.
 fn close_dialog(app: &AppHandle, title: String) {
     native_dialog::withdraw(app, title);
-}
-
-pub fn window_focused(app: &AppHandle) -> bool {
-    app.get_webview_window("main")
-        .and_then(|w| w.is_focused().ok())
-        .unwrap_or(false)
-}
-
-pub fn bring_forward(app: &AppHandle) {
-    if let Some(w) = app.get_webview_window("main") {
-        let _ = w.show();
-        let _ = w.unminimize();
-        let _ = w.set_focus();
-    }
 }
 
 /// Tell the window and the tray that the inbox changed.
@@ -159,7 +146,7 @@ fn notify(
                 inbox.answer(record_id, kind, answer.as_str());
             }
             // Review, or a click on the notification itself.
-            _ if action != "__closed" => bring_forward(&app),
+            _ if action != "__closed" => main_window::bring_forward(&app),
             _ => {}
         };
         desktop_notices::show(&notice.summary, &body, &actions, shown, on_action);
@@ -212,7 +199,7 @@ impl Consent for DesktopConsent {
             // Focus as it was before the dialog (which may take it); then the
             // dialog, which is what the user answers, before the notification's
             // D-Bus round trips.
-            let focused = window_focused(&self.app);
+            let focused = main_window::focused(&self.app);
             self.show_dialog(request.record_id, ConsentView::url(request));
             if self.notifications_on() && !focused {
                 notify(
@@ -283,7 +270,7 @@ impl Consent for DesktopConsent {
                 kind: PendingKind::Form,
             };
             inbox_changed(&self.app, &self.inbox);
-            if self.notifications_on() && !window_focused(&self.app) {
+            if self.notifications_on() && !main_window::focused(&self.app) {
                 notify(
                     &self.app,
                     &self.surfaces,
@@ -332,11 +319,11 @@ pub fn notify_flood(app: &AppHandle, server: &str) {
             .collect();
         let on_action = |action: &str| match notice.action(action).map(|a| a.does) {
             Some(NoticeDo::Pause) => {
-                if let Some(state) = app.try_state::<crate::commands::AppState>() {
+                if let Some(state) = app.try_state::<crate::ctx::AppState>() {
                     let _ = state.core.set_paused(&server, true);
                 }
             }
-            _ if action != "__closed" => bring_forward(&app),
+            _ if action != "__closed" => main_window::bring_forward(&app),
             _ => {}
         };
         desktop_notices::show(&notice.summary, &notice.body, &actions, |_| {}, on_action);

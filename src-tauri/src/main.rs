@@ -1,3 +1,9 @@
+//! Airlock's desktop shell. Its modules name only their own layer or those
+//! below, top to bottom: surfaces (`consent`, `pin_notices`, `tray`); `api`
+//! (the declared commands and events); `commands` and the page modules whose
+//! commands it re-exports; `ctx` (`Ctx`, `AppState`, `ApiError`); leaves
+//! (`inbox`, `settings`, `main_window`, ...). `main` wires them together.
+
 // Keeps a console window from opening next to the app on Windows release builds.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
@@ -7,8 +13,10 @@ mod client_apps;
 mod clients_page;
 mod commands;
 mod consent;
+mod ctx;
 mod desktop_notices;
 mod inbox;
+mod main_window;
 mod native_dialog;
 mod pin_notices;
 mod pin_review;
@@ -37,8 +45,8 @@ use tauri::{AppHandle, Manager, WindowEvent};
 
 // Events go out only as declared (name and payload type) in api_declaration.rs.
 use api::{EmitDeclared, CORE_EVENT};
-use commands::AppState;
 use consent::DesktopConsent;
+use ctx::AppState;
 use inbox::Inbox;
 use settings::Settings;
 
@@ -67,7 +75,7 @@ fn main() {
                 pin_notices::open_review(app, id);
             // The login entry of an Airlock that already runs: stay in the tray.
             } else if !argv.iter().any(|a| a == HIDDEN_ARG) {
-                consent::bring_forward(app);
+                main_window::bring_forward(app);
             }
         }))
         .plugin(tauri_plugin_dialog::init())

@@ -84,7 +84,7 @@ pub fn open_review(app: &AppHandle, id: i64) {
             *g = Some(id);
         }
     }
-    crate::consent::bring_forward(app);
+    crate::main_window::bring_forward(app);
     let _ = app.emit(REVIEW_EVENT, &id);
 }
 

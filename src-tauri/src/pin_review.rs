@@ -14,8 +14,7 @@ use serde::Serialize;
 use tauri::Manager;
 use ts_rs::TS;
 
-use crate::api::Ctx;
-use crate::commands::{ApiError, ApiResult};
+use crate::ctx::{ApiError, ApiResult, Ctx};
 
 /// Changes sent to the window at once, at most (the newest): a server that
 /// adds 10,000 tools does not make the page build 10,000 diffs.

@@ -23,8 +23,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tauri::webview::{PageLoadEvent, PageLoadPayload};
 use tauri::{AppHandle, Manager, Runtime, Webview};
 
-use crate::api::Ctx;
-use crate::commands::ApiResult;
+use crate::ctx::{ApiResult, Ctx};
 
 /// A page that never finishes loading still gets its window by then.
 pub const SHOW_AT_THE_LATEST: Duration = Duration::from_secs(3);

@@ -17,9 +17,9 @@ pub fn build(app: &AppHandle) -> tauri::Result<()> {
         .tooltip("Airlock: nothing waiting")
         .menu(&menu)
         .on_menu_event(|app, event| match event.id().as_ref() {
-            "show" => crate::consent::bring_forward(app),
+            "show" => crate::main_window::bring_forward(app),
             "inbox" => {
-                crate::consent::bring_forward(app);
+                crate::main_window::bring_forward(app);
                 let _ = app.emit(NAVIGATE_EVENT, &"elicitations".to_owned());
             }
             "quit" => app.exit(0),
