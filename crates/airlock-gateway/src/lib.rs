@@ -43,4 +43,5 @@ pub mod wire;
 
 pub use host::{run as run_host, serve_until as serve_host_until, Gateway, HostError, HostOptions};
 pub use session::attached::{AttachedApp, Attachments};
-pub use wire::shim::{run as run_shim, ShimError, ShimOptions};
+pub use wire::attach::{ShimError, ShimOptions};
+pub use wire::shim::run as run_shim;
