@@ -32,6 +32,7 @@
 
 pub mod catalog;
 pub mod consent;
+pub(crate) mod errors;
 pub mod host;
 pub mod limits;
 pub mod routing;

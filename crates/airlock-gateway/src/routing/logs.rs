@@ -187,7 +187,7 @@ async fn forward(
         }
         let client = wish.lock().unwrap_or_else(|e| e.into_inner()).1.clone();
         // The profile first: a server the app does not see spends nothing.
-        if !crate::session::profile::of(&gateway.core, &client).allows_server(&line.server) {
+        if !crate::catalog::profile::of(&gateway.core, &client).allows_server(&line.server) {
             continue;
         }
         if buckets.len() >= MAX_BUCKETS && !buckets.contains_key(&line.server) {

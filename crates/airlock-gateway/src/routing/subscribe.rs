@@ -145,7 +145,7 @@ impl ResourceSubscriptions {
             )
             .await
             {
-                Ok(r) => r.map_err(|e| crate::session::app::core_error(&e))?,
+                Ok(r) => r.map_err(|e| crate::errors::core_error(&e))?,
                 Err(_) => {
                     return Err(ErrorData::internal_error(
                         format!(
@@ -347,7 +347,7 @@ async fn forward(
     mut rx: watch::Receiver<()>,
 ) {
     while rx.changed().await.is_ok() {
-        let (profile, paused) = crate::session::profile::standing(&core, &client);
+        let (profile, paused) = crate::catalog::profile::standing(&core, &client);
         let shown = !paused && profile.allows_server(&server);
         match &target {
             Target::Session(peer) => {

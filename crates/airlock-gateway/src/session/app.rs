@@ -18,6 +18,7 @@ use rmcp::service::{RequestContext, RoleServer, SubscriptionContext, Subscriptio
 use rmcp::ServerHandler;
 use tokio::sync::Semaphore;
 
+use crate::errors::core_error;
 use crate::host::Gateway;
 use crate::limits;
 pub(crate) use crate::routing::changes::{announce_change, follow_changes, CHANGE_COALESCE};
@@ -106,7 +107,7 @@ impl AppSession {
         context: &RequestContext<RoleServer>,
     ) -> Result<(String, airlock_core::clients::ClientProfile, bool), ErrorData> {
         let who = self.who(context)?;
-        let (p, paused) = crate::session::profile::standing(&self.gateway.core, &who);
+        let (p, paused) = crate::catalog::profile::standing(&self.gateway.core, &who);
         Ok((who, p, paused))
     }
 
@@ -420,7 +421,7 @@ impl ServerHandler for AppSession {
         let (_, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view();
         let (prompts, next) = page(
-            &crate::session::profile::prompts(&view, &profile),
+            &crate::catalog::profile::prompts(&view, &profile),
             request.as_ref(),
         )?;
         let mut result = ListPromptsResult::with_all_items(prompts);
@@ -492,7 +493,7 @@ impl ServerHandler for AppSession {
         let (_, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view();
         let (resources, next) = page(
-            &crate::session::profile::resources(&view, &profile),
+            &crate::catalog::profile::resources(&view, &profile),
             request.as_ref(),
         )?;
         let mut result = ListResourcesResult::with_all_items(resources);
@@ -508,7 +509,7 @@ impl ServerHandler for AppSession {
         let (_, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view();
         let (templates, next) = page(
-            &crate::session::profile::templates(&view, &profile),
+            &crate::catalog::profile::templates(&view, &profile),
             request.as_ref(),
         )?;
         let mut result = ListResourceTemplatesResult::with_all_items(templates);
@@ -652,15 +653,6 @@ impl ServerHandler for AppSession {
             .unwrap_or_else(|e| e.into_inner())
             .retain(|s| s.id() != &id);
         served
-    }
-}
-
-/// A core error on a prompt or resource (not a tool call) as a JSON-RPC error.
-pub(crate) fn core_error(e: &airlock_core::CoreError) -> ErrorData {
-    if e.is_usage() {
-        ErrorData::invalid_params(format!("Airlock: {e}"), None)
-    } else {
-        ErrorData::internal_error(format!("Airlock: {e}"), None)
     }
 }
 

@@ -1,5 +1,5 @@
-//! One attached app: its MCP session (rmcp's server side, [`app`]), the
-//! profile that says what it sees ([`profile`]), its requests that reach a
+//! One attached app: its MCP session (rmcp's server side, [`app`]; what it
+//! sees is its profile's, [`crate::catalog::profile`]), its requests that reach a
 //! server and may meet a form on the way ([`requests`], in rounds on
 //! 2026-07-28: [`rounds`]), a tool call forwarded and its result as the app
 //! gets it ([`forward`]) and the resources it linked ([`links`]), list
@@ -13,7 +13,6 @@ pub mod budget;
 pub(crate) mod forward;
 pub mod links;
 pub(crate) mod paging;
-pub mod profile;
 pub(crate) mod requests;
 pub mod rounds;
 pub mod schema;
