@@ -64,7 +64,7 @@ pub struct Router {
     calls: Mutex<HashMap<u64, InFlight>>,
     next_call: AtomicU64,
     /// The apps that asked for servers' log lines (`logging/setLevel`).
-    pub(crate) logs: crate::routing::logs::LogSinks,
+    pub(crate) logs: Arc<crate::routing::logs::LogSinks>,
     /// The apps' resource subscriptions.
     pub resources: crate::routing::subscribe::ResourceSubscriptions,
 }

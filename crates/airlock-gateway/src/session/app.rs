@@ -324,7 +324,7 @@ impl ServerHandler for AppSession {
         // Over HTTP rmcp runs the session: follow the catalog from here.
         if self.bound.is_some() {
             tokio::spawn(follow_changes(
-                self.gateway.clone(),
+                self.gateway.catalog.clone(),
                 context.peer,
                 self.subscriptions.clone(),
             ));
@@ -406,10 +406,13 @@ impl ServerHandler for AppSession {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let (client, _) = self.profile(&context)?;
-        self.gateway
-            .router
-            .logs
-            .set(&self.gateway, self.id, &context.peer, request.level, client);
+        self.gateway.router.logs.set(
+            &self.gateway.core,
+            self.id,
+            &context.peer,
+            request.level,
+            client,
+        );
         Ok(())
     }
 
@@ -604,7 +607,8 @@ impl ServerHandler for AppSession {
             server: String::new(),
             uri: request.uri,
         };
-        crate::routing::subscribe::from_app(&self.gateway, wanted, &profile, context.peer).await
+        self.subscribe_resource(wanted, &profile, context.peer)
+            .await
     }
 
     #[allow(deprecated)] // resources/unsubscribe: 2025-11-25 apps use it
@@ -630,7 +634,7 @@ impl ServerHandler for AppSession {
     }
 
     /// A listen stream: list changes (crate::routing::changes) and the updates of
-    /// the resources it names (crate::routing::listen), until it closes.
+    /// the resources it names (crate::session::subscriptions), until it closes.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         {
             let mut subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
@@ -646,7 +650,7 @@ impl ServerHandler for AppSession {
             }
             subs.push(context.sink().clone());
         }
-        let served = crate::routing::listen::serve(self, &context).await;
+        let served = self.serve_listen(&context).await;
         let id = context.sink().id().clone();
         self.subscriptions
             .lock()

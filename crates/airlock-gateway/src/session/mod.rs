@@ -1,11 +1,12 @@
 //! One attached app: its MCP session (rmcp's server side, [`app`]; what it
-//! sees is its profile's, [`crate::catalog::profile`]), its requests that reach a
-//! server and may meet a form on the way ([`requests`], in rounds on
-//! 2026-07-28: [`rounds`]), a tool call forwarded and its result as the app
-//! gets it ([`forward`]) and the resources it linked ([`links`]), list
-//! pages ([`paging`]), its tool budget with Airlock's own two tools
-//! ([`budget`], the arguments' check: [`schema`]), and the list of attached
-//! apps the window shows ([`attached`]).
+//! sees is its client's profile, [`crate::catalog::profile`]), its requests
+//! that reach a server and may meet a form on the way ([`requests`], in
+//! rounds on 2026-07-28: [`rounds`]), a tool call forwarded and its result
+//! as the app gets it ([`forward`]) and the resources it linked ([`links`]),
+//! the resources it subscribes to and its listen streams
+//! ([`subscriptions`]), list pages ([`paging`]), its tool budget with
+//! Airlock's own two tools ([`budget`], the arguments' check: [`schema`]),
+//! and the list of attached apps the window shows ([`attached`]).
 
 pub mod app;
 pub mod attached;
@@ -16,3 +17,4 @@ pub(crate) mod paging;
 pub(crate) mod requests;
 pub mod rounds;
 pub mod schema;
+pub(crate) mod subscriptions;
