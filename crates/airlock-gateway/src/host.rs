@@ -567,7 +567,7 @@ pub async fn serve_app<R, W>(
     // Listed under the name its calls are recorded under.
     let listed_as = named.unwrap_or_else(|| {
         peer.peer_info()
-            .map(|i| crate::wire::hello::client_name_from_app(&i.client_info.name))
+            .map(|i| crate::session::app::client_name_from_app(&i.client_info.name))
             .unwrap_or_else(|| "unnamed".to_owned())
     });
     let _listed = gateway.attachments.add(app_id, listed_as);

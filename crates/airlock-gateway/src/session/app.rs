@@ -26,6 +26,34 @@ use crate::session::budget::{self, Own};
 use crate::session::forward::{forward_call, prompt_for_the_app, resource_for_the_app, tool_error};
 use crate::session::paging::page;
 
+/// The client a request's token belongs to, in the request's extensions
+/// (put there by [`crate::wire::http`], which checked the token).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpClient(pub String);
+
+/// An app's own name (clientInfo.name) made into a client name: what
+/// [`crate::wire::hello::check_client_name`] would refuse becomes `_`,
+/// bounded.
+pub fn client_name_from_app(name: &str) -> String {
+    let cleaned: String = name
+        .chars()
+        .take(airlock_core::clients::MAX_CLIENT_NAME_CHARS)
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let cleaned = cleaned.trim_start_matches('-').to_owned();
+    if cleaned.is_empty() {
+        "unnamed".to_owned()
+    } else {
+        cleaned
+    }
+}
+
 /// Numbers the attached apps (for form routing).
 static NEXT_APP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
@@ -76,7 +104,7 @@ impl AppSession {
         let client = context
             .extensions
             .get::<http::request::Parts>()
-            .and_then(|p| p.extensions.get::<crate::wire::http::HttpClient>())
+            .and_then(|p| p.extensions.get::<HttpClient>())
             .map(|c| c.0.clone())
             .ok_or_else(|| ErrorData::invalid_request("no client token on this request", None))?;
         let mut bound = bound.lock().unwrap_or_else(|p| p.into_inner());
@@ -130,7 +158,7 @@ impl AppSession {
         }
         context
             .client_info()
-            .map(|i| crate::wire::hello::client_name_from_app(&i.name))
+            .map(|i| client_name_from_app(&i.name))
             .unwrap_or_else(|| "unnamed".to_owned())
     }
 
@@ -665,5 +693,18 @@ fn truncate(text: &str, max_chars: usize) -> Cow<'_, str> {
         Cow::Borrowed(text)
     } else {
         Cow::Owned(text.chars().take(max_chars).chain(['…']).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::hello::check_client_name;
+
+    #[test]
+    fn an_apps_own_name_becomes_a_plain_client_name() {
+        assert_eq!(client_name_from_app("Claude Code\u{202e}"), "Claude_Code_");
+        assert_eq!(client_name_from_app("--"), "unnamed");
+        assert!(check_client_name(&client_name_from_app(&"é".repeat(500))).is_ok());
     }
 }
