@@ -42,7 +42,8 @@ pub mod stop_signal;
 pub mod test_support;
 pub mod wire;
 
-pub use host::{run as run_host, serve_until as serve_host_until, Gateway, HostError, HostOptions};
+pub use host::{run as run_host, serve_until as serve_host_until, HostError, HostOptions};
 pub use session::attached::{AttachedApp, Attachments};
+pub use session::shared::Gateway;
 pub use wire::attach::{ShimError, ShimOptions};
 pub use wire::shim::run as run_shim;

@@ -19,12 +19,12 @@ use rmcp::ServerHandler;
 use tokio::sync::Semaphore;
 
 use crate::errors::core_error;
-use crate::host::Gateway;
 use crate::limits;
 pub(crate) use crate::routing::changes::{announce_change, follow_changes, CHANGE_COALESCE};
 use crate::session::budget::{self, Own};
 use crate::session::forward::{forward_call, prompt_for_the_app, resource_for_the_app, tool_error};
 use crate::session::paging::page;
+use crate::session::shared::Gateway;
 
 /// The client a request's token belongs to, in the request's extensions
 /// (put there by [`crate::wire::http`], which checked the token).

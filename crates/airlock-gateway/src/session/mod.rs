@@ -6,7 +6,8 @@
 //! the resources it subscribes to and its listen streams
 //! ([`subscriptions`]), list pages ([`paging`]), its tool budget with
 //! Airlock's own two tools ([`budget`], the arguments' check: [`schema`]),
-//! and the list of attached apps the window shows ([`attached`]).
+//! and the list of attached apps the window shows ([`attached`]). What
+//! every session shares, the host's [`shared::Gateway`]: [`shared`].
 
 pub mod app;
 pub mod attached;
@@ -17,4 +18,5 @@ pub(crate) mod paging;
 pub(crate) mod requests;
 pub mod rounds;
 pub mod schema;
+pub mod shared;
 pub(crate) mod subscriptions;
