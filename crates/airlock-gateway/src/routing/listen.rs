@@ -53,8 +53,9 @@ pub(crate) fn checked(filter: &SubscriptionFilter) -> Result<&[String], ErrorDat
 
 /// What Airlock acknowledges of an app's filter: the list changes it asked
 /// for, and its URIs once each when within the bounds (else none: the
-/// stream then ends with the error, see [`serve`]). Cheap whatever the
-/// app sends: rmcp intersects this with the request, URI by URI.
+/// stream then ends with the error, see `AppSession::serve_listen`). Cheap
+/// whatever the app sends: rmcp intersects this with the request, URI by
+/// URI.
 pub(crate) fn accepted(requested: &SubscriptionFilter) -> SubscriptionFilter {
     let mut accepted = SubscriptionFilter::new();
     accepted.tools_list_changed = requested.tools_list_changed;
