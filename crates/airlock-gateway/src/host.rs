@@ -9,7 +9,6 @@
 //! `airlock` process).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,27 +25,11 @@ use crate::catalog::{log, Catalog};
 use crate::routing::router::Router;
 use crate::session::app::{announce_change, AppSession, CHANGE_COALESCE};
 use crate::session::attached::Attachments;
+use crate::session::shared::Attached;
+pub use crate::session::shared::Gateway;
+use crate::wire::handover::Handover;
 use crate::wire::hello::{self, Welcome};
 use crate::{limits, wire::place};
-
-/// What every app session shares.
-pub struct Gateway {
-    pub core: Arc<Airlock>,
-    pub catalog: Arc<Catalog>,
-    /// `true` once the first connects are done.
-    pub started: watch::Receiver<bool>,
-    /// Where servers' messages to apps go (crate::routing::router).
-    pub router: Arc<Router>,
-    /// Calls of 2026-07-28 apps waiting for the app's answer to a form.
-    pub rounds: crate::session::rounds::Rounds,
-    attached: AtomicUsize,
-    /// The count of attached apps, for the idle timer.
-    attached_tx: watch::Sender<usize>,
-    /// Which apps are attached, for whoever shows them (the desktop).
-    pub attachments: Arc<Attachments>,
-    /// Handing the socket over to another host (crate::wire::handover).
-    pub(crate) handover: crate::wire::handover::Handover,
-}
 
 #[derive(Clone)]
 pub struct HostOptions {
@@ -89,27 +72,18 @@ impl Gateway {
     /// (they wait for the first connects in their handshake).
     pub fn start(core: Arc<Airlock>, options: &HostOptions) -> Arc<Gateway> {
         let (started_tx, started) = watch::channel(false);
-        let (attached_tx, _) = watch::channel(0);
-        let gateway = Arc::new(Gateway {
-            catalog: Catalog::new(core.clone(), options.separator.clone()),
+        let gateway = Arc::new(Gateway::new(
+            Catalog::new(core.clone(), options.separator.clone()),
             core,
             started,
-            router: options.router.clone().unwrap_or_default(),
-            rounds: crate::session::rounds::Rounds::default(),
-            attached: AtomicUsize::new(0),
-            attached_tx,
-            attachments: options.attachments.clone().unwrap_or_default(),
-            handover: crate::wire::handover::Handover::new(options.hand_over),
-        });
+            options.router.clone().unwrap_or_default(),
+            options.attachments.clone().unwrap_or_default(),
+        ));
         // Subscribe before connecting so that no Ready is missed.
         let events = gateway.core.subscribe();
         tokio::spawn(follow_status(gateway.clone(), events));
         tokio::spawn(watch_registry(gateway.clone(), started_tx));
         gateway
-    }
-
-    pub fn attached(&self) -> usize {
-        self.attached.load(Ordering::SeqCst)
     }
 }
 
@@ -346,6 +320,7 @@ pub async fn serve_until(
         None => None,
     };
     let gateway = Gateway::start(core, &options);
+    let handover = Arc::new(Handover::new(options.hand_over));
     log(&format!(
         "serving {} (pid {})",
         owned.socket.display(),
@@ -359,7 +334,7 @@ pub async fn serve_until(
             stop.clone(),
         ));
     }
-    let idle = idle_timer(gateway.attached_tx.subscribe(), options.idle_exit);
+    let idle = idle_timer(gateway.attached_count(), options.idle_exit);
     tokio::pin!(idle);
     tokio::pin!(stop_when);
     let handed_over = loop {
@@ -370,7 +345,7 @@ pub async fn serve_until(
                         log("refused a connection from another user");
                         continue;
                     }
-                    tokio::spawn(attach(gateway.clone(), conn, stop.clone()));
+                    tokio::spawn(attach(gateway.clone(), handover.clone(), conn, stop.clone()));
                 }
                 Err(e) => {
                     log(&format!("accept failed: {e}"));
@@ -381,8 +356,8 @@ pub async fn serve_until(
             () = &mut stop_when => break false,
             () = &mut idle => { log("no app attached for a while: stopping"); break false; }
             // Serves on when the successor went away meanwhile.
-            () = gateway.handover.asked() => {
-                if gateway.handover.drain(&listener, gateway.attached_tx.subscribe()).await {
+            () = handover.asked() => {
+                if handover.drain(&listener, gateway.attached_count()).await {
                     break true;
                 }
             }
@@ -391,12 +366,12 @@ pub async fn serve_until(
     stop.cancel();
     if handed_over {
         // The cancelled sessions close their sockets.
-        let mut attached = gateway.attached_tx.subscribe();
+        let mut attached = gateway.attached_count();
         let _ = tokio::time::timeout(Duration::from_secs(2), attached.wait_for(|n| *n == 0)).await;
     }
     drop(owned);
     if handed_over {
-        gateway.handover.released().await;
+        handover.released().await;
     }
     Ok(())
 }
@@ -415,28 +390,6 @@ async fn idle_timer(mut attached: watch::Receiver<usize>, after: Option<Duration
         } else if attached.changed().await.is_err() {
             return std::future::pending().await;
         }
-    }
-}
-
-/// Counts an attached app while alive.
-struct Attached(Arc<Gateway>);
-
-impl Attached {
-    fn new(gateway: Arc<Gateway>) -> Option<Self> {
-        let n = gateway.attached.fetch_add(1, Ordering::SeqCst);
-        if n >= limits::MAX_APPS {
-            gateway.attached.fetch_sub(1, Ordering::SeqCst);
-            return None;
-        }
-        gateway.attached_tx.send_replace(n + 1);
-        Some(Self(gateway))
-    }
-}
-
-impl Drop for Attached {
-    fn drop(&mut self) {
-        let n = self.0.attached.fetch_sub(1, Ordering::SeqCst);
-        self.0.attached_tx.send_replace(n.saturating_sub(1));
     }
 }
 
@@ -471,6 +424,7 @@ async fn read_line_bounded(
 /// One app: the hello, then its MCP session until either side closes.
 async fn attach(
     gateway: Arc<Gateway>,
+    handover: Arc<Handover>,
     conn: crate::wire::endpoint::Connection,
     stop: CancellationToken,
 ) {
@@ -500,10 +454,7 @@ async fn attach(
     };
     if hello.handover {
         let data_dir = gateway.core.data_dir().to_owned();
-        gateway
-            .handover
-            .request(&data_dir, peer_pid, reader, write)
-            .await;
+        handover.request(&data_dir, peer_pid, reader, write).await;
         return;
     }
     if hello.flush_history {
@@ -522,18 +473,44 @@ async fn attach(
     if write.write_all(&hello::line(&Welcome::ok())).await.is_err() {
         return;
     }
-    serve_app(gateway, reader, write, hello.client, stop).await;
+    serve_attached(
+        gateway,
+        reader,
+        write,
+        hello.client,
+        stop,
+        handover.moving(),
+    )
+    .await;
 }
 
 /// Serve one app's MCP session over `read`/`write` (newline-delimited
-/// JSON-RPC) until either side closes or `stop`: the socket's after its
-/// hello; in-process tests' over a pipe. The caller counts it as attached.
+/// JSON-RPC) until either side closes or `stop`: in-process tests' over a
+/// pipe (no host hands over from under them). The caller counts it as
+/// attached.
 pub async fn serve_app<R, W>(
     gateway: Arc<Gateway>,
     read: R,
     write: W,
     client: Option<String>,
     stop: CancellationToken,
+) where
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    let never_moving = watch::channel(false).1;
+    serve_attached(gateway, read, write, client, stop, never_moving).await;
+}
+
+/// [`serve_app`], the socket's after its hello: the app's shim is told to
+/// reconnect once `moving` (this host hands over, crate::wire::handover).
+async fn serve_attached<R, W>(
+    gateway: Arc<Gateway>,
+    read: R,
+    write: W,
+    client: Option<String>,
+    stop: CancellationToken,
+    moving: watch::Receiver<bool>,
 ) where
     R: tokio::io::AsyncRead + Send + Unpin + 'static,
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,
@@ -567,13 +544,13 @@ pub async fn serve_app<R, W>(
     // Listed under the name its calls are recorded under.
     let listed_as = named.unwrap_or_else(|| {
         peer.peer_info()
-            .map(|i| crate::wire::hello::client_name_from_app(&i.client_info.name))
+            .map(|i| crate::session::app::client_name_from_app(&i.client_info.name))
             .unwrap_or_else(|| "unnamed".to_owned())
     });
     let _listed = gateway.attachments.add(app_id, listed_as);
     let session_ct = running.cancellation_token();
     let reconnect = tokio::spawn(crate::wire::handover::tell_when_moving(
-        gateway.handover.moving(),
+        moving,
         peer.clone(),
     ));
     let mut changes = gateway.catalog.subscribe();

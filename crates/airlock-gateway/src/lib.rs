@@ -9,29 +9,41 @@
 //!                                                                    -> Airlock core -> servers
 //! ```
 //!
-//! The rooms:
-//! - [`wire`]: how apps reach the host (the stdio shim and its relay, the
-//!   hello, the local endpoint (a Unix socket; a named pipe on Windows), the
-//!   handover, HTTP, the history flush).
-//! - [`host`]: the host itself: first connects, the server-list watch, one
-//!   app session per attached app.
-//! - [`session`]: one attached app: its MCP session, profile, requests in
-//!   flight and rounds.
+//! The rooms, top to bottom; each names only rooms below it (no import
+//! circles: `scripts/check-cycles.py`):
+//!
+//! ```text
+//! host -> wire -> session -> routing -> catalog -> limits
+//!                 (session and routing -> errors)
+//! ```
+//!
+//! - [`host`]: the host itself: first connects, the server-list watch, the
+//!   endpoint's accept loop and the handover, one app session per attached
+//!   app.
+//! - [`wire`]: how apps reach the host (the stdio shim, its attach and
+//!   relay, the hello, the local endpoint (a Unix socket; a named pipe on
+//!   Windows), the handover, HTTP, the history flush).
+//! - [`session`]: one attached app: its MCP session, requests in flight and
+//!   rounds, its subscriptions; and what every session shares, the
+//!   [`Gateway`] ([`session::shared`]).
 //! - [`routing`]: every message from a server to an app (forms, sampling,
 //!   roots, progress, logs, resource updates, list changes) reaches the app
 //!   it belongs to, or none.
+//! - `errors`: errors as an app gets them, whichever room answers it.
 //! - [`catalog`]: what apps see: each server's lists kept in its own room,
-//!   names, owners of URIs, pinned definitions.
-//! - [`consent`]: the daemon's consent (notifications, or a refusal when
-//!   nobody can be asked).
+//!   names, owners of URIs, pinned definitions, each client's profile; and
+//!   the host's log line.
 //! - [`limits`]: every bound.
-//! - [`stop_signal`]: what asks a daemon to stop (signals; console events
-//!   on Windows).
-//! - `test_support` (feature `test-support`): the gateway in a test's
-//!   process, with servers and apps on the official SDK over pipes.
+//!
+//! Beside them: [`consent`], the daemon's consent (notifications, or a
+//! refusal when nobody can be asked; it names only the catalog's log);
+//! [`stop_signal`], what asks a daemon to stop (signals; console events on
+//! Windows); `test_support` (feature `test-support`): the gateway in a
+//! test's process, with servers and apps on the official SDK over pipes.
 
 pub mod catalog;
 pub mod consent;
+pub(crate) mod errors;
 pub mod host;
 pub mod limits;
 pub mod routing;
@@ -41,6 +53,8 @@ pub mod stop_signal;
 pub mod test_support;
 pub mod wire;
 
-pub use host::{run as run_host, serve_until as serve_host_until, Gateway, HostError, HostOptions};
+pub use host::{run as run_host, serve_until as serve_host_until, HostError, HostOptions};
 pub use session::attached::{AttachedApp, Attachments};
-pub use wire::shim::{run as run_shim, ShimError, ShimOptions};
+pub use session::shared::Gateway;
+pub use wire::attach::{ShimError, ShimOptions};
+pub use wire::shim::run as run_shim;

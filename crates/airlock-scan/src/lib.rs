@@ -46,6 +46,7 @@
 
 mod chars;
 mod excerpt;
+mod hits;
 mod markup;
 mod phrases;
 mod reading;

@@ -3,7 +3,7 @@
 //! chat-template tokens (`<|im_start|>`, `[INST]`), tags styled invisible,
 //! ordinary HTML, and terminal escapes written out as text (`\x1b[`).
 
-use crate::scan::Hits;
+use crate::hits::Hits;
 use crate::{FindingKind, Severity};
 
 /// Tag names that frame text for the model or hide it when rendered.

@@ -5,7 +5,7 @@
 //! Each rule is a few words within a short window of one sentence, checked
 //! only at the words that can start it, so the scan stays linear.
 
-use crate::scan::Hits;
+use crate::hits::Hits;
 use crate::words::{class::*, Word};
 use crate::{FindingKind, Severity};
 

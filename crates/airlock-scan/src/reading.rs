@@ -12,7 +12,7 @@ use crate::chars::{
     char_name, classify, decode_selectors, escape_len, is_plain, tag_ascii, Hidden,
 };
 use crate::excerpt::visible_line;
-use crate::scan::Hits;
+use crate::hits::Hits;
 use crate::{FindingKind, Severity, INVISIBLE_RUN_SERIOUS};
 
 /// The text as read, with a way back to the original's byte offsets. One is

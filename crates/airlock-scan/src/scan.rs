@@ -3,6 +3,7 @@
 //! length; hits gathered into one finding per kind.
 
 use crate::excerpt::excerpt;
+use crate::hits::{Hit, Hits};
 use crate::reading::{bounded, Reading};
 use crate::words::{tokenize, NameFilter, Tokens};
 use crate::{
@@ -10,76 +11,6 @@ use crate::{
     MAX_DESCRIPTION_CHARS, MAX_INSTRUCTIONS_CHARS, MAX_NAME_CHARS, MAX_SCANNED_BYTES,
     MAX_SCHEMA_TEXT_CHARS, MAX_URI_CHARS,
 };
-
-/// One thing found, before it is gathered into a [`Finding`].
-pub(crate) struct Hit {
-    pub(crate) kind: FindingKind,
-    pub(crate) severity: Severity,
-    /// Byte range (in the original text, or in the reading until converted).
-    pub(crate) start: usize,
-    pub(crate) end: usize,
-    pub(crate) detail: String,
-}
-
-/// Hits kept of one kind in one text beyond which only a worse one is kept
-/// (the rest are counted): 1 MB of escape sequences makes a few hundred
-/// thousand, and each would format a sentence.
-const MAX_KEPT_HITS: u16 = 32;
-
-/// The hits of one text: the first of each kind (and any worse one after
-/// them), and how many more there were.
-#[derive(Default)]
-pub(crate) struct Hits {
-    pub(crate) list: Vec<Hit>,
-    kept: [u16; FindingKind::ALL.len()],
-    best: [Option<Severity>; FindingKind::ALL.len()],
-    extra: [usize; FindingKind::ALL.len()],
-}
-
-impl Hits {
-    fn clear(&mut self) {
-        self.list.clear();
-        self.kept = [0; FindingKind::ALL.len()];
-        self.best = [None; FindingKind::ALL.len()];
-        self.extra = [0; FindingKind::ALL.len()];
-    }
-
-    /// Whether a hit of `kind` at `severity` would be kept.
-    pub(crate) fn wants(&self, kind: FindingKind, severity: Severity) -> bool {
-        let k = kind as usize;
-        self.kept[k] < MAX_KEPT_HITS || self.best[k].is_none_or(|b| severity > b)
-    }
-
-    /// Adds a hit; `detail` is only written when the hit is kept.
-    pub(crate) fn add(
-        &mut self,
-        kind: FindingKind,
-        severity: Severity,
-        start: usize,
-        end: usize,
-        detail: impl FnOnce() -> String,
-    ) {
-        let k = kind as usize;
-        if !self.wants(kind, severity) {
-            self.extra[k] += 1;
-            return;
-        }
-        self.kept[k] = self.kept[k].saturating_add(1);
-        self.best[k] = self.best[k].max(Some(severity));
-        self.list.push(Hit {
-            kind,
-            severity,
-            start,
-            end,
-            detail: detail(),
-        });
-    }
-
-    /// How many hits of `kind` there were, kept or not.
-    fn count(&self, kind: FindingKind) -> usize {
-        usize::from(self.kept[kind as usize]) + self.extra[kind as usize]
-    }
-}
 
 /// What a text is, which decides the checks and the length bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -237,9 +168,7 @@ pub(crate) fn scan_into(
             let (start, end) = reading.original(scanned, h.start, h.end);
             hits.add(h.kind, h.severity, start, end, || h.detail);
         }
-        for kind in FindingKind::ALL {
-            hits.extra[kind as usize] += on_reading.extra[kind as usize];
-        }
+        hits.count_dropped_of(on_reading);
     }
     if let Some((bound, name)) = role.bound() {
         // Bytes bound characters from above: count only when it can matter.
@@ -300,22 +229,6 @@ fn gather(text: &str, hits: &Hits, out: &mut Vec<Pending>, first: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn hits_are_kept_up_to_the_bound_and_counted_after() {
-        let mut hits = Hits::default();
-        let k = FindingKind::HtmlTag;
-        for i in 0..usize::from(MAX_KEPT_HITS) {
-            hits.add(k, Severity::Notice, i, i + 1, || "kept".into());
-        }
-        assert_eq!(hits.list.len(), usize::from(MAX_KEPT_HITS));
-        hits.add(k, Severity::Notice, 0, 1, || unreachable!("not written"));
-        assert_eq!(hits.list.len(), usize::from(MAX_KEPT_HITS));
-        // A worse one is still kept.
-        hits.add(k, Severity::Serious, 0, 1, || "worse".into());
-        assert_eq!(hits.list.len(), usize::from(MAX_KEPT_HITS) + 1);
-        assert_eq!(hits.count(k), usize::from(MAX_KEPT_HITS) + 2);
-    }
 
     #[test]
     fn big_buffers_are_not_kept() {

@@ -2,8 +2,8 @@
 //! MCP client configs, keychains, wallets ...) and words about secrets
 //! ("private key", "seed phrase").
 
+use crate::hits::Hits;
 use crate::phrases::{imperative, MAX_ORDER_BYTES};
-use crate::scan::Hits;
 use std::sync::OnceLock;
 
 use crate::words::{class::*, FxMap, Span, Word};

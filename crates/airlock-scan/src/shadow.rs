@@ -3,7 +3,7 @@
 //! the recipient"). [`ToolIndex`] holds every server's tool names, built
 //! once per catalog refresh; the check is one hash look-up per word.
 
-use crate::scan::Hits;
+use crate::hits::Hits;
 use crate::words::{fx, FxMap, NameFilter, Span, MIN_NAME};
 use crate::{Context, FindingKind, Severity};
 

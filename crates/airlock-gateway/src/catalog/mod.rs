@@ -15,13 +15,15 @@
 //! sight), its resource URIs and templates with their owners ([`owners`]),
 //! its instructions fenced ([`instructions`]); then the view is rebuilt
 //! ([`view`]) and, if what apps see changed, they are told (list_changed);
-//! the tool search ([`search`]) follows each view.
+//! the tool search ([`search`]) follows each view. What one app sees of a
+//! view is its client's profile's ([`profile`]).
 
 pub mod apps;
 pub mod fetch;
 pub mod instructions;
 pub mod names;
 pub mod owners;
+pub mod profile;
 pub mod search;
 pub mod templates;
 pub mod view;

@@ -1,17 +1,56 @@
 //! Requests from Airlock to an app (sampling, forms), cancelled at the app
 //! when Airlock stops waiting: the server withdrew its request, its call
 //! ended, or the time ran out. The app's model stops and its prompt goes,
-//! instead of answering a question nobody asks any more.
+//! instead of answering a question nobody asks any more. And what an app
+//! can be asked at all: requests need a 2025-11-25 session
+//! ([`has_requests`]); forms, that the app declared form elicitation
+//! ([`takes_forms`], in rounds on 2026-07-28: [`takes_form_rounds`]).
 
 use std::time::Duration;
 
 use rmcp::model::{
-    CancelledNotificationParam, ClientResult, PingRequest, RequestId, ServerRequest,
+    CancelledNotificationParam, ClientResult, PingRequest, ProtocolVersion, RequestId,
+    ServerRequest,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleServer, ServiceError};
 
 /// How long the first ping of a session may take.
 const PING_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// An app session that has server-to-client requests (2025-11-25).
+pub(crate) fn has_requests(peer: &Peer<RoleServer>) -> bool {
+    peer.peer_info()
+        .is_some_and(|i| i.protocol_version < ProtocolVersion::V_2026_07_28)
+}
+
+/// Can this app be shown a form: it declared form elicitation (an empty
+/// `elicitation` object means form) on a session that has server-to-client
+/// requests (2025-11-25; a 2026-07-28 app gets its forms in rounds, see
+/// [`takes_form_rounds`]).
+pub fn takes_forms(peer: &Peer<RoleServer>) -> bool {
+    peer.peer_info().is_some_and(|info| {
+        info.protocol_version < ProtocolVersion::V_2026_07_28 && shows_forms(&info.capabilities)
+    })
+}
+
+/// A 2026-07-28 request from an app that declared form elicitation (its
+/// capabilities come with each request on that revision).
+pub fn takes_form_rounds(context: &rmcp::service::RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
+        && context
+            .client_capabilities()
+            .is_some_and(|c| shows_forms(&c))
+}
+
+/// Form elicitation declared (an empty `elicitation` object means form).
+fn shows_forms(capabilities: &rmcp::model::ClientCapabilities) -> bool {
+    capabilities
+        .elicitation
+        .as_ref()
+        .is_some_and(|e| e.form.is_some() || e.url.is_none())
+}
 
 /// The TypeScript SDK (1.32) ignores `notifications/cancelled` for request
 /// id 0 (`if (!requestId) return`), and rmcp numbers a session's requests to
@@ -21,8 +60,7 @@ const PING_TIMEOUT: Duration = Duration::from_secs(30);
 pub fn spend_request_id_zero(app: &Peer<RoleServer>) {
     let Some(info) = app.peer_info() else { return };
     let c = &info.capabilities;
-    if !crate::routing::sampling::has_requests(app)
-        || (c.sampling.is_none() && c.roots.is_none() && c.elicitation.is_none())
+    if !has_requests(app) || (c.sampling.is_none() && c.roots.is_none() && c.elicitation.is_none())
     {
         return;
     }

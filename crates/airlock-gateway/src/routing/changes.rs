@@ -7,7 +7,7 @@ use std::time::Duration;
 use rmcp::model::ProtocolVersion;
 use rmcp::service::{RoleServer, SubscriptionSink};
 
-use crate::host::Gateway;
+use crate::catalog::Catalog;
 
 /// Send list_changed to one app: on its 2025-11-25 session, or on each of
 /// its 2026-07-28 subscriptions.
@@ -42,11 +42,11 @@ pub(crate) async fn announce_change(
 
 /// An HTTP session's list_changed, until its transport closes.
 pub(crate) async fn follow_changes(
-    gateway: Arc<Gateway>,
+    catalog: Arc<Catalog>,
     peer: rmcp::service::Peer<RoleServer>,
     subscriptions: Arc<Mutex<Vec<SubscriptionSink>>>,
 ) {
-    let mut changes = gateway.catalog.subscribe();
+    let mut changes = catalog.subscribe();
     loop {
         tokio::select! {
             r = changes.recv() => if matches!(r, Err(tokio::sync::broadcast::error::RecvError::Closed)) { return },

@@ -21,46 +21,16 @@ use airlock_core::elicitation::{
 };
 use rmcp::model::{
     ClientResult, ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema,
-    ProtocolVersion, ServerRequest,
+    ServerRequest,
 };
 use rmcp::service::{Peer, RoleServer};
 use serde_json::{json, Map, Value};
 
 use crate::catalog::log;
-use crate::routing::router::{FormTarget, Router};
-use crate::session::rounds::RoundForm;
+use crate::routing::router::{FormTarget, RoundForm, Router};
 
 /// How long an app may take to answer a form it was shown.
 pub const APP_FORM_TIMEOUT: Duration = Duration::from_secs(600);
-
-/// Can this app be shown a form: it declared form elicitation (an empty
-/// `elicitation` object means form) on a session that has server-to-client
-/// requests (2025-11-25; a 2026-07-28 app gets its forms in rounds, see
-/// [`takes_form_rounds`]).
-pub fn takes_forms(peer: &Peer<RoleServer>) -> bool {
-    peer.peer_info().is_some_and(|info| {
-        info.protocol_version < ProtocolVersion::V_2026_07_28 && shows_forms(&info.capabilities)
-    })
-}
-
-/// A 2026-07-28 request from an app that declared form elicitation (its
-/// capabilities come with each request on that revision).
-pub fn takes_form_rounds(context: &rmcp::service::RequestContext<RoleServer>) -> bool {
-    context
-        .protocol_version()
-        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
-        && context
-            .client_capabilities()
-            .is_some_and(|c| shows_forms(&c))
-}
-
-/// Form elicitation declared (an empty `elicitation` object means form).
-fn shows_forms(capabilities: &rmcp::model::ClientCapabilities) -> bool {
-    capabilities
-        .elicitation
-        .as_ref()
-        .is_some_and(|e| e.form.is_some() || e.url.is_none())
-}
 
 /// The daemon's consent: URLs and sign-ins always Airlock's (`inner`);
 /// forms to the app that asked, when it can show them.

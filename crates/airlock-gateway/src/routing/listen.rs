@@ -14,21 +14,17 @@
 //! than [`limits::MAX_RESOURCE_URI_BYTES`], ends the stream with an error
 //! right after its acknowledgment (rmcp acknowledges before the handler
 //! runs), before anything is subscribed; so does a paused app naming URIs.
-
-use std::sync::atomic::{AtomicU64, Ordering};
+//!
+//! Here: what is acknowledged of a filter ([`accepted`]) and its bounds;
+//! the stream is served by the app's session
+//! (crate::session::subscriptions).
 
 use rmcp::model::{ErrorData, SubscriptionFilter};
-use rmcp::service::SubscriptionContext;
 
 use crate::limits;
-use crate::routing::subscribe::{Subscriber, Target};
-use crate::session::app::AppSession;
-
-/// Numbers listen streams (0 is an app's `resources/subscribe`).
-static NEXT_STREAM: AtomicU64 = AtomicU64::new(1);
 
 /// The URIs of a filter, if within the bounds (else why not).
-fn checked(filter: &SubscriptionFilter) -> Result<&[String], ErrorData> {
+pub(crate) fn checked(filter: &SubscriptionFilter) -> Result<&[String], ErrorData> {
     let uris = filter.resource_subscriptions.as_deref().unwrap_or_default();
     if uris.len() > limits::MAX_RESOURCE_SUBSCRIPTIONS_PER_APP {
         return Err(ErrorData::invalid_params(
@@ -57,8 +53,9 @@ fn checked(filter: &SubscriptionFilter) -> Result<&[String], ErrorData> {
 
 /// What Airlock acknowledges of an app's filter: the list changes it asked
 /// for, and its URIs once each when within the bounds (else none: the
-/// stream then ends with the error, see [`serve`]). Cheap whatever the
-/// app sends: rmcp intersects this with the request, URI by URI.
+/// stream then ends with the error, see `AppSession::serve_listen`). Cheap
+/// whatever the app sends: rmcp intersects this with the request, URI by
+/// URI.
 pub(crate) fn accepted(requested: &SubscriptionFilter) -> SubscriptionFilter {
     let mut accepted = SubscriptionFilter::new();
     accepted.tools_list_changed = requested.tools_list_changed;
@@ -75,57 +72,6 @@ pub(crate) fn accepted(requested: &SubscriptionFilter) -> SubscriptionFilter {
                 uris
             });
     accepted
-}
-
-/// Serve one of `app`'s listen streams until it closes: subscribe to the
-/// resources it names, then unsubscribe.
-pub(crate) async fn serve(
-    app: &AppSession,
-    context: &SubscriptionContext,
-) -> Result<(), ErrorData> {
-    let named = checked(context.requested())?;
-    let uris = context
-        .accepted()
-        .resource_subscriptions
-        .as_deref()
-        .unwrap_or_default();
-    if uris.is_empty() {
-        context.cancelled().await;
-        return Ok(());
-    }
-    let gateway = &app.gateway;
-    let routes = &gateway.router;
-    let (client, profile, paused) = app.standing(context.request_context())?;
-    if paused {
-        return Err(ErrorData::invalid_request(
-            format!("Airlock: {}", airlock_core::clients::PAUSED_ERROR),
-            None,
-        ));
-    }
-    let mut keys = Vec::with_capacity(named.len());
-    for uri in uris {
-        if let Some(route) = crate::routing::subscribe::route(gateway, uri, &profile).await {
-            keys.push((route.server, route.name));
-        }
-    }
-    let who = Subscriber {
-        app: app.id,
-        stream: NEXT_STREAM.fetch_add(1, Ordering::Relaxed),
-    };
-    let target = Target::Stream(context.sink().clone());
-    let refused = routes
-        .resources
-        .subscribe_many(&gateway.core, who, &client, keys, &target)
-        .await?;
-    for ((server, uri), why) in refused {
-        let shown: String = uri.chars().take(200).collect();
-        crate::catalog::log(&format!(
-            "{client}: no updates of {shown:?} at {server} on its listen stream: {why}"
-        ));
-    }
-    context.cancelled().await;
-    routes.resources.end_stream(&gateway.core, who).await;
-    Ok(())
 }
 
 #[cfg(test)]

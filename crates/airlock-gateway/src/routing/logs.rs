@@ -20,11 +20,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use airlock_core::Airlock;
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use rmcp::service::{Peer, RoleServer};
 use tokio::sync::mpsc;
 
-use crate::host::Gateway;
 use crate::limits;
 
 /// Lines waiting for one app; beyond, they are dropped (and counted).
@@ -78,8 +78,8 @@ impl LogSinks {
 
     /// App `app` set `level`; the first time, start passing lines to `peer`.
     pub(crate) fn set(
-        &self,
-        gateway: &Arc<Gateway>,
+        self: &Arc<Self>,
+        core: &Arc<Airlock>,
         app: u64,
         peer: &Peer<RoleServer>,
         level: LoggingLevel,
@@ -94,7 +94,8 @@ impl LogSinks {
         let wish = Arc::new(Mutex::new((level, client)));
         let dropped = Arc::new(AtomicU64::new(0));
         tokio::spawn(forward(
-            gateway.clone(),
+            core.clone(),
+            self.clone(),
             app,
             peer.clone(),
             wish.clone(),
@@ -173,7 +174,8 @@ impl Bucket {
 
 /// Pass one app's lines on until its transport closes or it detaches.
 async fn forward(
-    gateway: Arc<Gateway>,
+    core: Arc<Airlock>,
+    sinks: Arc<LogSinks>,
     app: u64,
     peer: Peer<RoleServer>,
     wish: Arc<Mutex<(LoggingLevel, String)>>,
@@ -187,7 +189,7 @@ async fn forward(
         }
         let client = wish.lock().unwrap_or_else(|e| e.into_inner()).1.clone();
         // The profile first: a server the app does not see spends nothing.
-        if !crate::session::profile::of(&gateway.core, &client).allows_server(&line.server) {
+        if !crate::catalog::profile::of(&core, &client).allows_server(&line.server) {
             continue;
         }
         if buckets.len() >= MAX_BUCKETS && !buckets.contains_key(&line.server) {
@@ -211,7 +213,7 @@ async fn forward(
         param.logger = Some(line.server);
         let _ = peer.notify_logging_message(param).await;
     }
-    gateway.router.logs.remove(app);
+    sinks.remove(app);
 }
 
 #[cfg(test)]

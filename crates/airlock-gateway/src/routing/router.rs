@@ -27,10 +27,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use airlock_core::caller::{AppCall, AppTarget};
+use airlock_core::elicitation::FormAnswer;
+use rmcp::model::ElicitRequestParams;
 use rmcp::service::{Peer, RoleServer};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
-use crate::session::rounds::RoundForm;
+/// A form for a 2026-07-28 app's call that is running, on its way to
+/// become the call's answer ([`crate::session::rounds`]): its parameters,
+/// and where its answer goes.
+pub struct RoundForm {
+    pub params: ElicitRequestParams,
+    pub answer: oneshot::Sender<FormAnswer>,
+}
 
 /// One request of an app in flight (a tool call, prompt or resource read).
 struct InFlight {
@@ -56,7 +64,7 @@ pub struct Router {
     calls: Mutex<HashMap<u64, InFlight>>,
     next_call: AtomicU64,
     /// The apps that asked for servers' log lines (`logging/setLevel`).
-    pub(crate) logs: crate::routing::logs::LogSinks,
+    pub(crate) logs: Arc<crate::routing::logs::LogSinks>,
     /// The apps' resource subscriptions.
     pub resources: crate::routing::subscribe::ResourceSubscriptions,
 }
@@ -129,7 +137,7 @@ impl Router {
             if let Some(round) = &c.round {
                 return Some(FormTarget::Round(round.clone()));
             }
-            return crate::routing::forms::takes_forms(&c.peer)
+            return crate::routing::ask::takes_forms(&c.peer)
                 .then(|| FormTarget::Ask(c.peer.clone()));
         }
         let c = calls.values().find(mine)?;
@@ -138,6 +146,6 @@ impl Router {
             // form? Not guessed.
             return None;
         }
-        crate::routing::forms::takes_forms(&c.peer).then(|| FormTarget::Ask(c.peer.clone()))
+        crate::routing::ask::takes_forms(&c.peer).then(|| FormTarget::Ask(c.peer.clone()))
     }
 }

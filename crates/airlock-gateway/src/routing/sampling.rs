@@ -19,12 +19,13 @@ use airlock_core::elicitation::BoxFuture;
 use airlock_core::forward::AppRequests;
 use rmcp::model::{
     ClientResult, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, ErrorCode,
-    ErrorData, ListRootsResult, ProtocolVersion, ServerRequest,
+    ErrorData, ListRootsResult, ServerRequest,
 };
 use rmcp::service::{Peer, RoleServer, ServiceError};
 
 use airlock_core::caller::AppTarget;
 
+use crate::routing::ask::has_requests;
 use crate::routing::router::Router;
 
 /// How long an app may take to answer a sampling request (its model, maybe
@@ -32,12 +33,6 @@ use crate::routing::router::Router;
 pub const APP_SAMPLING_TIMEOUT: Duration = Duration::from_secs(600);
 /// How long an app may take to list its roots.
 pub const APP_ROOTS_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// An app session that has server-to-client requests (2025-11-25).
-pub(crate) fn has_requests(peer: &Peer<RoleServer>) -> bool {
-    peer.peer_info()
-        .is_some_and(|i| i.protocol_version < ProtocolVersion::V_2026_07_28)
-}
 
 fn refused(text: String) -> ErrorData {
     ErrorData::new(ErrorCode::METHOD_NOT_FOUND, text, None)

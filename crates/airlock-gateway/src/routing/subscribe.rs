@@ -145,7 +145,7 @@ impl ResourceSubscriptions {
             )
             .await
             {
-                Ok(r) => r.map_err(|e| crate::session::app::core_error(&e))?,
+                Ok(r) => r.map_err(|e| crate::errors::core_error(&e))?,
                 Err(_) => {
                     return Err(ErrorData::internal_error(
                         format!(
@@ -347,7 +347,7 @@ async fn forward(
     mut rx: watch::Receiver<()>,
 ) {
     while rx.changed().await.is_ok() {
-        let (profile, paused) = crate::session::profile::standing(&core, &client);
+        let (profile, paused) = crate::catalog::profile::standing(&core, &client);
         let shown = !paused && profile.allows_server(&server);
         match &target {
             Target::Session(peer) => {
@@ -371,53 +371,6 @@ async fn forward(
         }
         tokio::time::sleep(limits::RESOURCE_UPDATE_MIN_INTERVAL).await;
     }
-}
-
-/// Where an app's `uri` is subscribed: the server that serves it (and the
-/// URI there), if the app's `profile` shows that server.
-pub(crate) async fn route(
-    gateway: &crate::host::Gateway,
-    uri: &str,
-    profile: &airlock_core::clients::ClientProfile,
-) -> Option<crate::catalog::Route> {
-    let view = gateway.catalog.view();
-    view.resource_route(uri)
-        .filter(|r| profile.allows_server(&r.server))
-}
-
-/// An app's `resources/subscribe` for `wanted.uri` (as it sees it): routed
-/// to the server that serves it, if the app's `profile` shows that server.
-pub(crate) async fn from_app(
-    gateway: &crate::host::Gateway,
-    mut wanted: Wanted,
-    profile: &airlock_core::clients::ClientProfile,
-    peer: Peer<RoleServer>,
-) -> Result<(), ErrorData> {
-    if wanted.uri.len() > limits::MAX_RESOURCE_URI_BYTES {
-        return Err(ErrorData::invalid_params(
-            format!(
-                "resource URI longer than {} bytes",
-                limits::MAX_RESOURCE_URI_BYTES
-            ),
-            None,
-        ));
-    }
-    let route = route(gateway, &wanted.uri, profile).await;
-    let Some(route) = route else {
-        let shown: String = wanted.uri.chars().take(200).collect();
-        return Err(ErrorData::resource_not_found(
-            format!(
-                "unknown resource {shown:?}: resources/list shows the resources Airlock serves now"
-            ),
-            None,
-        ));
-    };
-    (wanted.server, wanted.uri) = (route.server, route.name);
-    gateway
-        .router
-        .resources
-        .subscribe(&gateway.core, wanted, Target::Session(peer))
-        .await
 }
 
 #[cfg(test)]

@@ -18,12 +18,41 @@ use rmcp::service::{RequestContext, RoleServer, SubscriptionContext, Subscriptio
 use rmcp::ServerHandler;
 use tokio::sync::Semaphore;
 
-use crate::host::Gateway;
+use crate::errors::core_error;
 use crate::limits;
 pub(crate) use crate::routing::changes::{announce_change, follow_changes, CHANGE_COALESCE};
 use crate::session::budget::{self, Own};
 use crate::session::forward::{forward_call, prompt_for_the_app, resource_for_the_app, tool_error};
 use crate::session::paging::page;
+use crate::session::shared::Gateway;
+
+/// The client a request's token belongs to, in the request's extensions
+/// (put there by [`crate::wire::http`], which checked the token).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpClient(pub String);
+
+/// An app's own name (clientInfo.name) made into a client name: what
+/// [`crate::wire::hello::check_client_name`] would refuse becomes `_`,
+/// bounded.
+pub fn client_name_from_app(name: &str) -> String {
+    let cleaned: String = name
+        .chars()
+        .take(airlock_core::clients::MAX_CLIENT_NAME_CHARS)
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let cleaned = cleaned.trim_start_matches('-').to_owned();
+    if cleaned.is_empty() {
+        "unnamed".to_owned()
+    } else {
+        cleaned
+    }
+}
 
 /// Numbers the attached apps (for form routing).
 static NEXT_APP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -75,7 +104,7 @@ impl AppSession {
         let client = context
             .extensions
             .get::<http::request::Parts>()
-            .and_then(|p| p.extensions.get::<crate::wire::http::HttpClient>())
+            .and_then(|p| p.extensions.get::<HttpClient>())
             .map(|c| c.0.clone())
             .ok_or_else(|| ErrorData::invalid_request("no client token on this request", None))?;
         let mut bound = bound.lock().unwrap_or_else(|p| p.into_inner());
@@ -106,7 +135,7 @@ impl AppSession {
         context: &RequestContext<RoleServer>,
     ) -> Result<(String, airlock_core::clients::ClientProfile, bool), ErrorData> {
         let who = self.who(context)?;
-        let (p, paused) = crate::session::profile::standing(&self.gateway.core, &who);
+        let (p, paused) = crate::catalog::profile::standing(&self.gateway.core, &who);
         Ok((who, p, paused))
     }
 
@@ -129,7 +158,7 @@ impl AppSession {
         }
         context
             .client_info()
-            .map(|i| crate::wire::hello::client_name_from_app(&i.name))
+            .map(|i| client_name_from_app(&i.name))
             .unwrap_or_else(|| "unnamed".to_owned())
     }
 
@@ -323,7 +352,7 @@ impl ServerHandler for AppSession {
         // Over HTTP rmcp runs the session: follow the catalog from here.
         if self.bound.is_some() {
             tokio::spawn(follow_changes(
-                self.gateway.clone(),
+                self.gateway.catalog.clone(),
                 context.peer,
                 self.subscriptions.clone(),
             ));
@@ -405,10 +434,13 @@ impl ServerHandler for AppSession {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let (client, _) = self.profile(&context)?;
-        self.gateway
-            .router
-            .logs
-            .set(&self.gateway, self.id, &context.peer, request.level, client);
+        self.gateway.router.logs.set(
+            &self.gateway.core,
+            self.id,
+            &context.peer,
+            request.level,
+            client,
+        );
         Ok(())
     }
 
@@ -420,7 +452,7 @@ impl ServerHandler for AppSession {
         let (_, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view();
         let (prompts, next) = page(
-            &crate::session::profile::prompts(&view, &profile),
+            &crate::catalog::profile::prompts(&view, &profile),
             request.as_ref(),
         )?;
         let mut result = ListPromptsResult::with_all_items(prompts);
@@ -492,7 +524,7 @@ impl ServerHandler for AppSession {
         let (_, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view();
         let (resources, next) = page(
-            &crate::session::profile::resources(&view, &profile),
+            &crate::catalog::profile::resources(&view, &profile),
             request.as_ref(),
         )?;
         let mut result = ListResourcesResult::with_all_items(resources);
@@ -508,7 +540,7 @@ impl ServerHandler for AppSession {
         let (_, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view();
         let (templates, next) = page(
-            &crate::session::profile::templates(&view, &profile),
+            &crate::catalog::profile::templates(&view, &profile),
             request.as_ref(),
         )?;
         let mut result = ListResourceTemplatesResult::with_all_items(templates);
@@ -603,7 +635,8 @@ impl ServerHandler for AppSession {
             server: String::new(),
             uri: request.uri,
         };
-        crate::routing::subscribe::from_app(&self.gateway, wanted, &profile, context.peer).await
+        self.subscribe_resource(wanted, &profile, context.peer)
+            .await
     }
 
     #[allow(deprecated)] // resources/unsubscribe: 2025-11-25 apps use it
@@ -629,7 +662,7 @@ impl ServerHandler for AppSession {
     }
 
     /// A listen stream: list changes (crate::routing::changes) and the updates of
-    /// the resources it names (crate::routing::listen), until it closes.
+    /// the resources it names (crate::session::subscriptions), until it closes.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         {
             let mut subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
@@ -645,7 +678,7 @@ impl ServerHandler for AppSession {
             }
             subs.push(context.sink().clone());
         }
-        let served = crate::routing::listen::serve(self, &context).await;
+        let served = self.serve_listen(&context).await;
         let id = context.sink().id().clone();
         self.subscriptions
             .lock()
@@ -655,19 +688,23 @@ impl ServerHandler for AppSession {
     }
 }
 
-/// A core error on a prompt or resource (not a tool call) as a JSON-RPC error.
-pub(crate) fn core_error(e: &airlock_core::CoreError) -> ErrorData {
-    if e.is_usage() {
-        ErrorData::invalid_params(format!("Airlock: {e}"), None)
-    } else {
-        ErrorData::internal_error(format!("Airlock: {e}"), None)
-    }
-}
-
 fn truncate(text: &str, max_chars: usize) -> Cow<'_, str> {
     if text.chars().count() <= max_chars {
         Cow::Borrowed(text)
     } else {
         Cow::Owned(text.chars().take(max_chars).chain(['…']).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::hello::check_client_name;
+
+    #[test]
+    fn an_apps_own_name_becomes_a_plain_client_name() {
+        assert_eq!(client_name_from_app("Claude Code\u{202e}"), "Claude_Code_");
+        assert_eq!(client_name_from_app("--"), "unnamed");
+        assert!(check_client_name(&client_name_from_app(&"é".repeat(500))).is_ok());
     }
 }

@@ -140,7 +140,7 @@ pub fn listed(
     profile: &ClientProfile,
     client: &str,
 ) -> Vec<Tool> {
-    let all = crate::session::profile::tools(view, profile);
+    let all = crate::catalog::profile::tools(view, profile);
     match profile.tool_budget_for(client) {
         Some(budget) if all.len() > budget as usize => {
             let room = budget.saturating_sub(OWN_TOOLS) as usize;

@@ -14,7 +14,8 @@ use rmcp::service::{RequestContext, RoleServer};
 use tokio::sync::OwnedSemaphorePermit;
 
 use crate::limits;
-use crate::routing::forms::{takes_form_rounds, APP_FORM_TIMEOUT};
+use crate::routing::ask::takes_form_rounds;
+use crate::routing::forms::APP_FORM_TIMEOUT;
 use crate::session::app::AppSession;
 use crate::session::rounds::{Finish, Reply, Running};
 

@@ -25,23 +25,19 @@ use std::time::Duration;
 
 use airlock_core::elicitation::FormAnswer;
 use rmcp::model::{
-    CallToolResponse, ElicitRequest, ElicitRequestParams, ErrorData, GetPromptResponse,
-    InputRequest, InputRequests, InputRequiredResult, InputResponses, ReadResourceResponse,
+    CallToolResponse, ElicitRequest, ErrorData, GetPromptResponse, InputRequest, InputRequests,
+    InputRequiredResult, InputResponses, ReadResourceResponse,
 };
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
+use crate::routing::router::RoundForm;
+
 /// Calls parked at once for every app together.
 pub const MAX_PARKED: usize = 256;
 /// The key of the form in `inputRequests` / `inputResponses`.
 pub const FORM_KEY: &str = "form";
-
-/// A form for the call that is running: its parameters, and where its answer goes.
-pub struct RoundForm {
-    pub params: ElicitRequestParams,
-    pub answer: oneshot::Sender<FormAnswer>,
-}
 
 /// The answer to an app's request that may come in rounds: `tools/call`,
 /// `prompts/get`, `resources/read`.
@@ -232,6 +228,7 @@ impl Rounds {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rmcp::model::ElicitRequestParams;
     use serde_json::json;
 
     #[test]

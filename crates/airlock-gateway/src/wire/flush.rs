@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 
-use crate::host::Gateway;
+use crate::session::shared::Gateway;
 use crate::wire::hello::{self, Hello, Welcome, HELLO_VERSION};
 use crate::wire::place;
 

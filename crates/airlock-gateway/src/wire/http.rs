@@ -47,13 +47,10 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::catalog::log;
-use crate::host::Gateway;
 use crate::limits;
 use crate::session::app::AppSession;
-
-/// The client a request's token belongs to (in the request's extensions).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HttpClient(pub String);
+pub use crate::session::app::HttpClient;
+use crate::session::shared::Gateway;
 
 /// At most this many MCP sessions over HTTP, and this many connections.
 pub const MAX_HTTP_SESSIONS: usize = 64;

@@ -27,10 +27,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::wire::attach::{self, ShimError, ShimOptions};
 use crate::wire::endpoint::Stream as UnixStream;
 use crate::wire::handover::RECONNECT_METHOD;
-use crate::wire::shim::{self, ShimError, ShimOptions, STDIN_EOF_GRACE};
 use crate::{limits, wire::place};
+
+/// How long the shim stays after the app closed its stdin.
+pub const STDIN_EOF_GRACE: Duration = Duration::from_millis(500);
 
 /// What a request unanswered by a host that went away gets.
 pub const RESTARTED: &str = "Airlock restarted; retry";
@@ -434,9 +437,9 @@ fn reconnect(
                 std::thread::sleep(Duration::from_millis(50));
                 continue;
             }
-            Err(_) => shim::attach(options),
+            Err(_) => attach::attach(options),
         };
-        let attached = stream.and_then(|s| shim::greet(s, options));
+        let attached = stream.and_then(|s| attach::greet(s, options));
         let mut reader = match attached {
             Ok((reader, _)) => reader,
             Err(e) => {
