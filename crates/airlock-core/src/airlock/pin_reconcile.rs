@@ -309,3 +309,76 @@ impl Airlock {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::pins::PinKind;
+    use crate::servers::{ServerInput, Transport};
+    use crate::test_support::{open_core, RecordingOpener, ScriptedConsent};
+
+    /// MCP Apps: a tool that starts showing another App, or that shows the
+    /// model a tool that was the App's alone, waits for the user's review;
+    /// the rest of `_meta` changes nothing.
+    #[test]
+    fn a_tools_app_link_and_visibility_are_pinned() {
+        let (core, _dir) = open_core(
+            ScriptedConsent::accepting(),
+            RecordingOpener::new(),
+            Default::default(),
+        );
+        core.add_server(&ServerInput {
+            name: "maps".into(),
+            options: Default::default(),
+            transport: Transport::Stdio {
+                command: "maps-server".into(),
+                args: Vec::new(),
+                env: Default::default(),
+                cwd: None,
+            },
+        })
+        .unwrap();
+        let tools = airlock_scan::ToolIndex::default();
+        let tool = |meta: serde_json::Value| {
+            vec![json!({"name": "show_map", "description": "Show a map.",
+                "inputSchema": {"type": "object"}, "_meta": meta})]
+        };
+        let reconcile = |meta| {
+            core.reconcile_pins("maps", PinKind::Tool, tool(meta), &tools, 64 * 1024)
+                .unwrap()
+        };
+        let first =
+            reconcile(json!({"ui": {"resourceUri": "ui://maps/map", "visibility": ["app"]}}));
+        assert_eq!(first.served.len(), 1, "pinned at first sight");
+        // Other `_meta` keys: not pinned.
+        let same = reconcile(
+            json!({"ui": {"visibility": ["app"], "resourceUri": "ui://maps/map"}, "trace": 7}),
+        );
+        assert_eq!((same.served.len(), same.held.len()), (1, 0));
+        // Another App.
+        let other =
+            reconcile(json!({"ui": {"resourceUri": "ui://maps/login", "visibility": ["app"]}}));
+        assert_eq!((other.served.len(), other.held.len()), (0, 1));
+        assert!(
+            other.held[0].why.contains("show_map"),
+            "{}",
+            other.held[0].why
+        );
+        // Shown to the model too.
+        let visible = reconcile(
+            json!({"ui": {"resourceUri": "ui://maps/map", "visibility": ["model", "app"]}}),
+        );
+        assert_eq!((visible.served.len(), visible.held.len()), (0, 1));
+        // The review shows the App link in the diff.
+        let pending = core.pending_pin_changes(Some("maps")).unwrap();
+        assert_eq!(
+            pending.len(),
+            1,
+            "one change of one tool waits: {pending:?}"
+        );
+        let shown = format!("{:?}", pending[0].diff);
+        assert!(shown.contains("ui://maps/map"), "{shown}");
+        assert!(shown.contains("visibility"), "{shown}");
+    }
+}

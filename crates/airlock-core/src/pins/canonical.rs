@@ -1,6 +1,11 @@
 //! A definition as it is pinned: only what an app (and its model) reads,
 //! keys sorted, so the same definition always has the same bytes and hash
-//! whatever order the server sent its keys in.
+//! whatever order the server sent its keys in. Of a tool's `_meta`, its
+//! MCP App settings are pinned (`ui`: the App it shows and whether the
+//! model sees the tool at all; the older flat `ui/resourceUri`): a server
+//! cannot point a tool at another App, or show the model a tool that was
+//! the App's alone, without the user's review. The rest of `_meta` is
+//! data for software, not pinned.
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -16,6 +21,8 @@ const TOOL_KEYS: [&str; 6] = [
     "outputSchema",
     "annotations",
 ];
+/// The keys of a tool's `_meta` that are pinned (MCP Apps, SEP-1865).
+const TOOL_META_KEYS: [&str; 2] = ["ui", "ui/resourceUri"];
 /// The keys of a prompt that are pinned.
 const PROMPT_KEYS: [&str; 4] = ["name", "title", "description", "arguments"];
 
@@ -50,6 +57,18 @@ pub fn canonical(kind: PinKind, item: &Value) -> Value {
             out.insert(k.to_owned(), sorted(v));
         }
     }
+    if kind == PinKind::Tool {
+        let meta: Map<String, Value> = TOOL_META_KEYS
+            .iter()
+            .filter_map(|k| {
+                let v = item.get("_meta")?.get(*k).filter(|v| !v.is_null())?;
+                Some(((*k).to_owned(), sorted(v)))
+            })
+            .collect();
+        if !meta.is_empty() {
+            out.insert("_meta".to_owned(), Value::Object(meta));
+        }
+    }
     Value::Object(out)
 }
 
@@ -75,6 +94,17 @@ mod tests {
             definition_hash(&cb.to_string())
         );
         assert!(ca.get("_meta").is_none());
+        // Only the App settings of `_meta` are pinned.
+        let mut c = a.clone();
+        c["_meta"] = json!({"x": 2, "ui": {"resourceUri": "ui://t/app"}});
+        let mut d = b.clone();
+        d["_meta"] = json!({"ui": {"resourceUri": "ui://t/app"}, "progressToken": 7});
+        let (cc, cd) = (canonical(PinKind::Tool, &c), canonical(PinKind::Tool, &d));
+        assert_eq!(cc.to_string(), cd.to_string());
+        assert_eq!(cc["_meta"], json!({"ui": {"resourceUri": "ui://t/app"}}));
+        // A prompt's `_meta` is not pinned.
+        let p = json!({"name": "p", "_meta": {"ui": {"resourceUri": "ui://x"}}});
+        assert!(canonical(PinKind::Prompt, &p).get("_meta").is_none());
     }
 
     #[test]
@@ -90,7 +120,18 @@ mod tests {
         annotations["annotations"] = json!({"destructiveHint": true});
         let mut title = base.clone();
         title["title"] = json!("Weather");
-        for other in [hidden, schema, annotations, title] {
+        // MCP Apps: the App a tool shows, and whether the model sees it.
+        let mut app = base.clone();
+        app["_meta"] = json!({"ui": {"resourceUri": "ui://weather/map"}});
+        let mut other_app = base.clone();
+        other_app["_meta"] = json!({"ui": {"resourceUri": "ui://weather/login"}});
+        let mut visible = app.clone();
+        visible["_meta"]["ui"]["visibility"] = json!(["model", "app"]);
+        let mut flat = base.clone();
+        flat["_meta"] = json!({"ui/resourceUri": "ui://weather/map"});
+        assert_ne!(h(&app), h(&other_app), "another App");
+        assert_ne!(h(&app), h(&visible), "shown to the model");
+        for other in [hidden, schema, annotations, title, app, flat] {
             assert_ne!(h(&base), h(&other), "{other}");
         }
         assert_eq!(h(&base).len(), 64);
