@@ -7,6 +7,7 @@
 #   bash scripts/e2e.sh                      # everything
 #   bash scripts/e2e.sh 03-required-error    # only the test files whose name contains this
 #   AIRLOCK_E2E_KNOWN_BUGS=1 bash scripts/e2e.sh   # also run the tests skipped as known product bugs
+#   AIRLOCK_E2E_JOBS=1 bash scripts/e2e.sh          # one test file at a time (default 2)
 #
 # Screenshots of every step: test-artifacts/e2e/<test>/NN-<step>.png.
 # Exits non-zero when a test fails; prints node:test's summary at the end.
@@ -48,7 +49,7 @@ cargo build --workspace --all-targets
 section "tests/e2e: npm ci"
 npm_ci tests/e2e
 
-section "run (Xvfb + D-Bus + keyring + dunst)"
+section "run (each file: Xvfb + D-Bus + keyring + dunst of its own)"
 files=()
 for f in tests/e2e/*.test.mjs; do
   if [[ $# -eq 0 ]]; then files+=("${f#tests/e2e/}"); continue; fi
@@ -64,8 +65,10 @@ fi
 if [[ $# -eq 0 ]]; then rm -rf test-artifacts/e2e; fi
 mkdir -p test-artifacts/e2e
 set +e
-(cd tests/e2e && AIRLOCK_SESSION_XVFB=1 bash "$root/scripts/with-session.sh" \
-  node --test --test-concurrency=1 --test-reporter=spec "${files[@]}") 2>&1 \
+# Each test file in its own private session (display, D-Bus, keyring,
+# dunst), AIRLOCK_E2E_JOBS files at once (default 2), longest first
+# (scripts/run-tests.py --e2e).
+python3 scripts/run-tests.py --e2e "${files[@]}" 2>&1 \
   | grep --line-buffered -v -e 'dbus-daemon\[' -e '^Joined session keyring' -e 'SpiRegistry daemon'
 rc=${PIPESTATUS[0]}
 set -e

@@ -16,6 +16,14 @@ exits 1 when any failed or ran past its time-out.
 
     python3 scripts/run-tests.py ARTIFACTS.json [--jobs N] [--timeout S]
            [-- ARGS passed to every test executable]
+
+With `--e2e FILE...` it runs the desktop end-to-end test files
+(tests/e2e/*.test.mjs, for scripts/e2e.sh) the same way: each file under
+`node --test` in its own private session with an X server and dunst
+(AIRLOCK_SESSION_XVFB=1), so two files never share a display, a
+notification daemon or a keychain; AIRLOCK_E2E_JOBS at once (default 2).
+
+    python3 scripts/run-tests.py --e2e [--jobs N] FILE...
 """
 
 import json
@@ -52,7 +60,7 @@ def executables(artifacts):
             shown = src
         label = f"unittests {shown}" if "test" not in kinds else str(shown)
         name = f"{package_dir.name}: {label}"
-        found.append((name, msg["executable"], package_dir))
+        found.append((name, [msg["executable"]], package_dir))
     return found
 
 
@@ -62,12 +70,18 @@ def main():
     if "--" in args:
         i = args.index("--")
         args, passthrough = args[:i], args[i + 1 :]
-    jobs = int(os.environ.get("AIRLOCK_TEST_JOBS", "3"))
+    e2e = "--e2e" in args
+    if e2e:
+        args.remove("--e2e")
+    jobs = int(os.environ.get("AIRLOCK_E2E_JOBS" if e2e else "AIRLOCK_TEST_JOBS", "2" if e2e else "3"))
     timeout = 900.0
     artifacts = None
+    files = []
     while args:
         a = args.pop(0)
-        if a == "--jobs" and args:
+        if e2e and not a.startswith("-"):
+            files.append(a)
+        elif a == "--jobs" and args:
             jobs = int(args.pop(0))
         elif a == "--timeout" and args:
             timeout = float(args.pop(0))
@@ -76,16 +90,25 @@ def main():
         else:
             print(f"run-tests: unknown argument {a!r}", file=sys.stderr)
             return 2
-    if artifacts is None:
+    if artifacts is None and not files:
         print(__doc__, file=sys.stderr)
         return 2
     jobs = max(1, jobs)
 
-    todo = executables(artifacts)
+    env = dict(os.environ)
+    if e2e:
+        e2e_dir = ROOT / "tests" / "e2e"
+        node = ["node", "--test", "--test-concurrency=1", "--test-reporter=spec"]
+        todo = [(f"e2e: {f}", [*node, f], e2e_dir) for f in files]
+        env["AIRLOCK_SESSION_XVFB"] = "1"
+        what, times_name = "test files", "airlock-e2e-times.json"
+    else:
+        todo = executables(artifacts)
+        what, times_name = "test executables", "airlock-test-times.json"
     if not todo:
-        print("run-tests: no test executables in " + artifacts, file=sys.stderr)
+        print("run-tests: nothing to run", file=sys.stderr)
         return 1
-    times_file = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "airlock-test-times.json"
+    times_file = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / times_name
     try:
         last = json.loads(times_file.read_text())
     except (OSError, ValueError):
@@ -104,12 +127,13 @@ def main():
             with lock:
                 if not queue:
                     return
-                name, exe, cwd = queue.pop(0)
+                name, argv, cwd = queue.pop(0)
             started = time.monotonic()
             with tempfile.TemporaryFile() as out:
                 proc = subprocess.Popen(
-                    [session, exe, *passthrough],
+                    [session, *argv, *passthrough],
                     cwd=cwd,
+                    env=env,
                     stdin=subprocess.DEVNULL,
                     stdout=out,
                     stderr=subprocess.STDOUT,
@@ -132,7 +156,7 @@ def main():
                 took[name] = seconds
                 if why:
                     failed.append(f"{name} ({why})")
-                sys.stdout.write(f"\n     Running {name} ({exe}) [{seconds:.1f} s]\n{text}")
+                sys.stdout.write(f"\n     Running {name} ({' '.join(argv)}) [{seconds:.1f} s]\n{text}")
                 if why:
                     sys.stdout.write(f"run-tests: {name}: {why}\n")
                 sys.stdout.flush()
@@ -152,7 +176,7 @@ def main():
     except OSError:
         pass
     total = sum(took.values())
-    print(f"\nrun-tests: {len(took)} test executables, {jobs} at once: {wall:.0f} s "
+    print(f"\nrun-tests: {len(took)} {what}, {jobs} at once: {wall:.0f} s "
           f"(one after another: {total:.0f} s). Slowest:")
     for name, s in sorted(took.items(), key=lambda kv: -kv[1])[:8]:
         print(f"  {s:7.1f} s  {name}")
