@@ -1,12 +1,14 @@
 //! Apps and their profiles: what each app attached to the gateway may see and call.
 
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
 use crate::clients::*;
 use crate::secrets::SecretValue;
 use crate::{Airlock, CoreError, CoreResult};
-use sha2::{Digest, Sha256};
-use std::sync::atomic::Ordering;
-use std::time::Instant;
-use subtle::ConstantTimeEq;
 
 impl Airlock {
     fn token_ref(&self, name: &str) -> CoreResult<String> {

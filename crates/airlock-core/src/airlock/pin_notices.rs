@@ -1,12 +1,14 @@
 //! Notices of held definitions: what changed, for the notifications and the window.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use tokio::sync::broadcast::error::RecvError;
+use tokio::time::Instant;
+
 use crate::events::CoreEvent;
 use crate::pins::notice::*;
 use crate::Airlock;
-use std::collections::BTreeMap;
-use std::sync::Arc;
-use tokio::sync::broadcast::error::RecvError;
-use tokio::time::Instant;
 
 impl Airlock {
     /// Follow the changes held for review and call `act` with one notice

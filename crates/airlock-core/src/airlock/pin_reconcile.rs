@@ -1,12 +1,14 @@
 //! A server's fresh lists checked against its pinned definitions.
 
+use std::collections::{HashMap, HashSet};
+
+use airlock_scan::{Finding, Severity, ToolIndex};
+use serde_json::Value;
+
 use crate::pins::reconcile::*;
 use crate::pins::{canonical, definition_hash, ChangeKind, ChangeState, PinKind, PinPolicy};
 use crate::store::pins::{ChangeRow, NewChange, PinRow};
 use crate::{Airlock, CoreResult};
-use airlock_scan::{Finding, Severity, ToolIndex};
-use serde_json::Value;
-use std::collections::{HashMap, HashSet};
 
 impl Airlock {
     /// The pin policy of `server` (the default for a server with no stored
