@@ -15,8 +15,9 @@
 # scenarios that apply to an aggregating gateway run; the others call the
 # suite's own reference server's tools, prompts and resources by name
 # (test_simple_text, test://static-text, ...), which no real server behind a
-# gateway has (and the gateway prefixes names with the server's), or need
-# a method the gateway does not serve yet (resources/subscribe): see
+# gateway has (and the gateway prefixes names with the server's; the
+# resources-subscribe scenarios too: subscriptions themselves are forwarded,
+# tested in crates/airlock-cli/tests/gateway_subscribe.rs): see
 # crates/airlock-gateway/README.md.
 # Installs tests/conformance when its lock file changed (npm ci; a stamp makes a
 # second run a no-op), builds the CLI (debug), runs each scenario with its

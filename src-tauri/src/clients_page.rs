@@ -70,14 +70,6 @@ fn attachments(cx: Ctx<'_>) -> Vec<airlock_gateway::AttachedApp> {
         .unwrap_or_default()
 }
 
-fn bad(message: String) -> ApiError {
-    ApiError {
-        code: "bad_input".into(),
-        message,
-        fields: None,
-    }
-}
-
 pub fn clients(cx: Ctx<'_>) -> ApiResult<Vec<ClientView>> {
     let mut by_name: BTreeMap<String, ClientView> = BTreeMap::new();
     let blank = |name: &str| ClientView {
@@ -136,7 +128,7 @@ pub fn set_client_paused(cx: Ctx<'_>, name: String, paused: bool) -> ApiResult<(
 
 /// Set which servers (and tools) an app sees; an app with no client row gets one.
 pub fn set_client_profile(cx: Ctx<'_>, name: String, profile: ClientProfile) -> ApiResult<()> {
-    check_client_name(&name).map_err(|e| bad(e.to_string()))?;
+    check_client_name(&name).map_err(|e| ApiError::bad_input(e.to_string()))?;
     let core = &cx.state.core;
     if core.client(&name)?.is_none() {
         core.add_client(&name, false)?;

@@ -40,14 +40,6 @@ use crate::settings::Settings;
 // The window's first paint (issue 15's start benchmark).
 pub use crate::startup::startup_painted;
 
-fn bad(message: impl Into<String>) -> ApiError {
-    ApiError {
-        code: "bad_input".into(),
-        message: message.into(),
-        fields: None,
-    }
-}
-
 /// The answers of a form that do not fit it, as one readable sentence per
 /// field ("Age must be at least 0") and field by field for the UI.
 fn invalid_form(schema: Option<&FormSchema>, errors: Vec<FieldError>) -> ApiError {
@@ -102,7 +94,9 @@ pub fn get_settings(cx: Ctx<'_>) -> ApiResult<Settings> {
 }
 
 pub fn save_settings(cx: Ctx<'_>, settings: Settings) -> ApiResult<Settings> {
-    settings.save(&cx.state.data_dir).map_err(bad)?;
+    settings
+        .save(&cx.state.data_dir)
+        .map_err(ApiError::bad_input)?;
     // Deadlines, limits and the URL policy apply to the next request.
     cx.state.core.set_broker_settings(settings.broker())?;
     if let Ok(mut s) = cx.state.settings.write() {
@@ -152,7 +146,7 @@ pub fn remove_server(cx: Ctx<'_>, name: String) -> ApiResult<()> {
 }
 
 pub fn parse_config(_cx: Ctx<'_>, text: String) -> ApiResult<ImportPlan> {
-    parse(&text).map_err(|e| bad(e.to_string()))
+    parse(&text).map_err(|e| ApiError::bad_input(e.to_string()))
 }
 
 pub fn import_config(
@@ -160,8 +154,10 @@ pub fn import_config(
     text: String,
     answers: BTreeMap<String, String>,
 ) -> ApiResult<Vec<String>> {
-    let plan = parse(&text).map_err(|e| bad(e.to_string()))?;
-    let inputs = plan.resolve(&answers).map_err(|e| bad(e.to_string()))?;
+    let plan = parse(&text).map_err(|e| ApiError::bad_input(e.to_string()))?;
+    let inputs = plan
+        .resolve(&answers)
+        .map_err(|e| ApiError::bad_input(e.to_string()))?;
     Ok(cx.state.core.import_servers(&inputs)?)
 }
 
@@ -198,7 +194,7 @@ pub fn set_oauth_client(
     let client = match client_id {
         Some(id) => Some(
             RegisteredClient::new(&id, client_secret.as_deref(), redirect_port)
-                .map_err(|e| bad(format!("OAuth client: {e}")))?,
+                .map_err(|e| ApiError::bad_input(format!("OAuth client: {e}")))?,
         ),
         None => None,
     };
@@ -249,7 +245,7 @@ pub async fn call_tool(
     let args = match arguments {
         serde_json::Value::Object(m) => Some(m),
         serde_json::Value::Null => None,
-        _ => return Err(bad("tool arguments must be a JSON object")),
+        _ => return Err(ApiError::bad_input("tool arguments must be a JSON object")),
     };
     Ok(cx.state.core.call_tool(&server, &tool, args).await?)
 }
@@ -288,7 +284,11 @@ pub fn answer_consent(cx: Ctx<'_>, record_id: i64, answer: String) -> ApiResult<
         "accept" => "accept",
         "decline" => "decline",
         "cancel" => "cancel",
-        _ => return Err(bad("answer must be accept, decline or cancel")),
+        _ => {
+            return Err(ApiError::bad_input(
+                "answer must be accept, decline or cancel",
+            ))
+        }
     };
     Ok(cx
         .state
@@ -301,7 +301,7 @@ pub fn answer_late(cx: Ctx<'_>, record_id: i64, answer: String) -> ApiResult<boo
     let answer = match answer.as_str() {
         "continue" => "continue",
         "cancel" => "cancel",
-        _ => return Err(bad("answer must be continue or cancel")),
+        _ => return Err(ApiError::bad_input("answer must be continue or cancel")),
     };
     Ok(cx.state.inbox.answer(record_id, PendingKind::Late, answer))
 }
@@ -321,11 +321,19 @@ pub fn answer_form(
         "accept" => match content {
             Some(serde_json::Value::Object(m)) => FormAnswer::Accept(m),
             None | Some(serde_json::Value::Null) => FormAnswer::Accept(Default::default()),
-            Some(_) => return Err(bad("the answers of a form must be a JSON object")),
+            Some(_) => {
+                return Err(ApiError::bad_input(
+                    "the answers of a form must be a JSON object",
+                ))
+            }
         },
         "decline" => FormAnswer::Decline,
         "cancel" => FormAnswer::Cancel,
-        _ => return Err(bad("action must be accept, decline or cancel")),
+        _ => {
+            return Err(ApiError::bad_input(
+                "action must be accept, decline or cancel",
+            ))
+        }
     };
     cx.state
         .inbox
@@ -373,7 +381,7 @@ mod form_errors {
         let json = serde_json::to_value(&e).unwrap();
         assert_eq!(json["fields"][0]["field"], "age");
         // Other errors carry no `fields` key at all.
-        let other = serde_json::to_value(super::bad("x")).unwrap();
+        let other = serde_json::to_value(super::ApiError::bad_input("x")).unwrap();
         assert!(other.get("fields").is_none());
     }
 }

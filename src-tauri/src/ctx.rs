@@ -40,6 +40,17 @@ pub struct ApiError {
     pub fields: Option<Vec<FieldError>>,
 }
 
+impl ApiError {
+    /// A `bad_input` error: the window sent something Airlock will not take.
+    pub fn bad_input(message: impl Into<String>) -> Self {
+        ApiError {
+            code: "bad_input".into(),
+            message: message.into(),
+            fields: None,
+        }
+    }
+}
+
 impl From<CoreError> for ApiError {
     fn from(e: CoreError) -> Self {
         ApiError {

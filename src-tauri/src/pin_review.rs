@@ -51,14 +51,6 @@ pub struct PinCount {
 #[derive(Default)]
 pub struct ReviewRequest(pub Mutex<Option<i64>>);
 
-fn bad(message: impl Into<String>) -> ApiError {
-    ApiError {
-        code: "bad_input".into(),
-        message: message.into(),
-        fields: None,
-    }
-}
-
 /// The name apps see an item by through Airlock's gateway (the window's
 /// host uses the default separator). `name` is already made visible.
 pub fn app_name(server: &str, name: &str) -> String {
@@ -120,7 +112,7 @@ pub async fn decide_pin_change(cx: Ctx<'_>, id: i64, decision: String) -> ApiRes
     let decision = match decision.as_str() {
         "approve" => Decision::Approve,
         "reject" => Decision::Reject,
-        _ => return Err(bad("decision must be approve or reject")),
+        _ => return Err(ApiError::bad_input("decision must be approve or reject")),
     };
     Ok(cx.state.core.decide_pin_change(id, decision)?)
 }
@@ -137,7 +129,8 @@ pub async fn choose_uri_owner(
     kind: String,
     server: String,
 ) -> ApiResult<()> {
-    let kind = UriKind::parse(&kind).ok_or_else(|| bad("kind must be resource or template"))?;
+    let kind = UriKind::parse(&kind)
+        .ok_or_else(|| ApiError::bad_input("kind must be resource or template"))?;
     Ok(cx.state.core.choose_uri_owner(&uri, kind, &server)?)
 }
 
