@@ -59,17 +59,6 @@ fn ask_args(schema: &Value) -> String {
     json!({ "schema": schema.to_string() }).to_string()
 }
 
-/// The text items of a tool result, joined.
-fn result_text(result: &Value) -> String {
-    result["content"]
-        .as_array()
-        .expect("content array")
-        .iter()
-        .filter_map(|c| c["text"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// server-everything's `Raw result: {...}`: what Airlock sent.
 fn raw_result(text: &str) -> Value {
     let at = text.find("Raw result:").expect("a raw result") + "Raw result:".len();
@@ -143,7 +132,7 @@ fn consent_accept_sends_the_defaults_of_every_type_on_both_protocols() {
             .run();
         out.ok();
         let (lines, result) = json_call(&out);
-        let answer: Value = serde_json::from_str(&result_text(&result)).expect("peer JSON");
+        let answer: Value = serde_json::from_str(&text(&result)).expect("peer JSON");
         assert_eq!(
             answer,
             json!({"action": "accept", "content": defaults_of(&schema)}),
@@ -204,10 +193,7 @@ fn consent_accept_declines_when_a_required_field_has_no_default() {
         .run();
     out.ok();
     let (lines, result) = json_call(&out);
-    assert_eq!(
-        raw_result(&result_text(&result)),
-        json!({"action": "decline"})
-    );
+    assert_eq!(raw_result(&text(&result)), json!({"action": "decline"}));
     let request = lines
         .iter()
         .find(|l| l["event"] == "form_request")
@@ -225,7 +211,8 @@ fn consent_accept_declines_when_a_required_field_has_no_default() {
     for (mode, action) in [("decline", "decline"), ("cancel", "cancel")] {
         let out = sb
             .cmd()
-            .args(["--consent", mode, "call", "everything", TRIGGER])
+            .consent(mode)
+            .args(["call", "everything", TRIGGER])
             .run();
         out.ok();
         assert_eq!(raw_result(&out.stdout)["action"], action, "{out:?}");

@@ -12,10 +12,10 @@ mod common;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
-use common::gateway::{text, tool_names};
+use common::gateway::tool_names;
 use common::*;
 use serde_json::{json, Value};
 
@@ -29,18 +29,13 @@ struct Daemon {
 impl Daemon {
     fn start(sb: &Sandbox) -> Daemon {
         let log = sb.dir().join(format!("daemon-{}.log", random_hex()));
-        let mut c = Command::new(airlock_bin());
-        c.arg("--data-dir")
-            .arg(&sb.data)
-            .args(["--consent", "decline", "--open", "none"])
+        let guard = sb
+            .cmd()
+            .consent("decline")
+            .open("none")
             .args(["--connect-timeout", "60", "daemon"])
             .args(["--http-port", "0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).expect("daemon log"));
-        harden(&mut c);
-        let child = c.spawn().expect("start airlock daemon");
-        let guard = ChildGuard::new(child, "airlock daemon");
+            .spawn_daemon(std::fs::File::create(&log).expect("daemon log"));
         let port = wait_until("the daemon's HTTP port", Duration::from_secs(20), || {
             let text = std::fs::read_to_string(&log).ok()?;
             let at = text.find("http://127.0.0.1:")? + "http://127.0.0.1:".len();

@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::gateway::text;
 use common::notify::Notifier;
 use common::*;
 use serde_json::{json, Value};
@@ -189,19 +188,16 @@ struct Daemon {
 impl Daemon {
     fn start(sb: &Sandbox, browser: &BrowserRecorder) -> Daemon {
         let log = sb.dir().join("daemon.log");
-        let mut c = Command::new(airlock_bin());
-        c.arg("--data-dir")
-            .arg(&sb.data)
-            .args(["--consent", "ask", "--open", "system"])
-            .args(["--late-after", "2", "--give-up-after", "30", "daemon"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).expect("daemon log"));
-        harden(&mut c);
-        c.env("BROWSER", format!("sh {} %s", browser.script.display()));
-        let child = c.spawn().expect("start airlock daemon");
+        let cmd = sb
+            .cmd()
+            .consent("ask")
+            .open("system")
+            .deadlines("2", "30")
+            .arg("daemon");
         let d = Daemon {
-            guard: ChildGuard::new(child, "airlock daemon"),
+            guard: browser
+                .apply(cmd)
+                .spawn_daemon(std::fs::File::create(&log).expect("daemon log")),
             log,
         };
         wait_until("the daemon's socket", Duration::from_secs(20), || {

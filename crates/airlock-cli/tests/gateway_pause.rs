@@ -11,7 +11,6 @@ use std::os::unix::net::UnixStream;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::gateway::text;
 use common::*;
 use serde_json::{json, Value};
 
@@ -20,18 +19,12 @@ struct Daemon(ChildGuard);
 
 impl Daemon {
     fn start(sb: &Sandbox) -> Daemon {
-        let mut c = Command::new(airlock_bin());
-        c.arg("--data-dir")
-            .arg(&sb.data)
-            .args(["--consent", "decline", "daemon"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        harden(&mut c);
-        let d = Daemon(ChildGuard::new(
-            c.spawn().expect("daemon"),
-            "airlock daemon",
-        ));
+        let d = Daemon(
+            sb.cmd()
+                .consent("decline")
+                .arg("daemon")
+                .spawn_daemon(Stdio::null()),
+        );
         wait_until("the daemon's socket", Duration::from_secs(20), || {
             UnixStream::connect(sb.data.join("gateway.sock")).ok()
         });

@@ -513,7 +513,7 @@ fn login_and_logout_basics() {
     out.ok();
     assert!(out.stdout.contains("had no stored tokens"), "{out:?}");
     // Nothing listens there: discovery fails, and says what to do.
-    let failed = sb.run(&["--open", "none", "login", &http]);
+    let failed = sb.cmd().open("none").args(["login", &http]).run();
     failed.expect_code(1);
     assert!(
         failed.stderr.contains("discovery") && failed.stderr.contains("What to do"),

@@ -54,9 +54,10 @@ fn add_terminal_peer(sb: &Sandbox, name: &str, env: &[&str]) {
 /// `--consent ask --open none call SERVER TOOL --args JSON`, plus `extra` flags first.
 fn ask_call(sb: &Sandbox, extra: &[&str], server: &str, tool: &str, args: &Value) -> Cmd {
     sb.cmd()
-        .args(["--consent", "ask", "--open", "none"])
+        .consent("ask")
+        .open("none")
         .args(extra)
-        .args(["call", server, tool, "--args", &args.to_string()])
+        .call(server, tool, &args.to_string())
 }
 
 /// The lines printed before the `n`th question (0-based), back to the
@@ -449,21 +450,12 @@ fn on_a_real_terminal_lines_typed_before_the_question_are_discarded() {
     sb.add_everything("everything");
     let browser = BrowserRecorder::new(sb.dir());
     let args = json!({"url": "https://example.com/err", "errorPath": true});
-    let cmd = browser.apply(sb.cmd()).args([
-        "--consent",
-        "ask",
-        "--open",
-        "system",
-        "--late-after",
-        "3",
-        "--give-up-after",
-        "60",
-        "call",
-        "everything",
-        TRIGGER,
-        "--args",
-        &args.to_string(),
-    ]);
+    let cmd = browser
+        .apply(sb.cmd())
+        .consent("ask")
+        .open("system")
+        .deadlines("3", "60")
+        .call("everything", TRIGGER, &args.to_string());
     let term = Tmux::start(sb.dir(), cmd, 120, 40);
     // Typed at once, long before the question (the server is still starting).
     term.send_keys(&["y", "Enter"]);

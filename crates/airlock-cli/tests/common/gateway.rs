@@ -4,7 +4,7 @@
 
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -34,21 +34,17 @@ pub struct Daemon {
 impl Daemon {
     pub fn start(sb: &Sandbox, consent: &str, browser: Option<&BrowserRecorder>) -> Daemon {
         let log = sb.dir().join(format!("daemon-{}.log", random_hex()));
-        let mut c = Command::new(airlock_bin());
-        c.arg("--data-dir")
-            .arg(&sb.data)
-            .args(["--consent", consent, "--open", "system"])
-            .args(["--late-after", "1", "--give-up-after", "5", "daemon"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).expect("daemon log"));
-        harden(&mut c);
+        let mut cmd = sb
+            .cmd()
+            .consent(consent)
+            .open("system")
+            .deadlines("1", "5")
+            .arg("daemon");
         if let Some(b) = browser {
-            c.env("BROWSER", format!("sh {} %s", b.script.display()));
+            cmd = b.apply(cmd);
         }
-        let child = c.spawn().expect("start airlock daemon");
         let d = Daemon {
-            guard: ChildGuard::new(child, "airlock daemon"),
+            guard: cmd.spawn_daemon(std::fs::File::create(&log).expect("daemon log")),
             log,
         };
         wait_until("the daemon's socket", Duration::from_secs(20), || {
@@ -127,19 +123,6 @@ pub fn lines(out: &Out) -> Vec<Value> {
     let v = out.json_lines();
     assert!(!v.is_empty(), "no output: {out:?}");
     v
-}
-
-/// The text of a tool result's content.
-pub fn text(result: &Value) -> String {
-    result["content"]
-        .as_array()
-        .map(|c| {
-            c.iter()
-                .filter_map(|b| b["text"].as_str())
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        .unwrap_or_default()
 }
 
 pub fn tool_names(v: &Value) -> Vec<String> {

@@ -117,6 +117,20 @@ pub fn random_hex() -> String {
     format!("{:016x}", h.finish())
 }
 
+/// The text of a tool result: its content's text items, joined by newlines
+/// ("" when it has no content array).
+pub fn text(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .map(|c| {
+            c.iter()
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
 /// A port that was free a moment ago (bind to 0, read it, release it).
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
