@@ -72,13 +72,6 @@ fn json_call(out: &Out) -> (Vec<Value>, Value) {
     (lines, last["result"].clone())
 }
 
-fn newest(sb: &Sandbox) -> Value {
-    sb.elicitations()
-        .into_iter()
-        .next()
-        .expect("an elicitation was recorded")
-}
-
 /// A form with every type of the subset, every field with a default.
 fn every_type_with_defaults() -> Value {
     json!({
@@ -168,15 +161,12 @@ fn consent_accept_sends_the_defaults_of_every_type_on_both_protocols() {
         assert_eq!(answer_line["answer"]["action"], "accept");
         assert_eq!(answer_line["answer"]["content"], defaults_of(&schema));
 
-        let record = newest(&sb);
+        let record = sb.newest_elicitation();
         assert_eq!(record["mode"], "form");
         assert_eq!(record["origin"], origin);
         assert_eq!(record["state"], "accepted");
         assert!(record["url"].is_null());
-        assert_eq!(
-            sb.states_of(record["id"].as_i64().unwrap()),
-            ["requested", "accepted"]
-        );
+        assert_eq!(sb.states_of(id_of(&record)), ["requested", "accepted"]);
     }
 }
 
@@ -202,7 +192,7 @@ fn consent_accept_declines_when_a_required_field_has_no_default() {
     assert_eq!(fields.len(), 13, "every field of the form is shown");
     assert_eq!(fields[0]["name"], "name", "in the server's order");
     assert_eq!(fields[0]["required"], true);
-    let record = newest(&sb);
+    let record = sb.newest_elicitation();
     assert_eq!(
         (record["mode"].as_str(), record["state"].as_str()),
         (Some("form"), Some("declined"))
@@ -298,7 +288,7 @@ fn terminal_form_round_trips_every_type_and_asks_again_on_invalid_input() {
         assert!(err.contains(refused), "stderr lacks {refused:?}: {out:?}");
         assert_eq!(err.matches(prompt).count(), 2, "{prompt:?} asked twice: {out:?}");
     }
-    assert_eq!(newest(&sb)["state"], "accepted");
+    assert_eq!(sb.newest_elicitation()["state"], "accepted");
     // Only JSON-free plain output on stdout, the form on stderr.
     assert!(!out.stdout.contains("Send it?"));
 }
@@ -322,7 +312,7 @@ fn terminal_form_declines_on_enter_and_cancels_at_end_of_input() {
         json!({"action": "decline"}),
         "{out:?}"
     );
-    assert_eq!(newest(&sb)["state"], "declined");
+    assert_eq!(sb.newest_elicitation()["state"], "declined");
 
     // Input ends halfway through the form: cancel, nothing half-filled is sent.
     let out = sb
@@ -336,7 +326,7 @@ fn terminal_form_declines_on_enter_and_cancels_at_end_of_input() {
         json!({"action": "cancel"}),
         "{out:?}"
     );
-    assert_eq!(newest(&sb)["state"], "cancelled");
+    assert_eq!(sb.newest_elicitation()["state"], "cancelled");
 
     // A required field without a default is asked again on Enter.
     let out = sb
@@ -433,10 +423,10 @@ fn a_schema_outside_the_subset_is_refused_with_invalid_params() {
         let text = out.stdout.trim();
         assert!(text.starts_with("error -32602: "), "{out:?}");
         assert!(text.contains(reason), "{out:?}");
-        let record = newest(&sb);
+        let record = sb.newest_elicitation();
         assert_eq!(record["state"], "invalid_schema");
         assert_eq!(
-            sb.states_of(record["id"].as_i64().unwrap()),
+            sb.states_of(id_of(&record)),
             ["requested", "invalid_schema"]
         );
         assert!(
@@ -460,7 +450,7 @@ fn a_schema_outside_the_subset_is_refused_with_invalid_params() {
             && out.stderr.contains("300 options"),
         "{out:?}"
     );
-    assert_eq!(newest(&sb)["state"], "invalid_schema");
+    assert_eq!(sb.newest_elicitation()["state"], "invalid_schema");
 }
 
 #[test]

@@ -77,6 +77,14 @@ pub fn everything_js() -> PathBuf {
     )
 }
 
+/// server-everything's tool that asks for a URL elicitation ([`url_args`]).
+pub const URL_TRIGGER: &str = "trigger-url-elicitation";
+
+/// The arguments of [`URL_TRIGGER`] (and of py-peer's URL tools): `{"url": URL}`.
+pub fn url_args(url: &str) -> String {
+    serde_json::json!({ "url": url }).to_string()
+}
+
 /// The venv python that has the `mcp` SDK (for py_server.py).
 pub fn py() -> PathBuf {
     must_exist(peers_dir().join(".venv/bin/python"))
