@@ -202,6 +202,30 @@ pub fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
 }
 
+/// The data dir has files, the database among them, and none holds any of
+/// `canaries` (secrets a test gave Airlock).
+pub fn assert_no_canary_in_data_dir(sb: &Sandbox, canaries: &[&str]) {
+    let files = read_all_files(&sb.data);
+    assert!(!files.is_empty(), "the data dir has files");
+    assert!(
+        files.iter().any(|(p, _)| p.ends_with("airlock.sqlite3")),
+        "the database is among them: {:?}",
+        files
+            .iter()
+            .map(|(p, _)| p.display().to_string())
+            .collect::<Vec<_>>()
+    );
+    for (path, bytes) in &files {
+        for c in canaries {
+            assert!(
+                !contains_bytes(bytes, c.as_bytes()),
+                "secret {c} found in {}",
+                path.display()
+            );
+        }
+    }
+}
+
 /// Is a process gone (or a zombie that nobody reaped yet)?
 pub fn process_is_dead(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/status")) {
