@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use common::gateway::tool_names;
+use common::gateway::{call, shim_argv, tool_names};
 use common::*;
 use serde_json::{json, Value};
 
@@ -84,10 +84,6 @@ fn add_client_with_token(sb: &Sandbox, name: &str) -> String {
         "{token}"
     );
     token
-}
-
-fn call(name: &str, arguments: Value) -> Value {
-    json!({"op": "call", "name": name, "arguments": arguments})
 }
 
 /// An SDK app (`node` or `python`) running `ops` against `target` (a URL,
@@ -327,15 +323,7 @@ fn two_apps_at_once_with_different_profiles_see_different_tools() {
         call("py__add", json!({"a": 1, "b": 1})),
         call("py__echo", json!({"message": "hi"})),
     ]);
-    let shim: Vec<String> = vec![
-        s(&airlock_bin()),
-        "--data-dir".into(),
-        s(&sb.data),
-        "gateway".into(),
-        "--stdio".into(),
-        "--client".into(),
-        "editor".into(),
-    ];
+    let shim = shim_argv(&sb, Some("editor"), &[]);
     let (editor, chat) = std::thread::scope(|scope| {
         let e = scope.spawn(|| app("node", "editor-app", &ops, &shim, None));
         let c = scope.spawn(|| app("python", "chat-app", &ops, &[daemon.url()], Some(&token)));
@@ -395,15 +383,7 @@ fn a_call_the_app_cancels_stops_and_still_leaves_a_history_row() {
     sb.add_everything("everything");
     let daemon = Daemon::start(&sb);
     daemon.wait_served(&["everything"]);
-    let shim: Vec<String> = vec![
-        s(&airlock_bin()),
-        "--data-dir".into(),
-        s(&sb.data),
-        "gateway".into(),
-        "--stdio".into(),
-        "--client".into(),
-        "quitter".into(),
-    ];
+    let shim = shim_argv(&sb, Some("quitter"), &[]);
     let ops = json!([
         {"op": "call", "name": "everything__trigger-long-running-operation",
          "arguments": {"duration": 30, "steps": 3}, "abort_after_ms": 1500},

@@ -11,6 +11,7 @@ use std::os::unix::net::UnixStream;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::gateway::ts_app;
 use common::*;
 use serde_json::{json, Value};
 
@@ -46,21 +47,7 @@ impl Drop for Daemon {
 
 /// The TypeScript SDK app as `client`, running `ops`; one JSON value per op.
 fn app(sb: &Sandbox, client: &str, ops: &Value) -> Vec<Value> {
-    let shim: Vec<String> = vec![
-        s(&airlock_bin()),
-        "--data-dir".into(),
-        s(&sb.data),
-        "gateway".into(),
-        "--stdio".into(),
-        "--client".into(),
-        client.into(),
-    ];
-    let out = Cmd::new("node")
-        .arg(peers_dir().join("gateway_client.mjs"))
-        .args(["--name", "cursor-like", "--ops", &ops.to_string(), "--"])
-        .args(shim)
-        .timeout(Duration::from_secs(90))
-        .run();
+    let out = ts_app(sb, "cursor-like", Some(client), ops).run();
     out.ok();
     out.json_lines()
 }

@@ -24,16 +24,16 @@ pub fn host_pid(sb: &Sandbox) -> Option<u32> {
         .ok()
 }
 
-/// `airlock daemon` with scripted consent, short deadlines and the given
-/// browser; stopped with SIGTERM (then killed) when dropped.
+/// `airlock daemon` with scripted consent (by default with short deadlines
+/// and the given browser); stopped with SIGTERM (then killed) when dropped.
 pub struct Daemon {
     guard: ChildGuard,
     log: PathBuf,
 }
 
 impl Daemon {
+    /// `--consent CONSENT --open system --late-after 1 --give-up-after 5 daemon`.
     pub fn start(sb: &Sandbox, consent: &str, browser: Option<&BrowserRecorder>) -> Daemon {
-        let log = sb.dir().join(format!("daemon-{}.log", random_hex()));
         let mut cmd = sb
             .cmd()
             .consent(consent)
@@ -43,6 +43,13 @@ impl Daemon {
         if let Some(b) = browser {
             cmd = b.apply(cmd);
         }
+        Daemon::spawn(sb, cmd)
+    }
+
+    /// Start `cmd` (an `airlock ... daemon` of `sb`), its stderr in a log
+    /// file, and wait until its socket accepts.
+    pub fn spawn(sb: &Sandbox, cmd: Cmd) -> Daemon {
+        let log = sb.dir().join(format!("daemon-{}.log", random_hex()));
         let d = Daemon {
             guard: cmd.spawn_daemon(std::fs::File::create(&log).expect("daemon log")),
             log,
