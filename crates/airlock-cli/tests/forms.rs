@@ -114,14 +114,8 @@ fn consent_accept_sends_the_defaults_of_every_type_on_both_protocols() {
         let out = sb
             .cmd()
             .consent("accept")
-            .args([
-                "--json",
-                "call",
-                server,
-                "ask",
-                "--args",
-                &ask_args(&schema),
-            ])
+            .arg("--json")
+            .call(server, "ask", &ask_args(&schema))
             .run();
         out.ok();
         let (lines, result) = json_call(&out);
@@ -352,7 +346,7 @@ fn secret_looking_fields_carry_a_warning_and_values_stay_out_of_the_records() {
     }, "required": ["password"]});
     let out = sb
         .cmd()
-        .args(["call", "legacy", "ask", "--args", &ask_args(&schema)])
+        .call("legacy", "ask", &ask_args(&schema))
         .stdin("bob\nhunter2-canary\na\n")
         .run();
     out.ok();
@@ -417,7 +411,7 @@ fn a_schema_outside_the_subset_is_refused_with_invalid_params() {
         let out = sb
             .cmd()
             .consent("accept")
-            .args(["call", "legacy", "ask", "--args", &ask_args(schema)])
+            .call("legacy", "ask", &ask_args(schema))
             .run();
         out.ok();
         let text = out.stdout.trim();
@@ -441,7 +435,7 @@ fn a_schema_outside_the_subset_is_refused_with_invalid_params() {
     let out = sb
         .cmd()
         .consent("accept")
-        .args(["call", "modern", "ask", "--args", &ask_args(&too_many)])
+        .call("modern", "ask", &ask_args(&too_many))
         .run();
     out.expect_code(1);
     assert!(
@@ -466,7 +460,7 @@ fn a_form_the_sdk_cannot_type_is_still_shown_on_the_request_path() {
     let out = sb
         .cmd()
         .consent("accept")
-        .args(["call", "legacy", "ask", "--args", &ask_args(&schema)])
+        .call("legacy", "ask", &ask_args(&schema))
         .run();
     out.ok();
     let answer: Value = serde_json::from_str(out.stdout.trim()).expect("peer JSON");
@@ -492,7 +486,7 @@ fn an_invalid_url_elicitation_is_answered_with_invalid_params() {
             .cmd()
             .consent("accept")
             .open("print")
-            .args(["call", "legacy", "ask_url_raw", "--args", &args.to_string()])
+            .call("legacy", "ask_url_raw", &args.to_string())
             .run();
         out.ok();
         let text = out.stdout.trim();

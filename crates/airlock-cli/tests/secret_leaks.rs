@@ -354,13 +354,11 @@ fn stdio_servers_inherit_a_minimal_environment() {
     let leak = |server: &str| {
         sb.cmd()
             .env("AIRLOCK_PARENT_CANARY", &canary)
-            .args([
-                "call",
+            .call(
                 server,
                 "leak_env",
-                "--args",
                 r#"{"name": "AIRLOCK_PARENT_CANARY", "how": "plain"}"#,
-            ])
+            )
             .run()
     };
     let plain = leak("plain");
@@ -378,13 +376,7 @@ fn stdio_servers_inherit_a_minimal_environment() {
     // What a program needs to run is there.
     let path = sb
         .cmd()
-        .args([
-            "call",
-            "plain",
-            "leak_env",
-            "--args",
-            r#"{"name": "PATH", "how": "plain"}"#,
-        ])
+        .call("plain", "leak_env", r#"{"name": "PATH", "how": "plain"}"#)
         .run();
     assert!(path.stdout.contains("/usr/bin"), "{path:?}");
 }
