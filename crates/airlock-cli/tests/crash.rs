@@ -10,8 +10,6 @@ use std::time::Duration;
 
 use common::*;
 
-const TRIGGER: &str = "trigger-url-elicitation";
-
 /// A delay in `lo..hi` ms, different on every run of the test.
 fn random_ms(lo: u64, hi: u64) -> u64 {
     let n = u64::from_str_radix(&random_hex()[..8], 16).unwrap_or(0);
@@ -58,7 +56,7 @@ fn kill_9_at_random_points_leaves_an_intact_database_and_interrupted_records() {
             .consent("accept")
             .open("none")
             .deadlines(late_after, "3600")
-            .args(["call", "everything", TRIGGER, "--args", &args.to_string()])
+            .call("everything", URL_TRIGGER, &args.to_string())
             .timeout(Duration::from_millis(delay))
             .run();
         if round % 2 == 0 {
@@ -102,7 +100,7 @@ fn kill_9_at_random_points_leaves_an_intact_database_and_interrupted_records() {
         "the three rounds killed while opened end interrupted: {records:#?}"
     );
     for r in &interrupted {
-        let states = sb.states_of(r["id"].as_i64().unwrap());
+        let states = sb.states_of(id_of(r));
         assert_eq!(
             states.last().map(String::as_str),
             Some("interrupted"),

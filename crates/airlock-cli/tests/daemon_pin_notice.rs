@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::gateway::{call, lines, text, ts_app, Daemon};
+use common::gateway::{call, lines, ts_app, Daemon};
 use common::notify::Notifier;
 use common::*;
 use serde_json::json;

@@ -59,17 +59,6 @@ fn ask_args(schema: &Value) -> String {
     json!({ "schema": schema.to_string() }).to_string()
 }
 
-/// The text items of a tool result, joined.
-fn result_text(result: &Value) -> String {
-    result["content"]
-        .as_array()
-        .expect("content array")
-        .iter()
-        .filter_map(|c| c["text"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// server-everything's `Raw result: {...}`: what Airlock sent.
 fn raw_result(text: &str) -> Value {
     let at = text.find("Raw result:").expect("a raw result") + "Raw result:".len();
@@ -81,13 +70,6 @@ fn json_call(out: &Out) -> (Vec<Value>, Value) {
     let lines = out.json_lines();
     let last = lines.last().expect("a result line").clone();
     (lines, last["result"].clone())
-}
-
-fn newest(sb: &Sandbox) -> Value {
-    sb.elicitations()
-        .into_iter()
-        .next()
-        .expect("an elicitation was recorded")
 }
 
 /// A form with every type of the subset, every field with a default.
@@ -132,18 +114,12 @@ fn consent_accept_sends_the_defaults_of_every_type_on_both_protocols() {
         let out = sb
             .cmd()
             .consent("accept")
-            .args([
-                "--json",
-                "call",
-                server,
-                "ask",
-                "--args",
-                &ask_args(&schema),
-            ])
+            .arg("--json")
+            .call(server, "ask", &ask_args(&schema))
             .run();
         out.ok();
         let (lines, result) = json_call(&out);
-        let answer: Value = serde_json::from_str(&result_text(&result)).expect("peer JSON");
+        let answer: Value = serde_json::from_str(&text(&result)).expect("peer JSON");
         assert_eq!(
             answer,
             json!({"action": "accept", "content": defaults_of(&schema)}),
@@ -179,15 +155,12 @@ fn consent_accept_sends_the_defaults_of_every_type_on_both_protocols() {
         assert_eq!(answer_line["answer"]["action"], "accept");
         assert_eq!(answer_line["answer"]["content"], defaults_of(&schema));
 
-        let record = newest(&sb);
+        let record = sb.newest_elicitation();
         assert_eq!(record["mode"], "form");
         assert_eq!(record["origin"], origin);
         assert_eq!(record["state"], "accepted");
         assert!(record["url"].is_null());
-        assert_eq!(
-            sb.states_of(record["id"].as_i64().unwrap()),
-            ["requested", "accepted"]
-        );
+        assert_eq!(sb.states_of(id_of(&record)), ["requested", "accepted"]);
     }
 }
 
@@ -204,10 +177,7 @@ fn consent_accept_declines_when_a_required_field_has_no_default() {
         .run();
     out.ok();
     let (lines, result) = json_call(&out);
-    assert_eq!(
-        raw_result(&result_text(&result)),
-        json!({"action": "decline"})
-    );
+    assert_eq!(raw_result(&text(&result)), json!({"action": "decline"}));
     let request = lines
         .iter()
         .find(|l| l["event"] == "form_request")
@@ -216,7 +186,7 @@ fn consent_accept_declines_when_a_required_field_has_no_default() {
     assert_eq!(fields.len(), 13, "every field of the form is shown");
     assert_eq!(fields[0]["name"], "name", "in the server's order");
     assert_eq!(fields[0]["required"], true);
-    let record = newest(&sb);
+    let record = sb.newest_elicitation();
     assert_eq!(
         (record["mode"].as_str(), record["state"].as_str()),
         (Some("form"), Some("declined"))
@@ -225,7 +195,8 @@ fn consent_accept_declines_when_a_required_field_has_no_default() {
     for (mode, action) in [("decline", "decline"), ("cancel", "cancel")] {
         let out = sb
             .cmd()
-            .args(["--consent", mode, "call", "everything", TRIGGER])
+            .consent(mode)
+            .args(["call", "everything", TRIGGER])
             .run();
         out.ok();
         assert_eq!(raw_result(&out.stdout)["action"], action, "{out:?}");
@@ -311,7 +282,7 @@ fn terminal_form_round_trips_every_type_and_asks_again_on_invalid_input() {
         assert!(err.contains(refused), "stderr lacks {refused:?}: {out:?}");
         assert_eq!(err.matches(prompt).count(), 2, "{prompt:?} asked twice: {out:?}");
     }
-    assert_eq!(newest(&sb)["state"], "accepted");
+    assert_eq!(sb.newest_elicitation()["state"], "accepted");
     // Only JSON-free plain output on stdout, the form on stderr.
     assert!(!out.stdout.contains("Send it?"));
 }
@@ -335,7 +306,7 @@ fn terminal_form_declines_on_enter_and_cancels_at_end_of_input() {
         json!({"action": "decline"}),
         "{out:?}"
     );
-    assert_eq!(newest(&sb)["state"], "declined");
+    assert_eq!(sb.newest_elicitation()["state"], "declined");
 
     // Input ends halfway through the form: cancel, nothing half-filled is sent.
     let out = sb
@@ -349,7 +320,7 @@ fn terminal_form_declines_on_enter_and_cancels_at_end_of_input() {
         json!({"action": "cancel"}),
         "{out:?}"
     );
-    assert_eq!(newest(&sb)["state"], "cancelled");
+    assert_eq!(sb.newest_elicitation()["state"], "cancelled");
 
     // A required field without a default is asked again on Enter.
     let out = sb
@@ -375,7 +346,7 @@ fn secret_looking_fields_carry_a_warning_and_values_stay_out_of_the_records() {
     }, "required": ["password"]});
     let out = sb
         .cmd()
-        .args(["call", "legacy", "ask", "--args", &ask_args(&schema)])
+        .call("legacy", "ask", &ask_args(&schema))
         .stdin("bob\nhunter2-canary\na\n")
         .run();
     out.ok();
@@ -440,16 +411,16 @@ fn a_schema_outside_the_subset_is_refused_with_invalid_params() {
         let out = sb
             .cmd()
             .consent("accept")
-            .args(["call", "legacy", "ask", "--args", &ask_args(schema)])
+            .call("legacy", "ask", &ask_args(schema))
             .run();
         out.ok();
         let text = out.stdout.trim();
         assert!(text.starts_with("error -32602: "), "{out:?}");
         assert!(text.contains(reason), "{out:?}");
-        let record = newest(&sb);
+        let record = sb.newest_elicitation();
         assert_eq!(record["state"], "invalid_schema");
         assert_eq!(
-            sb.states_of(record["id"].as_i64().unwrap()),
+            sb.states_of(id_of(&record)),
             ["requested", "invalid_schema"]
         );
         assert!(
@@ -464,7 +435,7 @@ fn a_schema_outside_the_subset_is_refused_with_invalid_params() {
     let out = sb
         .cmd()
         .consent("accept")
-        .args(["call", "modern", "ask", "--args", &ask_args(&too_many)])
+        .call("modern", "ask", &ask_args(&too_many))
         .run();
     out.expect_code(1);
     assert!(
@@ -473,7 +444,7 @@ fn a_schema_outside_the_subset_is_refused_with_invalid_params() {
             && out.stderr.contains("300 options"),
         "{out:?}"
     );
-    assert_eq!(newest(&sb)["state"], "invalid_schema");
+    assert_eq!(sb.newest_elicitation()["state"], "invalid_schema");
 }
 
 #[test]
@@ -489,7 +460,7 @@ fn a_form_the_sdk_cannot_type_is_still_shown_on_the_request_path() {
     let out = sb
         .cmd()
         .consent("accept")
-        .args(["call", "legacy", "ask", "--args", &ask_args(&schema)])
+        .call("legacy", "ask", &ask_args(&schema))
         .run();
     out.ok();
     let answer: Value = serde_json::from_str(out.stdout.trim()).expect("peer JSON");
@@ -515,7 +486,7 @@ fn an_invalid_url_elicitation_is_answered_with_invalid_params() {
             .cmd()
             .consent("accept")
             .open("print")
-            .args(["call", "legacy", "ask_url_raw", "--args", &args.to_string()])
+            .call("legacy", "ask_url_raw", &args.to_string())
             .run();
         out.ok();
         let text = out.stdout.trim();

@@ -10,7 +10,7 @@ mod common;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use common::gateway::*;
@@ -31,20 +31,13 @@ struct Successor {
 impl Successor {
     fn start(sb: &Sandbox) -> Successor {
         let log = sb.dir().join(format!("successor-{}.log", random_hex()));
-        let mut c = Command::new(airlock_bin());
-        c.arg("--data-dir")
-            .arg(&sb.data)
-            .args(["--consent", "accept", "--open", "system"])
+        let guard = sb
+            .cmd()
+            .consent("accept")
+            .open("system")
             .args(["daemon", "--take-over"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).expect("successor log"));
-        harden(&mut c);
-        let child = c.spawn().expect("start airlock daemon --take-over");
-        Successor {
-            guard: ChildGuard::new(child, "airlock daemon --take-over"),
-            log,
-        }
+            .spawn_daemon(std::fs::File::create(&log).expect("successor log"));
+        Successor { guard, log }
     }
 
     /// Start one and wait until it owns the socket and accepts.

@@ -12,10 +12,10 @@ mod common;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
-use common::gateway::{text, tool_names};
+use common::gateway::{call, shim_argv, tool_names};
 use common::*;
 use serde_json::{json, Value};
 
@@ -29,18 +29,13 @@ struct Daemon {
 impl Daemon {
     fn start(sb: &Sandbox) -> Daemon {
         let log = sb.dir().join(format!("daemon-{}.log", random_hex()));
-        let mut c = Command::new(airlock_bin());
-        c.arg("--data-dir")
-            .arg(&sb.data)
-            .args(["--consent", "decline", "--open", "none"])
+        let guard = sb
+            .cmd()
+            .consent("decline")
+            .open("none")
             .args(["--connect-timeout", "60", "daemon"])
             .args(["--http-port", "0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).expect("daemon log"));
-        harden(&mut c);
-        let child = c.spawn().expect("start airlock daemon");
-        let guard = ChildGuard::new(child, "airlock daemon");
+            .spawn_daemon(std::fs::File::create(&log).expect("daemon log"));
         let port = wait_until("the daemon's HTTP port", Duration::from_secs(20), || {
             let text = std::fs::read_to_string(&log).ok()?;
             let at = text.find("http://127.0.0.1:")? + "http://127.0.0.1:".len();
@@ -89,10 +84,6 @@ fn add_client_with_token(sb: &Sandbox, name: &str) -> String {
         "{token}"
     );
     token
-}
-
-fn call(name: &str, arguments: Value) -> Value {
-    json!({"op": "call", "name": name, "arguments": arguments})
 }
 
 /// An SDK app (`node` or `python`) running `ops` against `target` (a URL,
@@ -332,15 +323,7 @@ fn two_apps_at_once_with_different_profiles_see_different_tools() {
         call("py__add", json!({"a": 1, "b": 1})),
         call("py__echo", json!({"message": "hi"})),
     ]);
-    let shim: Vec<String> = vec![
-        s(&airlock_bin()),
-        "--data-dir".into(),
-        s(&sb.data),
-        "gateway".into(),
-        "--stdio".into(),
-        "--client".into(),
-        "editor".into(),
-    ];
+    let shim = shim_argv(&sb, Some("editor"), &[]);
     let (editor, chat) = std::thread::scope(|scope| {
         let e = scope.spawn(|| app("node", "editor-app", &ops, &shim, None));
         let c = scope.spawn(|| app("python", "chat-app", &ops, &[daemon.url()], Some(&token)));
@@ -400,15 +383,7 @@ fn a_call_the_app_cancels_stops_and_still_leaves_a_history_row() {
     sb.add_everything("everything");
     let daemon = Daemon::start(&sb);
     daemon.wait_served(&["everything"]);
-    let shim: Vec<String> = vec![
-        s(&airlock_bin()),
-        "--data-dir".into(),
-        s(&sb.data),
-        "gateway".into(),
-        "--stdio".into(),
-        "--client".into(),
-        "quitter".into(),
-    ];
+    let shim = shim_argv(&sb, Some("quitter"), &[]);
     let ops = json!([
         {"op": "call", "name": "everything__trigger-long-running-operation",
          "arguments": {"duration": 30, "steps": 3}, "abort_after_ms": 1500},

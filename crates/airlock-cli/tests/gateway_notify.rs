@@ -13,12 +13,11 @@
 
 mod common;
 
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::gateway::text;
+use common::gateway::{call, ts_app, Daemon};
 use common::notify::Notifier;
 use common::*;
 use serde_json::{json, Value};
@@ -180,50 +179,16 @@ fn click(id: u32, action: &str) {
     assert!(ok, "gdbus emit ActionInvoked");
 }
 
-/// `airlock daemon --consent ask --open system`, stopped when dropped.
-struct Daemon {
-    guard: ChildGuard,
-    log: PathBuf,
-}
-
-impl Daemon {
-    fn start(sb: &Sandbox, browser: &BrowserRecorder) -> Daemon {
-        let log = sb.dir().join("daemon.log");
-        let mut c = Command::new(airlock_bin());
-        c.arg("--data-dir")
-            .arg(&sb.data)
-            .args(["--consent", "ask", "--open", "system"])
-            .args(["--late-after", "2", "--give-up-after", "30", "daemon"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).expect("daemon log"));
-        harden(&mut c);
-        c.env("BROWSER", format!("sh {} %s", browser.script.display()));
-        let child = c.spawn().expect("start airlock daemon");
-        let d = Daemon {
-            guard: ChildGuard::new(child, "airlock daemon"),
-            log,
-        };
-        wait_until("the daemon's socket", Duration::from_secs(20), || {
-            UnixStream::connect(sb.data.join("gateway.sock"))
-                .ok()
-                .map(|_| ())
-        });
-        d
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.guard.pid().to_string()])
-            .status();
-        std::thread::sleep(Duration::from_millis(300));
-    }
+/// `airlock daemon --consent ask --open system`, late after 2 s, given up
+/// after 30 s, opening in `browser`.
+fn ask_daemon(sb: &Sandbox, browser: &BrowserRecorder) -> Daemon {
+    let cmd = sb
+        .cmd()
+        .consent("ask")
+        .open("system")
+        .deadlines("2", "30")
+        .arg("daemon");
+    Daemon::spawn(sb, browser.apply(cmd))
 }
 
 /// The TypeScript SDK app, attached as `client`, calling `tool`, in the
@@ -234,21 +199,12 @@ fn app_calls(
     tool: &str,
     arguments: Value,
 ) -> std::thread::JoinHandle<Out> {
-    let ops = json!([{"op": "call", "name": tool, "arguments": arguments}]);
-    let argv = vec![
-        s(&airlock_bin()),
-        "--data-dir".into(),
-        s(&sb.data),
-        "gateway".into(),
-        "--stdio".into(),
-        "--client".into(),
-        client.into(),
-    ];
-    let cmd = Cmd::new("node")
-        .arg(peers_dir().join("gateway_client.mjs"))
-        .args(["--name", "some-app", "--ops", &ops.to_string(), "--"])
-        .args(argv)
-        .timeout(Duration::from_secs(90));
+    let cmd = ts_app(
+        sb,
+        "some-app",
+        Some(client),
+        &json!([call(tool, arguments)]),
+    );
     std::thread::spawn(move || cmd.run())
 }
 
@@ -270,7 +226,7 @@ fn the_daemon_asks_in_a_notification_that_names_the_app_and_open_opens_once() {
     let monitor = Monitor::start(sb.dir());
     sb.add_py("github", &[]);
     let browser = BrowserRecorder::new(sb.dir());
-    let daemon = Daemon::start(&sb, &browser);
+    let daemon = ask_daemon(&sb, &browser);
 
     // -32042 (error path): the client is the call's own.
     let app = app_calls(
@@ -352,7 +308,7 @@ fn decline_in_the_notification_is_a_clear_tool_error_and_nothing_opens() {
     let monitor = Monitor::start(sb.dir());
     sb.add_py("github", &[]);
     let browser = BrowserRecorder::new(sb.dir());
-    let daemon = Daemon::start(&sb, &browser);
+    let daemon = ask_daemon(&sb, &browser);
 
     // The request path (elicitation/create during the call): the app is
     // the one whose call is in flight on the server's connection.

@@ -11,7 +11,7 @@ use std::os::unix::net::UnixStream;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::gateway::text;
+use common::gateway::ts_app;
 use common::*;
 use serde_json::{json, Value};
 
@@ -20,18 +20,12 @@ struct Daemon(ChildGuard);
 
 impl Daemon {
     fn start(sb: &Sandbox) -> Daemon {
-        let mut c = Command::new(airlock_bin());
-        c.arg("--data-dir")
-            .arg(&sb.data)
-            .args(["--consent", "decline", "daemon"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        harden(&mut c);
-        let d = Daemon(ChildGuard::new(
-            c.spawn().expect("daemon"),
-            "airlock daemon",
-        ));
+        let d = Daemon(
+            sb.cmd()
+                .consent("decline")
+                .arg("daemon")
+                .spawn_daemon(Stdio::null()),
+        );
         wait_until("the daemon's socket", Duration::from_secs(20), || {
             UnixStream::connect(sb.data.join("gateway.sock")).ok()
         });
@@ -53,21 +47,7 @@ impl Drop for Daemon {
 
 /// The TypeScript SDK app as `client`, running `ops`; one JSON value per op.
 fn app(sb: &Sandbox, client: &str, ops: &Value) -> Vec<Value> {
-    let shim: Vec<String> = vec![
-        s(&airlock_bin()),
-        "--data-dir".into(),
-        s(&sb.data),
-        "gateway".into(),
-        "--stdio".into(),
-        "--client".into(),
-        client.into(),
-    ];
-    let out = Cmd::new("node")
-        .arg(peers_dir().join("gateway_client.mjs"))
-        .args(["--name", "cursor-like", "--ops", &ops.to_string(), "--"])
-        .args(shim)
-        .timeout(Duration::from_secs(90))
-        .run();
+    let out = ts_app(sb, "cursor-like", Some(client), ops).run();
     out.ok();
     out.json_lines()
 }

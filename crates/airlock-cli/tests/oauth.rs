@@ -40,7 +40,8 @@ impl Setup {
     fn run(&self, consent: &str, args: &[&str]) -> Out {
         self.browser
             .apply(self.sb.cmd())
-            .args(["--consent", consent, "--open", "system"])
+            .consent(consent)
+            .open("system")
             .args(args)
             .run()
     }
@@ -280,7 +281,9 @@ fn a_registered_client_with_a_fixed_redirect_port_replaces_dynamic_registration(
     let login = |secret_line: String| {
         t.browser
             .apply(t.sb.cmd())
-            .args(["--consent", "accept", "--open", "system", "login", &t.name])
+            .consent("accept")
+            .open("system")
+            .args(["login", &t.name])
             .args(["--client-id", &id, "--client-secret-stdin"])
             .args(["--redirect-port", &port.to_string()])
             .stdin(secret_line)

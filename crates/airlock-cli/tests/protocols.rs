@@ -31,7 +31,7 @@ fn call(sb: &Sandbox, browser: &BrowserRecorder, server: &str, tool: &str, args:
         .apply(sb.cmd())
         .consent("accept")
         .open("system")
-        .args(["call", server, tool, "--args", &args.to_string()])
+        .call(server, tool, &args.to_string())
         .run()
 }
 

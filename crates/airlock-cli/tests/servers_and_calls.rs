@@ -10,7 +10,7 @@ static DEFAULT_OPTIONS: std::sync::LazyLock<serde_json::Value> = std::sync::Lazy
 });
 
 use common::*;
-use serde_json::{json, Value};
+use serde_json::json;
 
 fn tool_names(out: &Out) -> Vec<String> {
     out.json()
@@ -19,19 +19,6 @@ fn tool_names(out: &Out) -> Vec<String> {
         .iter()
         .map(|t| t["name"].as_str().expect("tool name").to_owned())
         .collect()
-}
-
-fn result_text(result: &Value) -> String {
-    result["content"]
-        .as_array()
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(|i| i["text"].as_str())
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        .unwrap_or_default()
 }
 
 /// The issue's "done when": import a Claude Desktop config, list tools, call
@@ -86,7 +73,7 @@ fn claude_desktop_import_then_tools_call_and_history() {
     assert_eq!(c["outcome"], "ok");
     assert_eq!(c["arguments"], json!({"message": "hi"}));
     assert!(c["error"].is_null(), "{c:#}");
-    assert!(result_text(&c["result"]).contains("Echo: hi"), "{c:#}");
+    assert!(text(&c["result"]).contains("Echo: hi"), "{c:#}");
     assert!(c["duration_ms"].as_i64().is_some_and(|d| d >= 0), "{c:#}");
     assert!(
         c["started_at"]
@@ -158,18 +145,18 @@ fn exercise_py_peer(sb: &Sandbox, name: &str) {
     assert_eq!(report["info"]["server_name"], "py-peer");
 
     // The text view names the revision too.
-    let text = sb.run(&["connect", name]);
-    text.ok();
+    let view = sb.run(&["connect", name]);
+    view.ok();
     assert!(
-        text.stdout.contains(&format!("ready (protocol {rev})")),
-        "{text:?}"
+        view.stdout.contains(&format!("ready (protocol {rev})")),
+        "{view:?}"
     );
 
     let add = sb.run(&["--json", "call", name, "add", "--args", r#"{"a":2,"b":3}"#]);
     add.ok();
     let outcome = add.json_last();
     assert_eq!(outcome["is_error"], false, "{add:?}");
-    assert_eq!(result_text(&outcome["result"]).trim(), "5", "{add:?}");
+    assert_eq!(text(&outcome["result"]).trim(), "5", "{add:?}");
     let plain = sb.run(&["call", name, "add", "--args", r#"{"a":40,"b":2}"#]);
     plain.ok();
     assert_eq!(plain.stdout.trim(), "42", "{plain:?}");
@@ -596,11 +583,7 @@ fn history_filters_search_limit_server_and_outcome() {
     let beta = sb.history(&["--server", "beta"]);
     assert_eq!(beta.len(), 1);
     assert_eq!(beta[0]["tool"], "get-sum");
-    assert!(
-        result_text(&beta[0]["result"]).contains("42"),
-        "{:#}",
-        beta[0]
-    );
+    assert!(text(&beta[0]["result"]).contains("42"), "{:#}", beta[0]);
     assert!(sb.history(&["--server", "gamma"]).is_empty());
 
     // Search covers arguments and results, case-insensitively.

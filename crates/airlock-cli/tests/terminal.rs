@@ -20,7 +20,6 @@ use std::time::Duration;
 use common::*;
 use serde_json::{json, Value};
 
-const TRIGGER: &str = "trigger-url-elicitation";
 const QUESTION: &str = "Open it in your browser? [y]es / [N]o / [c]ancel: ";
 /// The question as capture-pane shows it (trailing blanks trimmed).
 const QUESTION_ON_SCREEN: &str = "Open it in your browser? [y]es / [N]o / [c]ancel:";
@@ -54,9 +53,10 @@ fn add_terminal_peer(sb: &Sandbox, name: &str, env: &[&str]) {
 /// `--consent ask --open none call SERVER TOOL --args JSON`, plus `extra` flags first.
 fn ask_call(sb: &Sandbox, extra: &[&str], server: &str, tool: &str, args: &Value) -> Cmd {
     sb.cmd()
-        .args(["--consent", "ask", "--open", "none"])
+        .consent("ask")
+        .open("none")
         .args(extra)
-        .args(["call", server, tool, "--args", &args.to_string()])
+        .call(server, tool, &args.to_string())
 }
 
 /// The lines printed before the `n`th question (0-based), back to the
@@ -76,13 +76,6 @@ fn last_line(lines: &[String]) -> &str {
     lines.last().map(String::as_str).unwrap_or_default()
 }
 
-fn newest(sb: &Sandbox) -> Value {
-    sb.elicitations()
-        .into_iter()
-        .next()
-        .expect("an elicitation was recorded")
-}
-
 /// Each elicitation, oldest first: its domain and the states it went
 /// through while its run lasted (the audit trail). A record its run left
 /// open (opened, late) is marked `interrupted` when the next `airlock`
@@ -92,7 +85,7 @@ fn journeys(sb: &Sandbox) -> Vec<(String, Vec<String>)> {
         .iter()
         .rev()
         .map(|r| {
-            let mut states = sb.states_of(r["id"].as_i64().expect("record id"));
+            let mut states = sb.states_of(id_of(r));
             if states.last().map(String::as_str) == Some("interrupted") {
                 states.pop();
             }
@@ -129,7 +122,7 @@ fn the_domain_is_the_last_line_before_the_question_even_for_a_7000_character_url
     sb.add_everything("everything");
     let url = long_url();
     assert!(url.len() > 7000);
-    let out = ask_call(&sb, &[], "everything", TRIGGER, &json!({ "url": url }))
+    let out = ask_call(&sb, &[], "everything", URL_TRIGGER, &json!({ "url": url }))
         .stdin("\n")
         .run();
     out.ok();
@@ -168,7 +161,7 @@ fn on_a_real_terminal_the_domain_stays_on_screen_above_the_question() {
     let url = long_url();
     let term = Tmux::start(
         sb.dir(),
-        ask_call(&sb, &[], "everything", TRIGGER, &json!({ "url": url })),
+        ask_call(&sb, &[], "everything", URL_TRIGGER, &json!({ "url": url })),
         80,
         24,
     );
@@ -190,7 +183,7 @@ fn on_a_real_terminal_the_domain_stays_on_screen_above_the_question() {
     );
     term.send_keys(&["n", "Enter"]);
     assert_eq!(term.wait_exit(), 0, "{}", term.history());
-    assert_eq!(newest(&sb)["state"], "declined");
+    assert_eq!(sb.newest_elicitation()["state"], "declined");
 }
 
 // ----- (b) one question at a time -----
@@ -366,7 +359,7 @@ fn the_prompt_says_whether_the_server_sent_you_there_before_and_warns_of_look_al
     let sb = Sandbox::new();
     sb.add_everything("everything");
     let ask = |url: &str, answer: &'static str| {
-        let out = ask_call(&sb, &[], "everything", TRIGGER, &json!({ "url": url }))
+        let out = ask_call(&sb, &[], "everything", URL_TRIGGER, &json!({ "url": url }))
             .stdin(answer)
             .run();
         out.ok();
@@ -415,12 +408,12 @@ fn the_prompt_says_whether_the_server_sent_you_there_before_and_warns_of_look_al
         look_alike[n - 3],
         "Seen:     first time this server sends you to this domain"
     );
-    assert_eq!(newest(&sb)["state"], "declined");
+    assert_eq!(sb.newest_elicitation()["state"], "declined");
 }
 
 /// The UTC date on which the newest elicitation was recorded.
 fn first_seen_date(sb: &Sandbox) -> String {
-    let record = newest(sb);
+    let record = sb.newest_elicitation();
     let at = record["created_at"]
         .as_i64()
         .unwrap_or_else(|| panic!("no creation time in {record:#}"));
@@ -449,21 +442,12 @@ fn on_a_real_terminal_lines_typed_before_the_question_are_discarded() {
     sb.add_everything("everything");
     let browser = BrowserRecorder::new(sb.dir());
     let args = json!({"url": "https://example.com/err", "errorPath": true});
-    let cmd = browser.apply(sb.cmd()).args([
-        "--consent",
-        "ask",
-        "--open",
-        "system",
-        "--late-after",
-        "3",
-        "--give-up-after",
-        "60",
-        "call",
-        "everything",
-        TRIGGER,
-        "--args",
-        &args.to_string(),
-    ]);
+    let cmd = browser
+        .apply(sb.cmd())
+        .consent("ask")
+        .open("system")
+        .deadlines("3", "60")
+        .call("everything", URL_TRIGGER, &args.to_string());
     let term = Tmux::start(sb.dir(), cmd, 120, 40);
     // Typed at once, long before the question (the server is still starting).
     term.send_keys(&["y", "Enter"]);

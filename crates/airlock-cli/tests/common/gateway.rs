@@ -4,7 +4,7 @@
 
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -24,31 +24,34 @@ pub fn host_pid(sb: &Sandbox) -> Option<u32> {
         .ok()
 }
 
-/// `airlock daemon` with scripted consent, short deadlines and the given
-/// browser; stopped with SIGTERM (then killed) when dropped.
+/// `airlock daemon` with scripted consent (by default with short deadlines
+/// and the given browser); stopped with SIGTERM (then killed) when dropped.
 pub struct Daemon {
     guard: ChildGuard,
     log: PathBuf,
 }
 
 impl Daemon {
+    /// `--consent CONSENT --open system --late-after 1 --give-up-after 5 daemon`.
     pub fn start(sb: &Sandbox, consent: &str, browser: Option<&BrowserRecorder>) -> Daemon {
-        let log = sb.dir().join(format!("daemon-{}.log", random_hex()));
-        let mut c = Command::new(airlock_bin());
-        c.arg("--data-dir")
-            .arg(&sb.data)
-            .args(["--consent", consent, "--open", "system"])
-            .args(["--late-after", "1", "--give-up-after", "5", "daemon"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).expect("daemon log"));
-        harden(&mut c);
+        let mut cmd = sb
+            .cmd()
+            .consent(consent)
+            .open("system")
+            .deadlines("1", "5")
+            .arg("daemon");
         if let Some(b) = browser {
-            c.env("BROWSER", format!("sh {} %s", b.script.display()));
+            cmd = b.apply(cmd);
         }
-        let child = c.spawn().expect("start airlock daemon");
+        Daemon::spawn(sb, cmd)
+    }
+
+    /// Start `cmd` (an `airlock ... daemon` of `sb`), its stderr in a log
+    /// file, and wait until its socket accepts.
+    pub fn spawn(sb: &Sandbox, cmd: Cmd) -> Daemon {
+        let log = sb.dir().join(format!("daemon-{}.log", random_hex()));
         let d = Daemon {
-            guard: ChildGuard::new(child, "airlock daemon"),
+            guard: cmd.spawn_daemon(std::fs::File::create(&log).expect("daemon log")),
             log,
         };
         wait_until("the daemon's socket", Duration::from_secs(20), || {
@@ -127,19 +130,6 @@ pub fn lines(out: &Out) -> Vec<Value> {
     let v = out.json_lines();
     assert!(!v.is_empty(), "no output: {out:?}");
     v
-}
-
-/// The text of a tool result's content.
-pub fn text(result: &Value) -> String {
-    result["content"]
-        .as_array()
-        .map(|c| {
-            c.iter()
-                .filter_map(|b| b["text"].as_str())
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        .unwrap_or_default()
 }
 
 pub fn tool_names(v: &Value) -> Vec<String> {

@@ -19,14 +19,6 @@ pub struct Live {
 }
 
 impl Cmd {
-    fn cmdline(&self) -> String {
-        std::iter::once(self.program.as_os_str())
-            .chain(self.args.iter().map(OsString::as_os_str))
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-
     /// Start it with stdin, stdout and stderr as pipes; `stdin(..)` bytes
     /// are written at once and stdin is kept open.
     pub fn spawn(self) -> Live {
@@ -36,13 +28,7 @@ impl Cmd {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        harden(&mut c);
-        for k in &self.env_removes {
-            c.env_remove(k);
-        }
-        for (k, v) in &self.envs {
-            c.env(k, v);
-        }
+        self.prepare(&mut c);
         let child = c
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {cmdline}: {e}"));

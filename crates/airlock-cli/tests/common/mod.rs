@@ -77,6 +77,14 @@ pub fn everything_js() -> PathBuf {
     )
 }
 
+/// server-everything's tool that asks for a URL elicitation ([`url_args`]).
+pub const URL_TRIGGER: &str = "trigger-url-elicitation";
+
+/// The arguments of [`URL_TRIGGER`] (and of py-peer's URL tools): `{"url": URL}`.
+pub fn url_args(url: &str) -> String {
+    serde_json::json!({ "url": url }).to_string()
+}
+
 /// The venv python that has the `mcp` SDK (for py_server.py).
 pub fn py() -> PathBuf {
     must_exist(peers_dir().join(".venv/bin/python"))
@@ -115,6 +123,20 @@ pub fn random_hex() -> String {
     );
     h.write_u32(std::process::id());
     format!("{:016x}", h.finish())
+}
+
+/// The text of a tool result: its content's text items, joined by newlines
+/// ("" when it has no content array).
+pub fn text(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .map(|c| {
+            c.iter()
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
 }
 
 /// A port that was free a moment ago (bind to 0, read it, release it).
@@ -178,6 +200,30 @@ pub fn read_all_files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 pub fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The data dir has files, the database among them, and none holds any of
+/// `canaries` (secrets a test gave Airlock).
+pub fn assert_no_canary_in_data_dir(sb: &Sandbox, canaries: &[&str]) {
+    let files = read_all_files(&sb.data);
+    assert!(!files.is_empty(), "the data dir has files");
+    assert!(
+        files.iter().any(|(p, _)| p.ends_with("airlock.sqlite3")),
+        "the database is among them: {:?}",
+        files
+            .iter()
+            .map(|(p, _)| p.display().to_string())
+            .collect::<Vec<_>>()
+    );
+    for (path, bytes) in &files {
+        for c in canaries {
+            assert!(
+                !contains_bytes(bytes, c.as_bytes()),
+                "secret {c} found in {}",
+                path.display()
+            );
+        }
+    }
 }
 
 /// Is a process gone (or a zombie that nobody reaped yet)?

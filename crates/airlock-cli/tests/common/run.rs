@@ -222,18 +222,38 @@ impl Cmd {
         self
     }
 
-    pub fn run(self) -> Out {
-        let cmdline = std::iter::once(self.program.as_os_str())
+    /// `call SERVER TOOL --args JSON`.
+    pub fn call(self, server: &str, tool: &str, args: &str) -> Self {
+        self.args(["call", server, tool, "--args", args])
+    }
+
+    /// Start it and leave it running, like an `airlock daemon`: stdin and
+    /// stdout null, stderr to `stderr`; killed when the guard drops.
+    pub fn spawn_daemon(self, stderr: impl Into<Stdio>) -> ChildGuard {
+        let cmdline = self.cmdline();
+        let mut c = Command::new(&self.program);
+        c.args(&self.args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr);
+        self.prepare(&mut c);
+        let child = c
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {cmdline}: {e}"));
+        ChildGuard::new(child, cmdline)
+    }
+
+    pub(super) fn cmdline(&self) -> String {
+        std::iter::once(self.program.as_os_str())
             .chain(self.args.iter().map(OsString::as_os_str))
             .map(|a| a.to_string_lossy().into_owned())
             .collect::<Vec<_>>()
-            .join(" ");
-        let mut c = Command::new(&self.program);
-        c.args(&self.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        harden(&mut c);
+            .join(" ")
+    }
+
+    /// The hardened environment, then this command's env and folder.
+    pub(super) fn prepare(&self, c: &mut Command) {
+        harden(c);
         for k in &self.env_removes {
             c.env_remove(k);
         }
@@ -243,6 +263,16 @@ impl Cmd {
         if let Some(d) = &self.dir {
             c.current_dir(d);
         }
+    }
+
+    pub fn run(self) -> Out {
+        let cmdline = self.cmdline();
+        let mut c = Command::new(&self.program);
+        c.args(&self.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        self.prepare(&mut c);
         let start = Instant::now();
         let child = c
             .spawn()

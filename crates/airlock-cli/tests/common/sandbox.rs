@@ -136,6 +136,14 @@ impl Sandbox {
             .clone()
     }
 
+    /// The newest elicitation record.
+    pub fn newest_elicitation(&self) -> Value {
+        self.elicitations()
+            .into_iter()
+            .next()
+            .expect("an elicitation was recorded")
+    }
+
     /// `audit --json`, oldest first.
     pub fn audit(&self) -> Vec<Value> {
         let mut v = self
@@ -171,4 +179,9 @@ impl Sandbox {
             .map(|l| l["text"].as_str().unwrap_or_default().to_owned())
             .collect()
     }
+}
+
+/// An elicitation record's id (for [`Sandbox::states_of`]).
+pub fn id_of(record: &Value) -> i64 {
+    record["id"].as_i64().expect("record id")
 }
