@@ -64,10 +64,10 @@ section "cargo test (real keychain, real MCP peers; AIRLOCK_TEST_JOBS executable
 # server) runs beside the test executables: both mostly wait on the
 # processes they start. Its output is printed whole when it ends.
 conf_log=$(mktemp)
-conf_t0=$SECONDS
-bash scripts/conformance.sh >"$conf_log" 2>&1 </dev/null &
+bash -c 't=$SECONDS; bash scripts/conformance.sh; rc=$?
+  echo "conformance: ended in $((SECONDS - t)) s, beside the tests"; exit $rc' >"$conf_log" 2>&1 </dev/null &
 conf_pid=$!
-trap 'kill "$conf_pid" 2>/dev/null; rm -f "$log" "$artifacts" "$conf_log"' EXIT
+trap 'kill "$conf_pid" 2>/dev/null || true; rm -f "$log" "$artifacts" "$conf_log"' EXIT
 # Each test executable in its own private session (scripts/run-tests.py),
 # a few at once: most of them wait on the processes they start. Then the
 # doc tests, which cargo alone runs. `set -o pipefail` keeps a failure.
@@ -75,8 +75,7 @@ python3 scripts/run-tests.py "$artifacts" 2>&1 | tee -a "$log"
 bash scripts/with-session.sh cargo test --workspace --locked --doc 2>&1 | tee -a "$log"
 conf_rc=0
 wait "$conf_pid" || conf_rc=$?
-printf '\n== official MCP conformance suite (client scenarios; the gateway as a server): %d s, beside the tests\n' \
-  "$((SECONDS - conf_t0))" | tee -a "$log"
+printf '\n== official MCP conformance suite (client scenarios; the gateway as a server)\n' | tee -a "$log"
 tee -a "$log" <"$conf_log"
 if [[ $conf_rc -ne 0 ]]; then
   echo "test.sh: the MCP conformance suite failed (exit $conf_rc)" >&2
