@@ -81,7 +81,7 @@ const TASKS: &[Task] = &[
         script: "e2e.sh",
         fixed_args: &[],
         usage: "[FILE-FILTER...]",
-        about: "desktop end-to-end tests: the real window under Xvfb through WebDriver",
+        about: "desktop end-to-end tests: the real window under Xvfb through WebDriver, two files at once",
     },
     Task {
         name: "conformance",
@@ -206,7 +206,7 @@ const HELPERS: &[(&str, &str)] = &[
     ),
     (
         "run-tests.py",
-        "runs the test executables a few at once, each in its own session, for test.sh",
+        "runs the test executables (test.sh) or the e2e test files (e2e.sh) a few at once, each in its own session",
     ),
 ];
 
