@@ -2,7 +2,7 @@
 //! domains servers sent the user to, and which apps and servers ask most.
 //! Every figure is an aggregate computed in SQLite over a bounded window
 //! (at most [`MAX_DAYS`] days, top [`MAX_TOP`] rows), each query on an index
-//! that covers it (see [`Airlock::explain_activity`]), so it stays fast at a
+//! that covers it (see `Store::explain_activity`), so it stays fast at a
 //! million rows.
 //!
 //! ```ignore

@@ -12,7 +12,7 @@
 //! - [`folders`]: where Airlock keeps its data by default and where the
 //!   user's home is (Linux: XDG; Windows: `%LOCALAPPDATA%`, `%USERPROFILE%`;
 //!   macOS: `~/Library/Application Support`).
-//! - [`current_user`] (Windows only): the current user's SID and security
+//! - `current_user` (Windows only): the current user's SID and security
 //!   descriptors that admit that user alone, for the private files here and
 //!   the gateway's named pipe.
 //!

@@ -26,7 +26,7 @@ pub(super) fn push_words(
 }
 
 /// Folds `text` (labels joined by `.`, lower-case) into `out`: see
-/// [`skeleton`].
+/// [`super::skeleton`].
 ///
 /// ASCII characters come from a table; each run of other characters goes
 /// through `unicode_security::skeleton` on its own. That is the skeleton of

@@ -92,7 +92,7 @@ impl Airlock {
     }
 
     /// `completion/complete` on a server: at most 100 values (the spec's
-    /// limit), each plain text within [`MAX_COMPLETION_CHARS`].
+    /// limit), each plain text within `MAX_COMPLETION_CHARS`.
     pub async fn complete(
         self: &std::sync::Arc<Self>,
         server: &str,

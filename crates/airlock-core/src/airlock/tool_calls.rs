@@ -123,7 +123,7 @@ fn parse_required(data: Option<&serde_json::Value>) -> Vec<RequiredElicitation> 
 }
 
 impl Airlock {
-    /// Every tool of a server, page by page (bounded: see [`list_bounded`]).
+    /// Every tool of a server, page by page (bounded: see `list_bounded`).
     pub async fn list_tools(self: &Arc<Self>, server: &str) -> CoreResult<Vec<rmcp::model::Tool>> {
         let s = self.session(server).await?;
         list_bounded(&s, "tools", |cursor| async {

@@ -168,7 +168,7 @@ impl Drop for CallGuard {
 /// Whether the server withdrew a request (`notifications/cancelled`) before
 /// it was answered, as opposed to its connection going away: told by the
 /// one who drops the question, read by its record when it is dropped
-/// unanswered ([`Withdrawal::dropped_state`]).
+/// unanswered (`Withdrawal::dropped_state`).
 #[derive(Debug, Clone, Default)]
 pub struct Withdrawal(Arc<(std::sync::atomic::AtomicBool, tokio::sync::Notify)>);
 

@@ -1,7 +1,7 @@
 //! The elicitation broker: the one owner of every elicitation's lifecycle.
 //!
 //! The flow of a URL elicitation, each step in this module:
-//! server message (the `mcp` handler or the tool-call loop) -> [`url`]:
+//! server message (the `mcp` handler or the tool-call loop) -> `url`:
 //! inspect, record `requested`, refuse blocked URLs and floods, ask the
 //! [`Consent`] port -> on accept, the [`Opener`] -> the wait (completion
 //! notification, or late -> Continue / Cancel, or expiry) -> every move
@@ -9,12 +9,12 @@
 //! and a core event. The legal moves are the table in
 //! [`crate::lifecycle::TRANSITIONS`].
 //!
-//! Forms ([`form_request`]) have a shorter machine: requested ->
-//! invalid_schema | accepted | declined | cancelled. Sign-ins ([`sign_in`])
+//! Forms (`form_request`) have a shorter machine: requested ->
+//! invalid_schema | accepted | declined | cancelled. Sign-ins (`sign_in`)
 //! share the URL consent and end completed | failed | cancelled.
 //!
 //! The shells (terminal, desktop, scripted tests) implement the ports in
-//! [`ports`]; nothing outside this module writes a state or asks a port.
+//! `ports`; nothing outside this module writes a state or asks a port.
 //! What they show a person is [`view::ConsentView`], in the words of one
 //! table ([`view::sentences`]).
 

@@ -3,7 +3,7 @@
 //! The first time Airlock lists a server's tools (and prompts) it pins each
 //! definition: name, title, description, input and output schema and
 //! annotations (a prompt: name, title, description, arguments), as
-//! canonical JSON and its SHA-256 ([`canonical`]). When the server later
+//! canonical JSON and its SHA-256 ([`canonical()`]). When the server later
 //! changes a pinned definition, adds one or removes one, the apps keep
 //! seeing only what was approved: under the server's policy
 //! ([`PinPolicy::Hold`], the default) a changed or added definition is held
@@ -14,7 +14,7 @@
 //! too. Every definition an app reads has its hidden characters removed.
 //! Every pin, change, approval and rejection is in the audit trail.
 //!
-//! [`reconcile`] decides; [`review`] is what the user sees and does;
+//! `reconcile` decides; `review` is what the user sees and does;
 //! [`notice`] is what a notification says about it.
 
 mod canonical;

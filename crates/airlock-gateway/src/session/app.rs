@@ -1,5 +1,5 @@
 //! One attached app, served as one MCP server (rmcp's server side): lists
-//! come from the [`Catalog`], calls go to the core (`Airlock::call_tool_for`)
+//! come from the [`Catalog`](crate::catalog::Catalog), calls go to the core (`Airlock::call_tool_for`)
 //! so that URL elicitations, sign-ins, rate limits, history and masking are
 //! Airlock's own on every path. The app never sees a URL elicitation: it
 //! gets the tool's final result, or a tool error that says why.

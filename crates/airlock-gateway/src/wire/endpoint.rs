@@ -6,7 +6,7 @@
 //!   (`SO_PEERCRED` on Linux, `getpeereid`/`LOCAL_PEERPID` on macOS, both
 //!   through tokio's `peer_cred`). The path is bounded by `sun_path`: 107
 //!   bytes on Linux, 103 on macOS.
-//! - **Windows** ([`windows`]): a named pipe
+//! - **Windows** (`windows`, compiled on Windows only): a named pipe
 //!   `\\.\pipe\airlock-gateway-<hash of the user's SID and the data dir>`
 //!   whose security descriptor admits the current user alone
 //!   (`D:P(A;;FA;;;<SID>)`, no inherited entries), created with

@@ -8,7 +8,7 @@
 //!
 //! A sentence with a blank is a function: its value (a server's or app's
 //! name, a domain) comes in already neutralised and bounded by the caller
-//! ([`super::build`]), and a test puts hostile text through every one.
+//! (`super::build`), and a test puts hostile text through every one.
 
 use airlock_url_safety::{BlockReason, Resemblance, Warning};
 
