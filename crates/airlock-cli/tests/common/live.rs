@@ -23,16 +23,7 @@ impl Cmd {
     /// are written at once and stdin is kept open.
     pub fn spawn(self) -> Live {
         let cmdline = self.cmdline();
-        let mut c = Command::new(&self.program);
-        c.args(&self.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        self.prepare(&mut c);
-        let child = c
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {cmdline}: {e}"));
-        let mut guard = ChildGuard::new(child, cmdline.clone());
+        let mut guard = self.start(Stdio::piped(), Stdio::piped(), Stdio::piped());
         let collect = |r: Box<dyn Read + Send>, buf: Arc<Mutex<Vec<u8>>>| {
             thread::spawn(move || {
                 let mut r = r;

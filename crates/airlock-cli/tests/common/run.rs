@@ -230,11 +230,17 @@ impl Cmd {
     /// Start it and leave it running, like an `airlock daemon`: stdin and
     /// stdout null, stderr to `stderr`; killed when the guard drops.
     pub fn spawn_daemon(self, stderr: impl Into<Stdio>) -> ChildGuard {
+        self.start(Stdio::null(), Stdio::null(), stderr.into())
+    }
+
+    /// Start the process with these stdio handles, the sandbox's environment
+    /// and its folder; killed when the guard drops.
+    pub(super) fn start(&self, stdin: Stdio, stdout: Stdio, stderr: Stdio) -> ChildGuard {
         let cmdline = self.cmdline();
         let mut c = Command::new(&self.program);
         c.args(&self.args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdin(stdin)
+            .stdout(stdout)
             .stderr(stderr);
         self.prepare(&mut c);
         let child = c
@@ -267,17 +273,8 @@ impl Cmd {
 
     pub fn run(self) -> Out {
         let cmdline = self.cmdline();
-        let mut c = Command::new(&self.program);
-        c.args(&self.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        self.prepare(&mut c);
         let start = Instant::now();
-        let child = c
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {cmdline}: {e}"));
-        let mut guard = ChildGuard::new(child, cmdline.clone());
+        let mut guard = self.start(Stdio::piped(), Stdio::piped(), Stdio::piped());
         let pid = guard.pid();
 
         let mut stdin = guard.child.stdin.take().expect("stdin");
