@@ -26,6 +26,7 @@ pub mod forward;
 pub mod lifecycle;
 pub mod limits;
 pub mod mcp;
+pub mod mcp_apps;
 pub mod owners;
 pub mod paths;
 pub mod pins;

@@ -60,10 +60,7 @@ pub struct AirlockClient {
     pub(super) log_rate: Arc<std::sync::Mutex<super::log_rate::LogRate>>,
 }
 
-/// The MCP Apps extension (`_meta.ui` on tools, `ui://` resources).
-pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
-/// What an MCP App's HTML is served as.
-pub const MCP_APP_MIME_TYPE: &str = "text/html;profile=mcp-app";
+use crate::mcp_apps::{MCP_APP_MIME_TYPE, UI_EXTENSION};
 
 pub fn client_info() -> ClientConfig {
     let mut capabilities = ClientCapabilities::default();

@@ -30,12 +30,13 @@ use crate::secrets::Redactor;
 pub use crate::status::ConnStatus;
 use crate::store::Store;
 
+pub use crate::mcp_apps::{LEGACY_RESOURCE_URI_META, MCP_APP_MIME_TYPE, UI_EXTENSION, UI_META};
 pub use connect::connect;
 #[cfg(feature = "test-support")]
 pub use connect::connect_io;
 pub use errors::{error_chain, insufficient_scope_challenge};
 pub(crate) use handler::log_line;
-pub use handler::{client_info, AirlockClient, MCP_APP_MIME_TYPE, UI_EXTENSION};
+pub use handler::{client_info, AirlockClient};
 pub use stderr::STDERR_TAIL_LINES;
 pub use withdrawals::NOTICE_GRACE;
 

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::PinKind;
+use crate::mcp_apps::{LEGACY_RESOURCE_URI_META, UI_META};
 
 /// The keys of a tool that are pinned.
 const TOOL_KEYS: [&str; 6] = [
@@ -22,7 +23,7 @@ const TOOL_KEYS: [&str; 6] = [
     "annotations",
 ];
 /// The keys of a tool's `_meta` that are pinned (MCP Apps, SEP-1865).
-const TOOL_META_KEYS: [&str; 2] = ["ui", "ui/resourceUri"];
+const TOOL_META_KEYS: [&str; 2] = [UI_META, LEGACY_RESOURCE_URI_META];
 /// The keys of a prompt that are pinned.
 const PROMPT_KEYS: [&str; 4] = ["name", "title", "description", "arguments"];
 

@@ -4,8 +4,8 @@
 //! flat `_meta["ui/resourceUri"]`): a `ui://` resource the app reads with
 //! `resources/read` and renders. Everything in `_meta` passes through as
 //! the server listed it (cleaned of hidden characters like the rest of the
-//! definition; not pinned: it is not text a model reads, and the App's HTML
-//! is read fresh each time anyway). What the gateway adds is where the link
+//! definition; its App settings are pinned with the tool, the rest of
+//! `_meta` is not: see airlock_core's `pins::canonical`). What the gateway adds is where the link
 //! may lead, so that one server's tool cannot present another's App, nor
 //! feed another server's App its results:
 //! - a URI that a listed resource or template routes to the tool's own
@@ -27,11 +27,7 @@ use crate::catalog::owners::Book;
 use crate::catalog::view::{Route, View};
 use crate::limits;
 
-pub use airlock_core::mcp::UI_EXTENSION;
-/// `_meta` key of a tool's App settings (`resourceUri`, `visibility`).
-pub const UI_META: &str = "ui";
-/// The deprecated flat key that the TypeScript SDK still writes beside it.
-pub const LEGACY_RESOURCE_URI_META: &str = "ui/resourceUri";
+pub use airlock_core::mcp::{LEGACY_RESOURCE_URI_META, UI_EXTENSION, UI_META};
 const RESOURCE_URI: &str = "resourceUri";
 const UI_SCHEME: &str = "ui://";
 
