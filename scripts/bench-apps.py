@@ -121,7 +121,7 @@ class Airlock:
 
     def entry(self, app: str) -> dict:
         return {"airlock": {"command": self.binary,
-                            "args": ["--data-dir", str(self.data), "gateway", "--stdio", "--client", app]}}
+                            "args": ["--data-dir", str(self.data), "gateway", "--stdio", "--app", app]}}
 
     def stop(self):
         self.proc.terminate()

@@ -120,7 +120,7 @@ for r in $(seq "$rounds"); do
         direct) server=() ;;
         gateway | before)
           bin=$airlock; [[ $way == before ]] && bin=$before
-          server=(--server "$(printf '["%s","--data-dir","%s","gateway","--stdio","--client","bench"]' "$bin" "$data/$way")" --tool everything__echo) ;;
+          server=(--server "$(printf '["%s","--data-dir","%s","gateway","--stdio","--app","bench"]' "$bin" "$data/$way")" --tool everything__echo) ;;
         fastmcp)
           server=(--server "$(printf '["%s","%s","node","%s","stdio"]' "$fastmcp" "$root/tests/peers/fastmcp_proxy.py" "$js")") ;;
       esac

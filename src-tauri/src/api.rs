@@ -32,7 +32,7 @@ use crate::inbox::PendingView;
 use crate::pin_review::{PinCount, PinReview};
 use crate::settings::Settings;
 use airlock_core::activity::{ActivityOverview, ActivityQuery};
-use airlock_core::clients::ClientProfile;
+use airlock_core::apps::AppProfile;
 use airlock_core::owners::UriConflict;
 use airlock_core::pins::PinChange;
 

@@ -81,9 +81,9 @@ desktop_api! {
         /// Every app Airlock knows: client rows, connected apps, apps attached now.
         sync fn clients() -> Vec<ClientView>;
         /// Pause an app (its calls are refused, "paused in Airlock") or resume it.
-        sync fn set_client_paused(name: String, paused: bool) -> ();
+        sync fn set_app_paused(name: String, paused: bool) -> ();
         /// Which servers (and tools) an app sees.
-        sync fn set_client_profile(name: String, profile: ClientProfile) -> ();
+        sync fn set_app_profile(name: String, profile: AppProfile) -> ();
         /// Requests per day by outcome, domains opened, who asks most.
         sync fn activity(query: ActivityQuery) -> ActivityOverview;
         /// Whether Airlock starts at login.

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use airlock_core::activity::{ActivityOverview, ActivityQuery};
-use airlock_core::clients::{check_client_name, ClientProfile};
+use airlock_core::apps::{check_app_name, AppProfile};
 use airlock_gateway::Attachments;
 use serde::Serialize;
 use ts_rs::TS;
@@ -28,7 +28,7 @@ pub struct ClientView {
     pub known: bool,
     pub has_token: bool,
     pub paused: bool,
-    pub profile: ClientProfile,
+    pub profile: AppProfile,
     /// Sessions attached to this window now.
     pub attached: u32,
     /// When the oldest of them attached (ms).
@@ -41,7 +41,7 @@ pub struct ClientView {
 }
 
 /// Where `name`'s budget comes from with `profile`, in a line.
-fn budget_why(name: &str, profile: &ClientProfile) -> Option<String> {
+fn budget_why(name: &str, profile: &AppProfile) -> Option<String> {
     use airlock_core::tool_budget::{app_cap, ToolBudget};
     let cap = app_cap(name);
     let default = cap.map(|c| format!("{} tools ({}; {})", c.budget(), c.what, c.source));
@@ -79,13 +79,13 @@ pub fn clients(cx: Ctx<'_>) -> ApiResult<Vec<ClientView>> {
         known: false,
         has_token: false,
         paused: false,
-        profile: ClientProfile::default(),
+        profile: AppProfile::default(),
         attached: 0,
         attached_since: None,
-        tool_budget: ClientProfile::default().tool_budget_for(name),
-        tool_budget_why: budget_why(name, &ClientProfile::default()),
+        tool_budget: AppProfile::default().tool_budget_for(name),
+        tool_budget_why: budget_why(name, &AppProfile::default()),
     };
-    for c in cx.state.core.clients()? {
+    for c in cx.state.core.apps()? {
         let mut v = blank(&c.name);
         v.known = true;
         v.has_token = c.has_token;
@@ -106,8 +106,8 @@ pub fn clients(cx: Ctx<'_>) -> ApiResult<Vec<ClientView>> {
     }
     for a in attachments(cx) {
         let v = by_name
-            .entry(a.client.clone())
-            .or_insert_with(|| blank(&a.client));
+            .entry(a.app.clone())
+            .or_insert_with(|| blank(&a.app));
         v.attached = v.attached.saturating_add(1);
         v.attached_since = Some(v.attached_since.map_or(a.since_ms, |s| s.min(a.since_ms)));
     }
@@ -122,18 +122,18 @@ pub fn clients(cx: Ctx<'_>) -> ApiResult<Vec<ClientView>> {
 }
 
 /// Pause (its calls are refused, "paused in Airlock") or resume an app.
-pub fn set_client_paused(cx: Ctx<'_>, name: String, paused: bool) -> ApiResult<()> {
-    Ok(cx.state.core.set_client_paused(&name, paused)?)
+pub fn set_app_paused(cx: Ctx<'_>, name: String, paused: bool) -> ApiResult<()> {
+    Ok(cx.state.core.set_app_paused(&name, paused)?)
 }
 
 /// Set which servers (and tools) an app sees; an app with no client row gets one.
-pub fn set_client_profile(cx: Ctx<'_>, name: String, profile: ClientProfile) -> ApiResult<()> {
-    check_client_name(&name).map_err(|e| ApiError::bad_input(e.to_string()))?;
+pub fn set_app_profile(cx: Ctx<'_>, name: String, profile: AppProfile) -> ApiResult<()> {
+    check_app_name(&name).map_err(|e| ApiError::bad_input(e.to_string()))?;
     let core = &cx.state.core;
-    if core.client(&name)?.is_none() {
-        core.add_client(&name, false)?;
+    if core.app(&name)?.is_none() {
+        core.add_app(&name, false)?;
     }
-    Ok(core.set_client_profile(&name, &profile)?)
+    Ok(core.set_app_profile(&name, &profile)?)
 }
 
 pub fn activity(cx: Ctx<'_>, query: ActivityQuery) -> ApiResult<ActivityOverview> {

@@ -28,7 +28,7 @@ use crate::ctx::{ApiError, ApiResult, Ctx};
 pub use crate::client_apps::{apply_app, client_apps, plan_app};
 // The Clients page, the activity overview and start at login.
 pub use crate::clients_page::{
-    activity, autostart, clients, set_autostart, set_client_paused, set_client_profile,
+    activity, autostart, clients, set_app_paused, set_app_profile, set_autostart,
 };
 use crate::inbox::{PendingKind, PendingView};
 // The Review page: changes of pinned tools and prompts, URI owners.

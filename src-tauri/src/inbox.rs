@@ -193,7 +193,7 @@ mod tests {
                 message: "m".into(),
                 origin: Origin::Request,
                 schema,
-                client: None,
+                app: None,
                 to_app: None,
             },
             0,

@@ -22,7 +22,7 @@ pub(super) fn url_request(
         inspection: inspect(url, &Policy::default()),
         familiarity: Default::default(),
         code_goes_to: None,
-        client: None,
+        app: None,
     }
 }
 
@@ -133,7 +133,7 @@ fn a_long_look_alike_host_shows_its_real_domain_first_and_whole() {
 #[test]
 fn the_plain_body_names_the_app_on_its_own_line_and_the_server_in_the_title() {
     let mut r = url_request("github", "m", "https://github.com/", Origin::Request);
-    r.client = Some("x\nDomain:  paypal.com".into());
+    r.app = Some("x\nDomain:  paypal.com".into());
     let d = for_dialog(ConsentView::url(&r));
     let body = plain_body(&d);
     assert!(body.starts_with("Domain:  github.com\n"), "{body}");
@@ -163,7 +163,7 @@ fn a_form_entry_names_its_secret_looking_fields() {
         message: "Sign up & go".into(),
         origin: Origin::Request,
         schema,
-        client: Some("zed".into()),
+        app: Some("zed".into()),
         to_app: None,
     };
     let v = form_inbox_entry(&request, 9);

@@ -56,7 +56,7 @@ test('connect and disconnect Cursor from the Connect apps page', { timeout: 120_
     return (await el.isExisting()) && (await el.getText());
   });
   assert.match(diff, /\+\s+"airlock": \{/);
-  assert.match(diff, /"--client", "cursor"/);
+  assert.match(diff, /"--app", "cursor"/);
   // Shown, not written.
   assert.equal(fs.readFileSync(cursorFile, 'utf8'), CURSOR);
   await app.shot('connect-diff');
@@ -65,10 +65,10 @@ test('connect and disconnect Cursor from the Connect apps page', { timeout: 120_
   await waitFor('Cursor connected', async () => (await stateOf('cursor')) === 'Connected');
   const config = JSON.parse(fs.readFileSync(cursorFile, 'utf8'));
   assert.equal(config.mcpServers.airlock.command, fs.realpathSync(BIN.cli));
-  assert.deepEqual(config.mcpServers.airlock.args, ['gateway', '--stdio', '--client', 'cursor']);
+  assert.deepEqual(config.mcpServers.airlock.args, ['gateway', '--stdio', '--app', 'cursor']);
   assert.equal(config.mcpServers.notes.command, 'notes-server');
   // The CLI sees the same.
-  const listed = app.cliJson('clients', 'apps').find((a) => a.app === 'cursor');
+  const listed = app.cliJson('apps', 'available').find((a) => a.app === 'cursor');
   assert.equal(listed.connected, true);
   await app.shot('connected');
 

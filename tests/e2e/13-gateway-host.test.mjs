@@ -1,5 +1,5 @@
 // The window is the gateway host: an app on the official TypeScript SDK
-// client, started as `airlock gateway --stdio --client cursor` (what a
+// client, started as `airlock gateway --stdio --app cursor` (what a
 // connected app runs), calls a tool whose server asks to open a web page.
 // The consent is the window's native dialog; the browser gets the URL once;
 // after Continue the app receives the tool's real result, and History has
@@ -27,7 +27,7 @@ test('an app attached through the gateway gets the real result after consent in 
   const ops = [{ op: 'call', name: 'py__connect_account', arguments: { url: URL } }];
   const client = spawn('node', [
     path.join(ROOT, 'tests/peers/gateway_client.mjs'), '--name', 'cursor-e2e', '--ops', JSON.stringify(ops), '--',
-    BIN.cli, '--data-dir', app.dataDir, 'gateway', '--stdio', '--no-start', '--client', 'cursor',
+    BIN.cli, '--data-dir', app.dataDir, 'gateway', '--stdio', '--no-start', '--app', 'cursor',
   ], { env: app.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -51,7 +51,7 @@ test('an app attached through the gateway gets the real result after consent in 
   assert.equal(line.result?.isError ?? false, false, JSON.stringify(line));
   assert.match(JSON.stringify(line.result), /action=accept id=/, 'the real result reached the app');
 
-  const { calls } = app.cliJson('history', '--client', 'cursor');
+  const { calls } = app.cliJson('history', '--app', 'cursor');
   assert.equal(calls.length, 1);
   assert.equal(calls[0].tool, 'connect_account');
   assert.equal(calls[0].outcome, 'ok');

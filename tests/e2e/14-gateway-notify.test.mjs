@@ -2,7 +2,7 @@
 // desktop app runs closed to the tray (Settings: keep running in the tray;
 // the window gets a real close request, as from a title bar). An app on the
 // official TypeScript SDK client, started as `airlock gateway --stdio
-// --client claude-code`, calls py-peer's tools through the window's host.
+// --app claude-code`, calls py-peer's tools through the window's host.
 // The dunst notification names Claude Code, the server and the domain; its
 // Open opens the recorded browser once and the app gets the real result;
 // Decline from the notification gives the app a clear tool error.
@@ -26,7 +26,7 @@ function appCalls(tool, args) {
   const ops = [{ op: 'call', name: tool, arguments: args }];
   const client = spawn('node', [
     path.join(ROOT, 'tests/peers/gateway_client.mjs'), '--name', 'claude-code-e2e', '--ops', JSON.stringify(ops), '--',
-    BIN.cli, '--data-dir', app.dataDir, 'gateway', '--stdio', '--no-start', '--client', 'claude-code',
+    BIN.cli, '--data-dir', app.dataDir, 'gateway', '--stdio', '--no-start', '--app', 'claude-code',
   ], { env: app.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -107,7 +107,7 @@ test('closed to the tray: Open and Decline in a notification that names Claude C
 
   // History names the app.
   const records = await app.elicitations();
-  assert.deepEqual(records.map((r) => [r.client, r.state]), [['claude-code', 'declined'], ['claude-code', 'continued']]);
+  assert.deepEqual(records.map((r) => [r.app, r.state]), [['claude-code', 'declined'], ['claude-code', 'continued']]);
 
   // The login entry's launch (`--hidden`, see src-tauri/src/autostart.rs)
   // while Airlock runs in the tray: it exits and the window stays put.

@@ -101,15 +101,15 @@ test('clients: attached, last calls, pause refuses; activity overview counts', {
 
   // ---- History: the App column and filter.
   await app.click(`client-all-calls`);
-  await waitFor('history filtered to cursor', async () => (await app.b.execute(() => document.querySelector('[data-testid="history-filter-client"]')?.value)) === 'cursor');
-  await waitFor('two rows', async () => (await texts('[data-testid="history-client"]')).length === 2);
-  assert.deepEqual(await texts('[data-testid="history-client"]'), ['cursor', 'cursor']);
+  await waitFor('history filtered to cursor', async () => (await app.b.execute(() => document.querySelector('[data-testid="history-filter-app"]')?.value)) === 'cursor');
+  await waitFor('two rows', async () => (await texts('[data-testid="history-app"]')).length === 2);
+  assert.deepEqual(await texts('[data-testid="history-app"]'), ['cursor', 'cursor']);
 
   // ---- The audit trail by app: the pause is there, under cursor.
   await app.click('history-tab-audit');
-  await waitFor('cursor in the audit filter', () => app.b.execute(() => !!document.querySelector('[data-testid="audit-filter-client"] option[value="cursor"]')));
+  await waitFor('cursor in the audit filter', () => app.b.execute(() => !!document.querySelector('[data-testid="audit-filter-app"] option[value="cursor"]')));
   await app.b.execute(() => {
-    const s = document.querySelector('[data-testid="audit-filter-client"]');
+    const s = document.querySelector('[data-testid="audit-filter-app"]');
     s.value = 'cursor';
     s.dispatchEvent(new Event('change'));
   });

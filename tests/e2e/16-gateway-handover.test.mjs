@@ -1,5 +1,5 @@
 // "Always there" (issue 13): an app (the official TypeScript SDK client,
-// `airlock gateway --stdio --client cursor`) starts before the window, so its
+// `airlock gateway --stdio --app cursor`) starts before the window, so its
 // shim starts `airlock daemon` (told to decline every consent). Then the
 // window starts: it asks the daemon to hand the socket over, the daemon
 // exits, the shim attaches to the window and replays the app's handshake.
@@ -52,7 +52,7 @@ test('an app attached to the daemon gets the window\'s consent once the window s
       ];
       const client = spawn('node', [
         path.join(ROOT, 'tests/peers/gateway_client.mjs'), '--name', 'cursor-e2e', '--ops', JSON.stringify(ops), '--',
-        BIN.cli, '--data-dir', a.dataDir, '--consent', 'decline', 'gateway', '--stdio', '--client', 'cursor',
+        BIN.cli, '--data-dir', a.dataDir, '--consent', 'decline', 'gateway', '--stdio', '--app', 'cursor',
       ], { env: a.env, stdio: ['ignore', 'pipe', 'pipe'] });
       client.stdout.on('data', (d) => { out += d; });
       client.stderr.on('data', (d) => { err += d; });
@@ -92,7 +92,7 @@ test('an app attached to the daemon gets the window\'s consent once the window s
   assert.equal(wire.initialize_results, 1, JSON.stringify(wire));
   assert.deepEqual(wire.errors, []);
 
-  const { calls } = app.cliJson('history', '--client', 'cursor');
+  const { calls } = app.cliJson('history', '--app', 'cursor');
   assert.equal(calls.length, 2, JSON.stringify(calls));
   assert.ok(calls.every((c) => c.outcome === 'ok'), JSON.stringify(calls));
 });

@@ -1,7 +1,7 @@
 // Tools pinned until the user reviews a change (issue 25), as a user sees it.
 // A server on the official Python SDK (tests/peers/rug_pull_peer.py)
 // rewrites its tools after an app on the official TypeScript SDK client,
-// attached as `airlock gateway --stdio --client cursor`, called one: the
+// attached as `airlock gateway --stdio --app cursor`, called one: the
 // weather tool gains a secret-stealing instruction, a zero-width space, a
 // Unicode tag character and a `notes` parameter; the forecast tool a `days`
 // parameter. With the window closed to the tray, one notification says so,
@@ -28,7 +28,7 @@ after(() => app?.close());
 function appRuns(ops) {
   const client = spawn('node', [
     path.join(ROOT, 'tests/peers/gateway_client.mjs'), '--name', 'cursor-e2e', '--ops', JSON.stringify(ops), '--',
-    BIN.cli, '--data-dir', app.dataDir, 'gateway', '--stdio', '--no-start', '--client', 'cursor',
+    BIN.cli, '--data-dir', app.dataDir, 'gateway', '--stdio', '--no-start', '--app', 'cursor',
   ], { env: app.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';

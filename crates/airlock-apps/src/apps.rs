@@ -102,7 +102,7 @@ pub(crate) enum Shape {
 }
 
 impl AppId {
-    /// The id used on the command line and in `--client`.
+    /// The id used on the command line and in `--app`.
     pub fn as_str(self) -> &'static str {
         match self {
             AppId::ClaudeDesktop => "claude-desktop",

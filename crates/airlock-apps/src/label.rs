@@ -1,6 +1,6 @@
 //! How a consent names the app whose tool call raised it: a friendly name
 //! for the apps Airlock knows (`claude-code` -> "Claude Code"), any other
-//! client name quoted and labelled as an app's own name (`app “my tool”`),
+//! app name quoted and labelled as an app's own name (`app “my tool”`),
 //! so that a name an app chose for itself can never read as a server, a
 //! domain or a line of Airlock's own.
 
@@ -11,37 +11,36 @@ pub const MAX_CALLER_LABEL_CHARS: usize = 160;
 /// How the core starts a list of several apps ("one of: a, b").
 const ONE_OF: &str = "one of: ";
 
-/// The label of `client` (a client name, or the core's "one of: a, b"):
-/// plain text, bounded, no characters outside a client name's own
+/// The label of `app` (an app name, or the core's "one of: a, b"):
+/// plain text, bounded, no characters outside an app name's own
 /// (letters, digits, space, `.`, `_`, `-`).
-pub fn caller_label(client: &str) -> String {
-    let label = match client.strip_prefix(ONE_OF) {
+pub fn caller_label(app: &str) -> String {
+    let label = match app.strip_prefix(ONE_OF) {
         Some(list) => {
             let names: Vec<String> = list.split(", ").map(one).collect();
             format!("one of: {}", names.join(", "))
         }
-        None => one(client),
+        None => one(app),
     };
     bound(&label)
 }
 
 /// The start of a notification's summary naming the app ("Claude Code → "),
 /// neutralised for notification servers; empty for Airlock's own requests.
-pub fn notice_prefix(client: Option<&str>) -> String {
-    client
-        .map(|c| {
-            let label = caller_label_capitalised(c);
-            format!(
-                "{} → ",
-                airlock_url_safety::notice::notification_text(&label, MAX_CALLER_LABEL_CHARS)
-            )
-        })
-        .unwrap_or_default()
+pub fn notice_prefix(app: Option<&str>) -> String {
+    app.map(|c| {
+        let label = caller_label_capitalised(c);
+        format!(
+            "{} → ",
+            airlock_url_safety::notice::notification_text(&label, MAX_CALLER_LABEL_CHARS)
+        )
+    })
+    .unwrap_or_default()
 }
 
 /// The same, starting with a capital letter (at the start of a sentence).
-pub fn caller_label_capitalised(client: &str) -> String {
-    let label = caller_label(client);
+pub fn caller_label_capitalised(app: &str) -> String {
+    let label = caller_label(app);
     let mut chars = label.chars();
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),
@@ -59,7 +58,7 @@ fn one(name: &str) -> String {
     }
 }
 
-/// A client name as the core's rule allows it; anything else becomes `?`,
+/// A app name as the core's rule allows it; anything else becomes `?`,
 /// whitespace runs become one space, at most 64 characters.
 fn clean(name: &str) -> String {
     let mut out = String::new();

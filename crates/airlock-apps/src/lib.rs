@@ -2,7 +2,7 @@
 //! Windsurf, Goose, Zed, LM Studio, Gemini CLI, Codex CLI, opencode, Qwen
 //! Code, GitHub Copilot CLI, Continue, Cline, Kiro, Amazon Q Developer CLI)
 //! to Airlock by writing one entry named `airlock` into each app's own MCP
-//! config file: `<airlock> gateway --stdio --client <app id>`.
+//! config file: `<airlock> gateway --stdio --app <app id>`.
 //!
 //! Every change is planned first ([`plan_connect`], [`plan_disconnect`]: the
 //! text before and after and a unified diff), then applied ([`apply`]):
@@ -135,7 +135,7 @@ pub enum AppsError {
 
 /// The arguments an app runs Airlock's gateway with.
 pub fn gateway_args(app: AppId) -> Vec<String> {
-    ["gateway", "--stdio", "--client", app.as_str()]
+    ["gateway", "--stdio", "--app", app.as_str()]
         .into_iter()
         .map(str::to_owned)
         .collect()

@@ -82,7 +82,7 @@ pub struct Applied {
     pub backup: Option<PathBuf>,
 }
 
-/// One app as the Connect apps page and `airlock clients apps` show it.
+/// One app as the Apps page and `airlock apps available` show it.
 #[derive(Debug, Clone, Serialize)]
 pub struct AppStatus {
     pub app: AppId,
@@ -96,7 +96,7 @@ pub struct AppStatus {
     pub detected: bool,
     /// The config has Airlock's gateway entry.
     pub connected: bool,
-    /// ... with this airlock program and this app's client name.
+    /// ... with this airlock program and this app's name in Airlock.
     pub up_to_date: bool,
     /// Why the config cannot be read or edited, if so.
     pub problem: Option<String>,

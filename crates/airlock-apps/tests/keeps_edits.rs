@@ -363,7 +363,7 @@ fn a_user_who_edited_or_removed_airlocks_entry_is_told_and_their_own_is_kept() {
     h.connect(app, PROGRAM, false);
     let edited = fs::read_to_string(&path)
         .expect("read")
-        .replace("\"--client\"", "\"--verbose\", \"--client\"");
+        .replace("\"--app\"", "\"--verbose\", \"--app\"");
     fs::write(&path, &edited).expect("edit");
     let off = h.disconnect(app);
     assert!(

@@ -55,7 +55,7 @@ fn filter_cases(now: i64) -> Vec<(String, Case)> {
             "outcome failed".into(),
             calls(|q| q.outcome = Some(ToolCallOutcome::Failed)),
         ),
-        ("client cursor".into(), calls(|q| q.client = s("cursor"))),
+        ("app cursor".into(), calls(|q| q.app = s("cursor"))),
         ("last 24 h".into(), calls(|q| q.since_ms = Some(now - DAY))),
         (
             "a week, a month ago".into(),
@@ -76,9 +76,9 @@ fn filter_cases(now: i64) -> Vec<(String, Case)> {
             }),
         ),
         (
-            "client cursor + stripe".into(),
+            "app cursor + stripe".into(),
             calls(|q| {
-                q.client = s("cursor");
+                q.app = s("cursor");
                 q.server = s("stripe");
             }),
         ),
@@ -166,10 +166,10 @@ fn filtered_search_cases(now: i64) -> Vec<(String, Case)> {
             }),
         ),
         (
-            "search common + client vscode + week".into(),
+            "search common + app vscode + week".into(),
             calls(|q| {
                 q.search = s(&common);
-                q.client = s("vscode");
+                q.app = s("vscode");
                 q.since_ms = Some(now - 7 * DAY);
             }),
         ),
@@ -181,10 +181,10 @@ fn filtered_search_cases(now: i64) -> Vec<(String, Case)> {
             }),
         ),
         (
-            "search rare + client cursor".into(),
+            "search rare + app cursor".into(),
             calls(|q| {
                 q.search = s(&word(3999));
-                q.client = s("cursor");
+                q.app = s("cursor");
             }),
         ),
         (
@@ -249,14 +249,11 @@ pub fn audit_cases() -> Vec<(String, Case)> {
             format!("audit search no match '{NO_MATCH}'"),
             audit(|q| q.search = s(NO_MATCH)),
         ),
+        ("audit app cursor".into(), audit(|q| q.app = s("cursor"))),
         (
-            "audit client cursor".into(),
-            audit(|q| q.client = s("cursor")),
-        ),
-        (
-            "audit client vscode + kind connect".into(),
+            "audit app vscode + kind connect".into(),
             audit(|q| {
-                q.client = s("vscode");
+                q.app = s("vscode");
                 q.kind = s("connect");
             }),
         ),
@@ -269,10 +266,10 @@ pub fn audit_cases() -> Vec<(String, Case)> {
             audit(|q| q.search = s("qz")),
         ),
         (
-            "audit search common + client vscode".into(),
+            "audit search common + app vscode".into(),
             audit(|q| {
                 q.search = s(&word(0));
-                q.client = s("vscode");
+                q.app = s("vscode");
             }),
         ),
     ]

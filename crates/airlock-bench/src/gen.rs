@@ -149,7 +149,7 @@ fn tool_call(rng: &mut Rng, at: i64) -> NewToolCall {
         ),
     };
     NewToolCall {
-        client: rng.weighted(&CLIENTS).map(str::to_owned),
+        app: rng.weighted(&CLIENTS).map(str::to_owned),
         server: server.to_owned(),
         tool: tool.to_owned(),
         arguments_json: args.to_string(),

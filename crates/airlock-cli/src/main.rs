@@ -172,9 +172,9 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
         // The shim owns nothing: no core, no database; the host does.
         return cmd::gateway::shim(&cli, args);
     }
-    if let Command::Clients(cli::clients::ClientsCmd::Apps(sub)) = &cli.command {
-        // Only a move of servers opens Airlock's database (cmd::apps).
-        return cmd::apps::run(&cli, sub);
+    if let Command::Apps(cli::apps::AppsCmd::Connecting(sub)) = &cli.command {
+        // Only a move of servers opens Airlock's database (cmd::app_configs).
+        return cmd::app_configs::run(&cli, sub);
     }
     if let Command::Daemon(args) = &cli.command {
         // Forms go to the app that asked when it can show them: the host
@@ -221,10 +221,10 @@ async fn dispatch(
         Command::UrlCheck { .. }
         | Command::ConformanceClient { .. }
         | Command::Gateway(_)
-        | Command::Clients(cli::clients::ClientsCmd::Apps(_))
+        | Command::Apps(cli::apps::AppsCmd::Connecting(_))
         | Command::Daemon(_) => Ok(0),
         Command::Servers(sub) => cmd::servers::run(&core, sub, json),
-        Command::Clients(sub) => cmd::clients::run(&core, sub, json),
+        Command::Apps(sub) => cmd::apps::run(&core, sub, json),
         Command::Connect { server } => cmd::calls::connect(&core, &server, json).await,
         Command::Login {
             server,
@@ -263,14 +263,14 @@ async fn dispatch(
         }
         Command::History {
             server,
-            client,
+            app,
             limit,
             search,
             outcome,
         } => {
             let args = cmd::history::History {
                 server,
-                client,
+                app,
                 limit,
                 search,
                 outcome,
@@ -284,14 +284,14 @@ async fn dispatch(
         Command::Audit {
             server,
             kind,
-            client,
+            app,
             search,
             limit,
         } => {
             let query = airlock_core::store::AuditQuery {
                 server,
                 kind,
-                client,
+                app,
                 search,
                 limit,
                 before_id: None,

@@ -180,7 +180,7 @@ pub fn print_history(calls: &[ToolCallRecord]) {
             "#{} {} {}{}/{} {} {} ms  args={}",
             c.id,
             time(c.started_at),
-            c.client
+            c.app
                 .as_deref()
                 .map(|app| format!("[{}] ", plain(app)))
                 .unwrap_or_default(),
@@ -303,7 +303,7 @@ mod tests {
             inspection: inspect(url, &Policy::default()),
             familiarity,
             code_goes_to: None,
-            client: None,
+            app: None,
         }
     }
 
@@ -362,13 +362,13 @@ mod tests {
     fn the_app_that_asked_has_its_own_labelled_line_and_cannot_pose_as_the_domain() {
         let mut r = request("https://github.com/login", Familiarity::default());
         assert!(!lines(&r).iter().any(|l| l.starts_with("App:")));
-        r.client = Some("claude-code".into());
+        r.app = Some("claude-code".into());
         let out = lines(&r);
         assert_eq!(
             out[1],
             "App:      Claude Code (its tool call asked for this)"
         );
-        r.client = Some("x\nDomain:   >>> paypal.com <<<".into());
+        r.app = Some("x\nDomain:   >>> paypal.com <<<".into());
         let out = lines(&r);
         assert_eq!(
             out[1],

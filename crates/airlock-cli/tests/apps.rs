@@ -1,4 +1,4 @@
-//! `airlock clients connect|disconnect|apps` with a temporary HOME: what a
+//! `airlock apps connect|disconnect|available` with a temporary HOME: what a
 //! user sees and what lands in the app's config file.
 
 use std::fs;
@@ -63,7 +63,7 @@ const CURSOR: &str = "{\n  \"mcpServers\": {\n    \"notes\": {\"command\": \"not
 fn connect_without_a_terminal_shows_the_diff_and_refuses_without_yes() {
     let sb = Sandbox::new();
     let path = sb.put(".cursor/mcp.json", CURSOR);
-    let out = sb.run(&["clients", "connect", "cursor"]);
+    let out = sb.run(&["apps", "connect", "cursor"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let stdout = utf8(&out.stdout);
     assert!(stdout.contains("+    \"airlock\": {"), "{stdout}");
@@ -80,7 +80,7 @@ fn connect_without_a_terminal_shows_the_diff_and_refuses_without_yes() {
 fn connect_twice_then_disconnect_restores_the_file() {
     let sb = Sandbox::new();
     let path = sb.put(".cursor/mcp.json", CURSOR);
-    let out = sb.run(&["clients", "connect", "cursor", "--yes"]);
+    let out = sb.run(&["apps", "connect", "cursor", "--yes"]);
     assert!(out.status.success(), "{out:?}");
     assert!(
         utf8(&out.stdout).contains("Cursor connected"),
@@ -95,17 +95,17 @@ fn connect_twice_then_disconnect_restores_the_file() {
     );
     assert_eq!(
         config["mcpServers"]["airlock"]["args"],
-        serde_json::json!(["gateway", "--stdio", "--client", "cursor"])
+        serde_json::json!(["gateway", "--stdio", "--app", "cursor"])
     );
     assert_eq!(config["mcpServers"]["notes"]["command"], "notes-server");
     let connected = fs::read_to_string(&path).expect("read");
 
-    let again = sb.run(&["clients", "connect", "cursor"]);
+    let again = sb.run(&["apps", "connect", "cursor"]);
     assert!(again.status.success(), "{again:?}");
     assert!(utf8(&again.stdout).contains("already connected"));
     assert_eq!(fs::read_to_string(&path).expect("read"), connected);
 
-    let apps = sb.run(&["--json", "clients", "apps"]);
+    let apps = sb.run(&["--json", "apps", "available"]);
     let list: serde_json::Value = serde_json::from_slice(&apps.stdout).expect("json");
     let cursor = list
         .as_array()
@@ -120,7 +120,7 @@ fn connect_twice_then_disconnect_restores_the_file() {
         airlock_apps::ALL_APPS.len()
     );
 
-    let off = sb.run(&["clients", "disconnect", "cursor", "--yes"]);
+    let off = sb.run(&["apps", "disconnect", "cursor", "--yes"]);
     assert!(off.status.success(), "{off:?}");
     assert_eq!(fs::read_to_string(&path).expect("read"), CURSOR);
 }
@@ -129,7 +129,7 @@ fn connect_twice_then_disconnect_restores_the_file() {
 fn move_servers_imports_them_into_airlock_first() {
     let sb = Sandbox::new();
     let path = sb.put(".cursor/mcp.json", CURSOR);
-    let out = sb.run(&["clients", "connect", "cursor", "--yes", "--move-servers"]);
+    let out = sb.run(&["apps", "connect", "cursor", "--yes", "--move-servers"]);
     assert!(out.status.success(), "{out:?}");
     assert!(utf8(&out.stdout).contains("imported into Airlock: notes"));
     let config: serde_json::Value =
@@ -149,7 +149,7 @@ fn a_malformed_config_is_refused_with_its_path_and_left_untouched() {
     let sb = Sandbox::new();
     let broken = "{\"mcpServers\": {\"a\": {\"command\": \"x\"},}}";
     let path = sb.put(".codeium/windsurf/mcp_config.json", broken);
-    let out = sb.run(&["clients", "connect", "windsurf", "--yes"]);
+    let out = sb.run(&["apps", "connect", "windsurf", "--yes"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let err = utf8(&out.stderr);
     assert!(
@@ -157,7 +157,7 @@ fn a_malformed_config_is_refused_with_its_path_and_left_untouched() {
         "{err}"
     );
     assert_eq!(fs::read(&path).expect("read"), broken.as_bytes());
-    let unknown = sb.run(&["clients", "connect", "notepad", "--yes"]);
+    let unknown = sb.run(&["apps", "connect", "notepad", "--yes"]);
     assert_eq!(unknown.status.code(), Some(2));
     assert!(utf8(&unknown.stderr).contains("known apps"));
 }
@@ -166,10 +166,10 @@ fn a_malformed_config_is_refused_with_its_path_and_left_untouched() {
 fn xdg_config_home_decides_where_vscode_is_connected() {
     let sb = Sandbox::new();
     let xdg = sb.dir.path().join("xdg");
-    let out = sb.run_env(&["clients", "connect", "vscode", "--yes"], Some(&xdg));
+    let out = sb.run_env(&["apps", "connect", "vscode", "--yes"], Some(&xdg));
     assert!(out.status.success(), "{out:?}");
     let written = fs::read_to_string(xdg.join("Code/User/mcp.json")).expect("created");
-    assert!(written.contains("\"--client\", \"vscode\""), "{written}");
+    assert!(written.contains("\"--app\", \"vscode\""), "{written}");
     assert!(!sb.home().join(".config").exists());
 }
 
@@ -222,7 +222,7 @@ fn moved_env_secrets_live_only_in_the_keychain_and_disconnect_puts_them_back() {
         "{{\n  \"mcpServers\": {{\n    \"github\": {{\"command\": \"github-mcp\", \"env\": {{\"GITHUB_TOKEN\": \"{secret}\"}}}}\n  }}\n}}\n"
     );
     let path = sb.put(".cursor/mcp.json", &config);
-    let out = sb.run(&["clients", "connect", "cursor", "--yes", "--move-servers"]);
+    let out = sb.run(&["apps", "connect", "cursor", "--yes", "--move-servers"]);
     assert!(out.status.success(), "{out:?}");
     assert!(!utf8(&out.stdout).contains(&secret), "the diff hides it");
     for (p, bytes) in all_files(&sb.dir.path().join("data"))
@@ -244,7 +244,7 @@ fn moved_env_secrets_live_only_in_the_keychain_and_disconnect_puts_them_back() {
         .expect("read")
         .replacen('{', "{\n  \"myKey\": true,", 1);
     fs::write(&path, &edited).expect("edit");
-    let off = sb.run(&["clients", "disconnect", "cursor", "--yes"]);
+    let off = sb.run(&["apps", "disconnect", "cursor", "--yes"]);
     assert!(off.status.success(), "{off:?}");
     assert!(
         !utf8(&off.stdout).contains(&secret),
@@ -281,7 +281,7 @@ fn moved_airlock(sb: &Sandbox) -> PathBuf {
 fn an_edit_made_before_a_second_connect_survives_disconnect() {
     let sb = Sandbox::new();
     let path = sb.put(".cursor/mcp.json", CURSOR);
-    let out = sb.run(&["clients", "connect", "cursor", "--yes", "--move-servers"]);
+    let out = sb.run(&["apps", "connect", "cursor", "--yes", "--move-servers"]);
     assert!(out.status.success(), "{out:?}");
     let edited = fs::read_to_string(&path)
         .expect("read")
@@ -292,7 +292,7 @@ fn an_edit_made_before_a_second_connect_survives_disconnect() {
     let again = Command::new(&moved)
         .arg("--data-dir")
         .arg(sb.dir.path().join("data"))
-        .args(["clients", "connect", "cursor", "--yes"])
+        .args(["apps", "connect", "cursor", "--yes"])
         .env("HOME", sb.home())
         .env_remove("XDG_CONFIG_HOME")
         .stdin(Stdio::null())
@@ -307,11 +307,63 @@ fn an_edit_made_before_a_second_connect_survives_disconnect() {
 
     // The file is exactly what Airlock wrote last, yet the first backup is
     // stale: restoring it would lose the user's edit.
-    let off = sb.run(&["clients", "disconnect", "cursor", "--yes"]);
+    let off = sb.run(&["apps", "disconnect", "cursor", "--yes"]);
     assert!(off.status.success(), "{off:?}");
     let back: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");
     assert_eq!(back["myKey"], 1, "the user's edit is kept: {back}");
     assert_eq!(back["mcpServers"]["notes"]["command"], "notes-server");
     assert!(back["mcpServers"].get("airlock").is_none(), "{back}");
+}
+
+/// What an older Airlock wrote and older scripts type still work: the
+/// `clients` command (now `apps`), `--client` (now `--app`) on `gateway`
+/// and `history`, and an app config whose entry says `--client`: it is
+/// connected (the gateway takes either spelling), shown as not up to date,
+/// and a connect rewrites it to `--app` after showing the change.
+#[test]
+fn older_spellings_still_work_and_an_old_entry_is_updated_on_connect() {
+    let sb = Sandbox::new();
+    let old = format!(
+        "{{\n  \"mcpServers\": {{\n    \"airlock\": {{\"command\": {}, \"args\": [\"gateway\", \"--stdio\", \"--client\", \"cursor\"]}}\n  }}\n}}\n",
+        serde_json::Value::from(airlock_path())
+    );
+    let path = sb.put(".cursor/mcp.json", &old);
+
+    let listed = sb.run(&["--json", "clients", "apps"]);
+    assert!(listed.status.success(), "{listed:?}");
+    let list: serde_json::Value = serde_json::from_slice(&listed.stdout).expect("json");
+    let cursor = list
+        .as_array()
+        .expect("array")
+        .iter()
+        .find(|a| a["app"] == "cursor")
+        .expect("cursor listed");
+    assert_eq!(cursor["connected"], true, "{cursor}");
+    assert_eq!(cursor["up_to_date"], false, "{cursor}");
+
+    let added = sb.run(&["clients", "add", "old-script"]);
+    assert!(added.status.success(), "{added:?}");
+    assert!(utf8(&added.stdout).contains("added app old-script"));
+    let history = sb.run(&["--json", "history", "--client", "old-script"]);
+    assert!(history.status.success(), "{history:?}");
+
+    let out = sb.run(&["apps", "connect", "cursor", "--yes"]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = utf8(&out.stdout);
+    assert!(
+        stdout.contains("-") && stdout.contains("\"--client\""),
+        "{stdout}"
+    );
+    let config: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");
+    assert_eq!(
+        config["mcpServers"]["airlock"]["args"],
+        serde_json::json!(["gateway", "--stdio", "--app", "cursor"])
+    );
+
+    // Help shows one word: `apps`.
+    let help = utf8(&sb.run(&["--help"]).stdout);
+    assert!(help.contains("\n  apps "), "{help}");
+    assert!(!help.contains("clients"), "{help}");
 }

@@ -1,4 +1,4 @@
-//! The apps themselves read what `airlock clients connect` writes (issue 26,
+//! The apps themselves read what `airlock apps connect` writes (issue 26,
 //! item 2): for each app on npm that runs here without an account (pinned in
 //! tests/apps/package.json, installed by `scripts/setup.sh --test`), connect,
 //! then the app's own command lists the `airlock` entry (connected, where
@@ -104,13 +104,13 @@ impl AppHome {
     }
 
     fn connect(&self, app: &str) {
-        let out = self.airlock(&["clients", "connect", app, "--yes"]);
+        let out = self.airlock(&["apps", "connect", app, "--yes"]);
         out.ok();
         assert!(out.stdout.contains("connected"), "{out:?}");
     }
 
     fn disconnect(&self, app: &str) {
-        self.airlock(&["clients", "disconnect", app, "--yes"]).ok();
+        self.airlock(&["apps", "disconnect", app, "--yes"]).ok();
     }
 
     /// The Inspector CLI (the official TypeScript SDK's client) reads the
@@ -206,7 +206,7 @@ fn claude_code_lists_airlock_connected_and_its_entry_serves_a_tool_call() {
     let list = listing(&h.app("claude", &["mcp", "list"]));
     let line = line_with(&list, "airlock:");
     assert!(
-        line.contains("gateway --stdio --client claude-code") && line.contains("Connected"),
+        line.contains("gateway --stdio --app claude-code") && line.contains("Connected"),
         "{list}"
     );
     let get = listing(&h.app("claude", &["mcp", "get", "airlock"]));
@@ -240,7 +240,7 @@ fn gemini_like(program: &str, app: &str, dir: &str) {
     let list = listing(&h.app(program, &["mcp", "list"]));
     let line = line_with(&list, "airlock:");
     assert!(
-        line.contains(&format!("gateway --stdio --client {app}")) && line.contains("- Connected"),
+        line.contains(&format!("gateway --stdio --app {app}")) && line.contains("- Connected"),
         "{list}"
     );
     h.inspector_call_through(&h.home.join(dir).join("settings.json"));
@@ -282,7 +282,7 @@ fn codex_cli_lists_airlock_and_disconnect_leaves_its_list_as_it_was() {
     let list = codex_list(&h);
     let line = line_with(&list, "airlock");
     assert!(
-        line.contains("gateway --stdio --client codex-cli") && line.contains("enabled"),
+        line.contains("gateway --stdio --app codex-cli") && line.contains("enabled"),
         "{list}"
     );
     let get = listing(&h.app("codex", &["mcp", "get", "airlock"]));
@@ -316,7 +316,7 @@ fn opencode_lists_airlock_connected_and_disconnect_leaves_its_list_as_it_was() {
     let list = listing(&h.app("opencode", &["mcp", "list"]));
     let line = line_with(&list, "airlock");
     assert!(line.contains('✓') && line.contains("connected"), "{list}");
-    assert!(list.contains("gateway --stdio --client opencode"), "{list}");
+    assert!(list.contains("gateway --stdio --app opencode"), "{list}");
     assert!(
         std::fs::read_to_string(&config)
             .expect("read")
@@ -343,7 +343,7 @@ fn copilot_cli_lists_airlock_and_disconnect_leaves_its_list_as_it_was() {
     assert!(list.contains("airlock (local)"), "{list}");
     let get = listing(&h.app("copilot", &["mcp", "get", "airlock"]));
     assert!(
-        get.contains("Status: Enabled") && get.contains("gateway --stdio --client copilot-cli"),
+        get.contains("Status: Enabled") && get.contains("gateway --stdio --app copilot-cli"),
         "{get}"
     );
 

@@ -87,13 +87,13 @@ fn typescript_and_python_apps_list_and_call_the_aggregated_tools() {
     // The app talks to Airlock: the server's own identity is not passed on.
     assert!(py[2]["result"].get("_meta").is_none(), "{:?}", py[2]);
 
-    // History names the app: --client, else the app's own name.
-    let ts_calls = sb.history(&["--client", "ts-tests"]);
+    // History names the app: --app, else the app's own name.
+    let ts_calls = sb.history(&["--app", "ts-tests"]);
     assert_eq!(ts_calls.len(), 2, "{ts_calls:?}");
     assert!(ts_calls
         .iter()
         .any(|c| c["tool"] == "add" && c["server"] == "py"));
-    let py_calls = sb.history(&["--client", "py-app"]);
+    let py_calls = sb.history(&["--app", "py-app"]);
     assert_eq!(py_calls.len(), 2, "{py_calls:?}");
     assert_eq!(sb.history(&[]).len(), 4);
     drop(daemon);

@@ -19,6 +19,8 @@ use serde_json::{json, Value};
 fn raw_session(sb: &Sandbox, input: Vec<u8>, hold: Duration) -> Vec<Value> {
     let out = sb
         .cmd()
+        // `--client`: the older spelling of `--app`, still in app configs
+        // that an older `airlock clients connect` wrote.
         .args(["gateway", "--stdio", "--client", "raw"])
         .stdin(input)
         .hold_stdin(hold)
@@ -104,8 +106,8 @@ fn bad_input_from_one_app_gets_errors_and_breaks_nothing_for_others() {
             .contains("airlock gateway --stdio"),
         "{answer}"
     );
-    // A bad client name is refused by the shim itself.
-    let bad = sb.run(&["gateway", "--stdio", "--client", "a/b"]);
+    // A bad app name is refused by the shim itself.
+    let bad = sb.run(&["gateway", "--stdio", "--app", "a/b"]);
     bad.expect_code(2);
 
     // Another app is unaffected.

@@ -52,11 +52,11 @@ fn budget_from(app: fn(&Sandbox, &str, Option<&str>, &Value) -> Cmd, client: &st
     add_many(&sb, "crm", None);
     add_many(&sb, "ops", Some("aurora"));
     sb.add_everything("everything");
-    sb.run(&["clients", "add", client]).ok();
+    sb.run(&["apps", "add", client]).ok();
     // Of crm, only invoice_000; a budget of 12.
-    sb.run(&["clients", "profile", client, "--tool", "crm/invoice_000"])
+    sb.run(&["apps", "profile", client, "--tool", "crm/invoice_000"])
         .ok();
-    let shown = sb.run(&["clients", "profile", client, "--tool-budget", "12"]);
+    let shown = sb.run(&["apps", "profile", client, "--tool-budget", "12"]);
     assert!(
         shown.stdout.contains("budget 12 (set in its profile"),
         "{shown:?}"
@@ -99,7 +99,7 @@ fn budget_from(app: fn(&Sandbox, &str, Option<&str>, &Value) -> Cmd, client: &st
     assert_eq!(hidden, direct);
     // History: the tool itself, with the app; the misfit refused.
     let rows = wait_until("two history rows", Duration::from_secs(10), || {
-        let rows = sb.history(&["--client", client]);
+        let rows = sb.history(&["--app", client]);
         (rows.len() >= 2).then_some(rows)
     });
     assert_eq!(rows.len(), 2, "{rows:?}");

@@ -49,7 +49,7 @@ fn progress_reaches_the_app_with_its_token_then_the_result() {
     assert!(reports.iter().all(|r| r["at_ms"].as_f64().unwrap() <= done));
     assert!(text(&v[1]["result"]).contains("Steps: 2"), "{v:?}");
     assert!(v[1].get("progress").is_none());
-    let rows = sb.history(&["--client", "progress"]);
+    let rows = sb.history(&["--app", "progress"]);
     assert_eq!(rows.len(), 2, "{rows:?}");
     assert!(rows.iter().all(|r| r["outcome"] == "ok"), "{rows:?}");
     drop(daemon);
@@ -344,8 +344,8 @@ fn resource_templates_are_aggregated_and_completions_reach_the_right_server() {
     assert!(v[6]["error"].is_object(), "{v:?}");
 
     // A profile without the server hides its templates and completions.
-    sb.run(&["clients", "add", "narrow"]).ok();
-    sb.run(&["clients", "profile", "narrow", "--server", "calls"])
+    sb.run(&["apps", "add", "narrow"]).ok();
+    sb.run(&["apps", "profile", "narrow", "--server", "calls"])
         .ok();
     let ops = json!([
         {"op": "templates"},

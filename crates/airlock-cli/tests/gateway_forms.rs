@@ -66,7 +66,7 @@ fn a_form_reaches_a_2026_app_in_rounds_and_its_answer_is_checked() {
     assert_eq!(asked[0]["requestedSchema"]["required"], json!(["name"]));
     let record = &sb.elicitations()[0];
     assert_eq!(record["state"], "accepted", "{record}");
-    assert_eq!(record["client"], "py-form-app", "{record}");
+    assert_eq!(record["app"], "py-form-app", "{record}");
 
     // An answer that does not fit the form never reaches the server.
     let bad = json!({"name": "Ada", "integer": 500});
@@ -201,7 +201,7 @@ fn forms_during_prompts_and_resource_reads_reach_the_app_on_both_revisions() {
             for r in &records[..2] {
                 assert_eq!(r["mode"], "form", "{r}");
                 assert_eq!(r["state"], "accepted", "{r}");
-                assert_eq!(r["client"], client, "{r}");
+                assert_eq!(r["app"], client, "{r}");
             }
 
             // An answer outside the form never reaches the server: declined.
@@ -244,7 +244,7 @@ fn forms_during_prompts_and_resource_reads_reach_the_app_on_both_revisions() {
         assert_eq!(records.len(), 10, "{records:?}");
         assert!(records[..2]
             .iter()
-            .all(|r| r["client"] == "plain" && r["state"] == "declined"));
+            .all(|r| r["app"] == "plain" && r["state"] == "declined"));
         drop(daemon);
     }
 }
@@ -297,7 +297,7 @@ fn another_app_cannot_answer_a_form_given_to_a_2026_app() {
     let records = sb.elicitations();
     assert_eq!(records.len(), 1, "{records:?}");
     assert_eq!(records[0]["state"], "accepted");
-    assert_eq!(records[0]["client"], "py-form-app");
+    assert_eq!(records[0]["app"], "py-form-app");
     assert!(!format!("{thief:?}{out:?}").contains("Mallory, aged"));
     drop(daemon);
 }
@@ -368,7 +368,7 @@ fn a_form_while_two_apps_wait_on_one_server_goes_only_where_it_belongs() {
             })
             .unwrap_or_else(|| panic!("{protocol}: B's form record: {:?}", sb.elicitations()));
         if goes_to_b {
-            assert_eq!(b["client"], "form-app", "{protocol}: {b}");
+            assert_eq!(b["app"], "form-app", "{protocol}: {b}");
             assert_eq!(said(&v[1]), "b: Bea (30)", "{protocol}: {v:?}");
             let asked = v[2]["elicitations"].as_array().cloned().unwrap_or_default();
             assert_eq!(
@@ -391,7 +391,7 @@ fn a_form_while_two_apps_wait_on_one_server_goes_only_where_it_belongs() {
             );
             assert_eq!(b["state"], "declined", "{protocol}: Airlock's consent: {b}");
             // Airlock's consent was told who might have asked.
-            let who = b["client"].as_str().unwrap_or_default();
+            let who = b["app"].as_str().unwrap_or_default();
             assert!(who.starts_with("one of: "), "{protocol}: {b}");
         }
         drop(daemon);

@@ -215,7 +215,7 @@ fn an_app_keeps_working_when_another_host_takes_over() {
     assert_eq!(servers_of(successor.pid()).len(), 1, "{}", successor.log());
     // Both hosts recorded the app's calls under its name.
     let rows = wait_until("every call's history row", Duration::from_secs(10), || {
-        let rows = sb.history(&["--client", "handover"]);
+        let rows = sb.history(&["--app", "handover"]);
         (rows.len() == 3 + SWITCH_CALLS).then_some(rows)
     });
     assert!(rows.iter().all(|r| r["outcome"] == "ok"), "{rows:?}");

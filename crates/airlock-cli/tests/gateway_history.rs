@@ -53,7 +53,7 @@ fn history_in_another_process_lists_the_call_the_app_just_got_its_answer_for() {
     for i in 0..ROUNDS {
         // The app has its answer: `airlock history`, another process, lists it.
         wait_for_file(&answered(i));
-        let rows = sb.history(&["--client", "racer", "--limit", "1"]);
+        let rows = sb.history(&["--app", "racer", "--limit", "1"]);
         let newest = rows.first().map(|r| r["arguments"]["message"].clone());
         assert_eq!(
             newest,
@@ -75,7 +75,7 @@ fn history_in_another_process_lists_the_call_the_app_just_got_its_answer_for() {
         echoed[ROUNDS - 1].contains(&format!("round {} of the race", ROUNDS - 1)),
         "{echoed:?}"
     );
-    let load = sb.history(&["--client", "racer", "--search", "load", "--limit", "1000"]);
+    let load = sb.history(&["--app", "racer", "--search", "load", "--limit", "1000"]);
     assert_eq!(load.len(), ROUNDS * 20);
     drop(daemon);
 }

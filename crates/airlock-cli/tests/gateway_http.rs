@@ -76,7 +76,7 @@ impl Drop for Daemon {
 
 /// `airlock clients add NAME --token`: the token it printed (once).
 fn add_client_with_token(sb: &Sandbox, name: &str) -> String {
-    let out = sb.run(&["--json", "clients", "add", name, "--token"]);
+    let out = sb.run(&["--json", "apps", "add", name, "--token"]);
     out.ok();
     let token = out.json()["token"].as_str().expect("token").to_owned();
     assert!(
@@ -186,8 +186,8 @@ fn typescript_and_python_apps_list_and_call_over_http_with_their_tokens() {
         assert_eq!(text(&v[2]["result"]), "42", "{kind}: {v:?}");
     }
     // History names the client the token belongs to (not the app's own name).
-    assert_eq!(sb.history(&["--client", "ts-http"]).len(), 2);
-    assert_eq!(sb.history(&["--client", "py-http"]).len(), 2);
+    assert_eq!(sb.history(&["--app", "ts-http"]).len(), 2);
+    assert_eq!(sb.history(&["--app", "py-http"]).len(), 2);
     // The tokens are nowhere in the data dir or the log.
     let log = daemon.log();
     for t in [&ts_token, &py_token] {
@@ -268,7 +268,7 @@ fn missing_or_wrong_tokens_foreign_origins_hosts_and_other_clients_sessions_are_
         ],
         &list,
     );
-    assert!(body.contains("belongs to another client"), "{body}");
+    assert!(body.contains("belongs to another app"), "{body}");
     assert!(!body.contains("everything__echo"), "{body}");
     // An SDK app with a wrong token fails to connect, and says so.
     let out = app(
@@ -300,15 +300,15 @@ fn two_apps_at_once_with_different_profiles_see_different_tools() {
     sb.add_everything("everything");
     sb.add_py("py", &[]);
     // "editor" (stdio) sees only server-everything; "chat" (HTTP) only py's add.
-    sb.run(&["clients", "add", "editor"]).ok();
-    sb.run(&["clients", "profile", "editor", "--server", "everything"])
+    sb.run(&["apps", "add", "editor"]).ok();
+    sb.run(&["apps", "profile", "editor", "--server", "everything"])
         .ok();
     let token = add_client_with_token(&sb, "chat");
     sb.run(&[
-        "clients", "profile", "chat", "--server", "py", "--tool", "py/add",
+        "apps", "profile", "chat", "--server", "py", "--tool", "py/add",
     ])
     .ok();
-    let shown = sb.run(&["clients", "show", "chat"]);
+    let shown = sb.run(&["apps", "show", "chat"]);
     shown.ok();
     assert!(
         shown.stdout.contains("servers: py; only tools py: add"),
@@ -362,10 +362,10 @@ fn two_apps_at_once_with_different_profiles_see_different_tools() {
     assert!(c[2]["error"].to_string().contains("unknown tool"), "{c:?}");
     assert_eq!(text(&c[3]["result"]), "2", "{c:?}");
     assert!(c[4]["error"].to_string().contains("unknown tool"), "{c:?}");
-    assert_eq!(sb.history(&["--client", "editor"]).len(), 1);
-    assert_eq!(sb.history(&["--client", "chat"]).len(), 1);
+    assert_eq!(sb.history(&["--app", "editor"]).len(), 1);
+    assert_eq!(sb.history(&["--app", "chat"]).len(), 1);
     // Removing a client removes its token: the app is refused at once.
-    sb.run(&["clients", "remove", "chat"]).ok();
+    sb.run(&["apps", "remove", "chat"]).ok();
     let out = app(
         "node",
         "chat-app",
@@ -458,7 +458,7 @@ fn a_form_reaches_a_2026_app_over_http_in_rounds() {
     );
     let record = &sb.elicitations()[0];
     assert_eq!(record["state"], "accepted", "{record}");
-    assert_eq!(record["client"], "py-form-http", "{record}");
+    assert_eq!(record["app"], "py-form-http", "{record}");
 }
 
 /// A client that learned another client's session id (from a log, a
@@ -514,7 +514,7 @@ fn another_clients_session_id_on_get_post_and_delete_is_refused_and_the_owner_go
         t[1]["error"]["message"]
             .as_str()
             .unwrap_or("")
-            .contains("belongs to another client"),
+            .contains("belongs to another app"),
         "{t:?}"
     );
     assert_eq!(t[2]["error"]["code"], 403, "DELETE: {t:?}");
@@ -531,11 +531,11 @@ fn another_clients_session_id_on_get_post_and_delete_is_refused_and_the_owner_go
     for (n, method) in [(1, "GET"), (2, "POST"), (3, "DELETE")] {
         assert!(
             log.contains(&format!(
-                "refused a {method} from client \"thief\" on another client's session ({n} so far)"
+                "refused a {method} from app \"thief\" on another app's session ({n} so far)"
             )),
             "{log}"
         );
     }
     assert!(!log.contains(&sid), "the session id is not logged");
-    assert!(sb.history(&["--client", "thief"]).is_empty());
+    assert!(sb.history(&["--app", "thief"]).is_empty());
 }

@@ -273,7 +273,7 @@ fn the_daemon_asks_in_a_notification_that_names_the_app_and_open_opens_once() {
     assert_ne!(result["isError"], true, "{result:?}");
     assert_eq!(text(&result), "authorized", "{result:?}");
     let records = sb.elicitations();
-    assert_eq!(records[0]["client"], "claude-code", "{records:?}");
+    assert_eq!(records[0]["app"], "claude-code", "{records:?}");
     assert_eq!(
         sb.states_of(records[0]["id"].as_i64().expect("id")),
         ["requested", "accepted", "opened", "late", "continued"],
@@ -293,10 +293,8 @@ fn the_daemon_asks_in_a_notification_that_names_the_app_and_open_opens_once() {
         .into_iter()
         .find(|e| e["kind"] == "elicitation" && e["detail"]["state"] == "requested")
         .expect("requested audit event");
-    assert_eq!(
-        requested["detail"]["client"], "claude-code",
-        "{requested:?}"
-    );
+    // The stored detail keeps its key, `client` (older rows say it too).
+    assert_eq!(requested["detail"]["client"], "claude-code", "{requested:?}");
     drop(daemon);
 }
 
@@ -347,7 +345,7 @@ fn decline_in_the_notification_is_a_clear_tool_error_and_nothing_opens() {
     assert!(browser.settle().is_empty(), "nothing opened");
 
     let records = sb.elicitations();
-    let clients: Vec<&Value> = records.iter().map(|r| &r["client"]).collect();
+    let clients: Vec<&Value> = records.iter().map(|r| &r["app"]).collect();
     assert_eq!(
         clients,
         [&json!("claude-code"), &json!("cursor")],

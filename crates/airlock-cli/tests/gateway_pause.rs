@@ -71,9 +71,9 @@ fn a_paused_client_is_refused_recorded_and_resumed() {
     });
 
     // Paused: the CLI says so, and the app's next calls are refused.
-    let out = sb.run(&["clients", "pause", "cursor"]);
+    let out = sb.run(&["apps", "pause", "cursor"]);
     out.ok();
-    let list = sb.run(&["clients", "list"]);
+    let list = sb.run(&["apps", "list"]);
     let row = list
         .stdout
         .lines()
@@ -81,7 +81,7 @@ fn a_paused_client_is_refused_recorded_and_resumed() {
         .unwrap_or_default()
         .to_owned();
     assert!(row.contains("paused"), "{list:?}");
-    let shown = sb.run(&["--json", "clients", "show", "cursor"]).ok().json();
+    let shown = sb.run(&["--json", "apps", "show", "cursor"]).ok().json();
     assert_eq!(shown["paused"], true, "{shown:?}");
 
     let paused = app(
@@ -115,7 +115,7 @@ fn a_paused_client_is_refused_recorded_and_resumed() {
     );
 
     // History records the refusal under the client.
-    let calls = sb.history(&["--client", "cursor"]);
+    let calls = sb.history(&["--app", "cursor"]);
     assert_eq!(calls.len(), 2, "{calls:?}");
     assert_eq!(calls[0]["outcome"], "failed", "{calls:?}");
     assert!(calls[0]["error"]
@@ -126,8 +126,8 @@ fn a_paused_client_is_refused_recorded_and_resumed() {
     assert_eq!(calls[1]["outcome"], "ok");
 
     // Resumed: calls go through again.
-    sb.run(&["clients", "resume", "cursor"]).ok();
-    let shown = sb.run(&["--json", "clients", "show", "cursor"]).ok().json();
+    sb.run(&["apps", "resume", "cursor"]).ok();
+    let shown = sb.run(&["--json", "apps", "show", "cursor"]).ok().json();
     assert_eq!(shown["paused"], false, "{shown:?}");
     let after = app(&sb, "cursor", &json!([log("after-resume-4b7d")]));
     assert_eq!(text(&after[0]["result"]), "logged", "{after:?}");
@@ -144,5 +144,5 @@ fn a_paused_client_is_refused_recorded_and_resumed() {
         "{kinds:?}"
     );
     // A bad name is refused.
-    sb.run(&["clients", "pause", "bad\nname"]).expect_code(2);
+    sb.run(&["apps", "pause", "bad\nname"]).expect_code(2);
 }

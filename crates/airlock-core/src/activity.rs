@@ -98,7 +98,7 @@ pub struct ActivityOverview {
     pub calls_by_day: Vec<CallDay>,
     /// Most opened domains first.
     pub domains: Vec<DomainCount>,
-    /// Apps (gateway clients) with the most tool calls in the window.
+    /// Apps (gateway apps) with the most tool calls in the window.
     pub apps: Vec<NameCount>,
     /// Apps whose calls raised the most requests (elicitations) in the window.
     pub app_requests: Vec<NameCount>,
@@ -137,7 +137,7 @@ fn bucket(state: &str) -> usize {
 // Every figure is an index range COUNT (SQLite steps through the range, no
 // sorting, no table reads), so older rows cost nothing and the window's
 // rows are only counted: per day and state (or outcome), and per
-// (client, server) or server found by seeking the next distinct key. At a
+// (app, server) or server found by seeking the next distinct key. At a
 // million rows this is about ten times faster than GROUP BY over the
 // window (see `airlock-bench activity`).
 const STATES: [&str; 17] = [
@@ -183,7 +183,7 @@ const NEXT_SERVER: &str = "SELECT server_name FROM elicitations INDEXED BY elici
      WHERE server_name > ?1 ORDER BY server_name LIMIT 1";
 const SERVER_SINCE: &str = "SELECT COUNT(*) FROM elicitations INDEXED BY elicitations_server
      WHERE server_name = ?1 AND created_at >= ?2";
-/// At most this many distinct (client, server) pairs or servers are counted.
+/// At most this many distinct (app, server) pairs or servers are counted.
 const MAX_KEYS: usize = 2048;
 
 fn count(n: i64) -> u32 {
@@ -238,34 +238,30 @@ fn top(mut counts: Vec<NameCount>, n: u32) -> Vec<NameCount> {
 
 fn apps(conn: &Connection, since_ms: i64, n: u32) -> rusqlite::Result<Vec<NameCount>> {
     let mut budget = MAX_KEYS;
-    let mut next_client = conn.prepare_cached(NEXT_CLIENT)?;
+    let mut next_app = conn.prepare_cached(NEXT_CLIENT)?;
     let mut next_server = conn.prepare_cached(NEXT_CLIENT_SERVER)?;
     let mut since = conn.prepare_cached(CLIENT_SERVER_SINCE)?;
-    let clients = distinct(
-        |after| {
-            next_client
-                .query_row(params![after], |r| r.get(0))
-                .optional()
-        },
+    let apps = distinct(
+        |after| next_app.query_row(params![after], |r| r.get(0)).optional(),
         &mut budget,
     )?;
     let mut counts = Vec::new();
-    for client in clients {
+    for app in apps {
         let servers = distinct(
             |after| {
                 next_server
-                    .query_row(params![client, after], |r| r.get(0))
+                    .query_row(params![app, after], |r| r.get(0))
                     .optional()
             },
             &mut budget,
         )?;
         let mut total: u32 = 0;
         for server in servers {
-            let c: i64 = since.query_row(params![client, server, since_ms], |r| r.get(0))?;
+            let c: i64 = since.query_row(params![app, server, since_ms], |r| r.get(0))?;
             total = total.saturating_add(count(c));
         }
         counts.push(NameCount {
-            name: client,
+            name: app,
             count: total,
         });
     }

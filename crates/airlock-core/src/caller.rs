@@ -34,9 +34,9 @@ impl From<AppCall> for AppTarget {
 /// Who a request is made for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Caller {
-    /// The app's client name, as history and consent show it; `None`:
+    /// The app's name, as history and consent show it; `None`:
     /// Airlock itself.
-    pub client: Option<String>,
+    pub app: Option<String>,
     /// The gateway's numbers for the app and its call; `None`: Airlock
     /// itself (its own questions are always Airlock's to ask).
     pub call: Option<AppCall>,
@@ -48,23 +48,24 @@ impl Caller {
         Self::default()
     }
 
-    /// An app named `client` (no gateway numbers: history and labels only).
-    pub fn named(client: Option<&str>) -> Self {
+    /// An app named `app` (no gateway numbers: history and labels only).
+    pub fn named(app: Option<&str>) -> Self {
         Self {
-            client: client.map(str::to_owned),
+            app: app.map(str::to_owned),
             call: None,
         }
     }
 
-    /// Call `call` of the gateway's app `app`, named `client`.
-    pub fn app(client: &str, call: AppCall) -> Self {
+    /// Call `call` of the gateway's app numbered `call.app`, named `name`.
+    pub fn app(name: &str, call: AppCall) -> Self {
         Self {
-            client: Some(client.to_owned()),
+            app: Some(name.to_owned()),
             call: Some(call),
         }
     }
 
-    pub fn client(&self) -> Option<&str> {
-        self.client.as_deref()
+    /// The app's name (`None`: Airlock itself).
+    pub fn app_name(&self) -> Option<&str> {
+        self.app.as_deref()
     }
 }

@@ -9,16 +9,16 @@
 //! `scripts/check-cycles.py`): `auth` (OAuth flows) over `elicitation`
 //! (the broker, consent, forms) over `mcp` (sessions with servers) and
 //! `store` (SQLite), with leaves such as `lifecycle`, `limits`, `caller`,
-//! `secrets`, `servers` (definitions), `pins`, `owners`, `clients` (apps'
+//! `secrets`, `servers` (definitions), `pins`, `owners`, `apps` (apps'
 //! profiles: the types) and `process_runs` (which Airlock processes are
 //! alive).
 
 pub mod about;
 pub mod activity;
 mod airlock;
+pub mod apps;
 pub mod auth;
 pub mod caller;
-pub mod clients;
 pub mod elicitation;
 mod error;
 pub mod events;

@@ -125,8 +125,8 @@ pub const REQUEST_CAP_SHARE: u32 = 2;
 /// One app's cap on the tools it passes to a model, and where it is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct AppToolCap {
-    /// The client name (`airlock clients connect` writes it as `--client`).
-    pub client: &'static str,
+    /// The app name (`airlock apps connect` writes it as `--app`).
+    pub app: &'static str,
     pub cap: u32,
     pub counts: CapCounts,
     /// What the cap is, in words.
@@ -164,42 +164,42 @@ pub const GEMINI_TOOL_CAP: u32 = 512;
 /// chosen) have no default budget.
 pub const APP_TOOL_CAPS: &[AppToolCap] = &[
     AppToolCap {
-        client: "cursor",
+        app: "cursor",
         cap: CURSOR_TOOL_CAP,
         counts: CapCounts::McpTools,
         what: "\"Cursor will only send the first 40 tools to the Agent\" (newer Cursor warns above 80)",
         source: "https://docs.cursor.com/context/model-context-protocol#tool-quantity (quoted in github.com/getsentry/sentry-mcp-stdio/issues/3 and github.com/anyproto/anytype-mcp/issues/5; 80: github.com/Snowflake-Labs/mcp/issues/77)",
     },
     AppToolCap {
-        client: "windsurf",
+        app: "windsurf",
         cap: WINDSURF_TOOL_CAP,
         counts: CapCounts::McpTools,
         what: "\"Cascade has a limit of 100 total tools that it has access to at any given time\" (50 before)",
         source: "https://docs.windsurf.com/windsurf/cascade/mcp (50: github.com/Zhwt/go-mcp-mysql/issues/3)",
     },
     AppToolCap {
-        client: "vscode",
+        app: "vscode",
         cap: COPILOT_TOOL_CAP,
         counts: CapCounts::RequestTools,
         what: "GitHub Copilot Chat: \"Cannot have more than 128 tools per request\", built-in tools included",
         source: "https://github.com/microsoft/vscode-copilot-release/issues/11653 (and /issues/9375; github.com/microsoft/vscode/issues/255585)",
     },
     AppToolCap {
-        client: "copilot-cli",
+        app: "copilot-cli",
         cap: COPILOT_TOOL_CAP,
         counts: CapCounts::RequestTools,
         what: "the Copilot API: \"You may not include more than 128 tools in your request\"",
         source: "https://github.com/microsoft/copilot-intellij-feedback/issues/1842 (the same refusal from VS Code: github.com/microsoft/vscode-copilot-release/issues/9375)",
     },
     AppToolCap {
-        client: "codex-cli",
+        app: "codex-cli",
         cap: OPENAI_TOOL_CAP,
         counts: CapCounts::RequestTools,
         what: "OpenAI's API: \"Invalid 'tools': array too long. Expected an array with maximum length 128\"",
         source: "https://github.com/zed-industries/zed/issues/32946 (and github.com/anomalyco/opencode/issues/4909)",
     },
     AppToolCap {
-        client: "gemini-cli",
+        app: "gemini-cli",
         cap: GEMINI_TOOL_CAP,
         counts: CapCounts::RequestTools,
         what: "the Gemini API: \"At most 512 function declarations can be specified\"",
@@ -207,23 +207,23 @@ pub const APP_TOOL_CAPS: &[AppToolCap] = &[
     },
 ];
 
-/// The known cap of the app `client`, if any.
-pub fn app_cap(client: &str) -> Option<&'static AppToolCap> {
-    APP_TOOL_CAPS.iter().find(|c| c.client == client)
+/// The known cap of the app `app`, if any.
+pub fn app_cap(app: &str) -> Option<&'static AppToolCap> {
+    APP_TOOL_CAPS.iter().find(|c| c.app == app)
 }
 
-/// The default budget of the app `client` (none for an app not in
+/// The default budget of the app `app` (none for an app not in
 /// [`APP_TOOL_CAPS`]).
-pub fn default_budget(client: &str) -> Option<u32> {
-    app_cap(client).map(AppToolCap::budget)
+pub fn default_budget(app: &str) -> Option<u32> {
+    app_cap(app).map(AppToolCap::budget)
 }
 
-/// The budget that applies to `client` with `set` in its profile.
-pub fn effective(set: Option<ToolBudget>, client: &str) -> Option<u32> {
+/// The budget that applies to `app` with `set` in its profile.
+pub fn effective(set: Option<ToolBudget>, app: &str) -> Option<u32> {
     match set {
         Some(ToolBudget::Tools(n)) => Some(n),
         Some(ToolBudget::Off) => None,
-        None => default_budget(client),
+        None => default_budget(app),
     }
 }
 
@@ -279,9 +279,9 @@ mod tests {
         for cap in APP_TOOL_CAPS {
             assert!(cap.source.contains("github.com") || cap.source.starts_with("https://"));
             let b = cap.budget();
-            assert!(ToolBudget::Tools(b).check().is_ok(), "{}", cap.client);
+            assert!(ToolBudget::Tools(b).check().is_ok(), "{}", cap.app);
         }
-        let names: std::collections::HashSet<_> = APP_TOOL_CAPS.iter().map(|c| c.client).collect();
+        let names: std::collections::HashSet<_> = APP_TOOL_CAPS.iter().map(|c| c.app).collect();
         assert_eq!(names.len(), APP_TOOL_CAPS.len(), "one row per app");
     }
 

@@ -86,7 +86,7 @@ fn scan(all: &[Event], q: &AuditQuery) -> Vec<i64> {
                     .as_ref()
                     .is_none_or(|s| e.server.as_ref() == Some(s))
                 && q.kind.as_ref().is_none_or(|k| *k == e.kind)
-                && q.client
+                && q.app
                     .as_ref()
                     .is_none_or(|c| client_of(&e.detail).as_ref() == Some(c))
         })
@@ -144,17 +144,17 @@ fn every_audit_search_with_every_filter_gives_what_a_scan_gives() {
             ..Default::default()
         },
         AuditQuery {
-            client: s("cursor"),
+            app: s("cursor"),
             ..Default::default()
         },
         AuditQuery {
-            client: s("7"),
+            app: s("7"),
             ..Default::default()
         },
         AuditQuery {
             server: s("docs"),
             kind: s("elicitation"),
-            client: s("zed"),
+            app: s("zed"),
             ..Default::default()
         },
     ];
@@ -195,7 +195,7 @@ fn every_audit_search_with_every_filter_gives_what_a_scan_gives() {
     // The app filter walks its index, not every event's JSON.
     let plan = store
         .explain_audit(&AuditQuery {
-            client: s("cursor"),
+            app: s("cursor"),
             ..Default::default()
         })
         .unwrap()

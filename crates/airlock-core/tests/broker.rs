@@ -417,26 +417,26 @@ async fn the_reason_for_a_new_sign_in_is_in_the_consent_bounded() {
 #[tokio::test(flavor = "current_thread")]
 async fn a_request_sent_on_a_connection_names_the_apps_whose_calls_are_in_flight_there() {
     let (b, store, _dir) = broker(ScriptedConsent::accepting(), RecordingOpener::new());
-    assert_eq!(b.clients_in_flight(1), None, "no call: Airlock itself");
+    assert_eq!(b.apps_in_flight(1), None, "no call: Airlock itself");
     let own = b.call_started(1, &Caller::own());
-    assert_eq!(b.clients_in_flight(1), None, "Airlock's own call");
+    assert_eq!(b.apps_in_flight(1), None, "Airlock's own call");
     let cursor = b.call_started(1, &Caller::named(Some("cursor")));
     let _other_connection = b.call_started(2, &Caller::named(Some("zed")));
     assert_eq!(
-        b.clients_in_flight(1).as_deref(),
+        b.apps_in_flight(1).as_deref(),
         Some("one of: airlock, cursor")
     );
     drop(own);
-    assert_eq!(b.clients_in_flight(1).as_deref(), Some("cursor"));
+    assert_eq!(b.apps_in_flight(1).as_deref(), Some("cursor"));
     let _again = b.call_started(1, &Caller::named(Some("cursor")));
     assert_eq!(
-        b.clients_in_flight(1).as_deref(),
+        b.apps_in_flight(1).as_deref(),
         Some("cursor"),
         "one app, two calls"
     );
     let _code = b.call_started(1, &Caller::named(Some("claude-code")));
     assert_eq!(
-        b.clients_in_flight(1).as_deref(),
+        b.apps_in_flight(1).as_deref(),
         Some("one of: cursor, claude-code")
     );
     drop(cursor);
@@ -454,10 +454,7 @@ async fn a_request_sent_on_a_connection_names_the_apps_whose_calls_are_in_flight
         .await;
     let id = outcome.record_id.expect("recorded");
     let record = store.elicitation(id).unwrap().expect("record");
-    assert_eq!(
-        record.client.as_deref(),
-        Some("one of: cursor, claude-code")
-    );
+    assert_eq!(record.app.as_deref(), Some("one of: cursor, claude-code"));
 }
 
 #[tokio::test(flavor = "current_thread")]

@@ -39,7 +39,7 @@ fn elicitation<'a>(
         registrable_domain: Some(domain),
         verdict: None,
         warnings: vec![],
-        client: None,
+        app: None,
     }
 }
 
@@ -353,7 +353,7 @@ fn the_audit_trail_pages_through_every_event_with_its_filters() {
     assert_eq!(all(kind("nothing")).len(), 0);
     assert_eq!(
         all(AuditQuery {
-            client: Some("cursor".into()),
+            app: Some("cursor".into()),
             ..Default::default()
         })
         .len(),
@@ -363,7 +363,7 @@ fn the_audit_trail_pages_through_every_event_with_its_filters() {
         all(AuditQuery {
             server: Some("git".into()),
             kind: Some("elicitation".into()),
-            client: Some("claude-code".into()),
+            app: Some("claude-code".into()),
             ..Default::default()
         })
         .len(),

@@ -79,7 +79,7 @@ fn calls_late(n: usize, seed: u64, latest: i64) -> Vec<NewToolCall> {
             };
             let started_at = T0 + (i as i64) * 60_000 - late - if i % 7 == 0 { 60_000 } else { 0 };
             NewToolCall {
-                client: CLIENTS[rng.below(CLIENTS.len())].map(str::to_owned),
+                app: CLIENTS[rng.below(CLIENTS.len())].map(str::to_owned),
                 server: SERVERS[rng.below(SERVERS.len())].to_owned(),
                 tool: ["echo", "Read_File", "list_dir"][rng.below(3)].to_owned(),
                 arguments_json: args,
@@ -116,9 +116,9 @@ fn scan(all: &[NewToolCall], q: &HistoryQuery) -> Vec<i64> {
             .flatten()
             .any(|t| holds(t, term))
                 && q.server.as_ref().is_none_or(|s| *s == c.server)
-                && q.client
+                && q.app
                     .as_ref()
-                    .is_none_or(|s| c.client.as_deref() == Some(s.as_str()))
+                    .is_none_or(|s| c.app.as_deref() == Some(s.as_str()))
                 && q.outcome.is_none_or(|o| o == c.outcome)
                 && q.since_ms.is_none_or(|t| c.started_at >= t)
                 && q.until_ms.is_none_or(|t| c.started_at < t)
@@ -188,7 +188,7 @@ fn filters(n: usize) -> Vec<HistoryQuery> {
             ..Default::default()
         },
         HistoryQuery {
-            client: s("vscode"),
+            app: s("vscode"),
             ..Default::default()
         },
         HistoryQuery {
@@ -211,7 +211,7 @@ fn filters(n: usize) -> Vec<HistoryQuery> {
         HistoryQuery {
             server: s("stripe"),
             outcome: Some(ToolCallOutcome::ToolError),
-            client: s("cursor"),
+            app: s("cursor"),
             ..Default::default()
         },
     ]
@@ -298,7 +298,7 @@ fn searches_after_the_upgrade_from_schema_13_give_what_a_scan_gives() {
                 c.error,
                 c.started_at,
                 c.duration_ms,
-                c.client
+                c.app
             ])
             .unwrap();
         }

@@ -74,7 +74,7 @@ fn the_queue_stays_bounded_and_closing_writes_what_waits() {
     for i in 0..total {
         writer
             .record(NewToolCall {
-                client: None,
+                app: None,
                 server: "s".into(),
                 tool: "echo".into(),
                 arguments_json: format!("{{\"i\":{i}}}"),
@@ -96,7 +96,7 @@ fn the_queue_stays_bounded_and_closing_writes_what_waits() {
     // After close, a record is written by its caller.
     writer
         .record(NewToolCall {
-            client: None,
+            app: None,
             server: "s".into(),
             tool: "late".into(),
             arguments_json: "{}".into(),
@@ -112,7 +112,7 @@ fn the_queue_stays_bounded_and_closing_writes_what_waits() {
 
 fn record(i: usize) -> NewToolCall {
     NewToolCall {
-        client: Some("app".into()),
+        app: Some("app".into()),
         server: "s".into(),
         tool: "echo".into(),
         arguments_json: format!("{{\"message\":\"call {i}\"}}"),

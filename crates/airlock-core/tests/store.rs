@@ -157,7 +157,7 @@ fn history_records_and_filters_the_gateway_client() {
         store
             .history(&HistoryQuery {
                 limit: 100,
-                client: client.map(str::to_owned),
+                app: client.map(str::to_owned),
                 ..Default::default()
             })
             .unwrap()
@@ -166,10 +166,10 @@ fn history_records_and_filters_the_gateway_client() {
     assert_eq!(q(None).len(), 4);
     let cursor = q(Some("cursor"));
     assert_eq!(cursor.len(), 2);
-    assert!(cursor.iter().all(|c| c.client.as_deref() == Some("cursor")));
+    assert!(cursor.iter().all(|c| c.app.as_deref() == Some("cursor")));
     assert_eq!(q(Some("nobody")).len(), 0);
     // Calls made in Airlock itself have no client.
-    assert!(q(None).iter().any(|c| c.client.is_none()));
+    assert!(q(None).iter().any(|c| c.app.is_none()));
 }
 
 #[test]

@@ -473,15 +473,7 @@ async fn attach(
     if write.write_all(&hello::line(&Welcome::ok())).await.is_err() {
         return;
     }
-    serve_attached(
-        gateway,
-        reader,
-        write,
-        hello.client,
-        stop,
-        handover.moving(),
-    )
-    .await;
+    serve_attached(gateway, reader, write, hello.app, stop, handover.moving()).await;
 }
 
 /// Serve one app's MCP session over `read`/`write` (newline-delimited
@@ -492,14 +484,14 @@ pub async fn serve_app<R, W>(
     gateway: Arc<Gateway>,
     read: R,
     write: W,
-    client: Option<String>,
+    app_name: Option<String>,
     stop: CancellationToken,
 ) where
     R: tokio::io::AsyncRead + Send + Unpin + 'static,
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
     let never_moving = watch::channel(false).1;
-    serve_attached(gateway, read, write, client, stop, never_moving).await;
+    serve_attached(gateway, read, write, app_name, stop, never_moving).await;
 }
 
 /// [`serve_app`], the socket's after its hello: the app's shim is told to
@@ -508,16 +500,16 @@ async fn serve_attached<R, W>(
     gateway: Arc<Gateway>,
     read: R,
     write: W,
-    client: Option<String>,
+    app_name: Option<String>,
     stop: CancellationToken,
     moving: watch::Receiver<bool>,
 ) where
     R: tokio::io::AsyncRead + Send + Unpin + 'static,
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
-    let who = client.clone().unwrap_or_else(|| "(unnamed)".into());
-    let named = client.clone();
-    let session = AppSession::new(gateway.clone(), client);
+    let who = app_name.clone().unwrap_or_else(|| "(unnamed)".into());
+    let named = app_name.clone();
+    let session = AppSession::new(gateway.clone(), app_name);
     let app_id = session.id;
     let subscriptions = session.subscriptions.clone();
     let transport = AsyncRwTransport::new_server(read, write)
@@ -544,7 +536,7 @@ async fn serve_attached<R, W>(
     // Listed under the name its calls are recorded under.
     let listed_as = named.unwrap_or_else(|| {
         peer.peer_info()
-            .map(|i| crate::session::app::client_name_from_app(&i.client_info.name))
+            .map(|i| crate::session::app::app_name_from_hello(&i.client_info.name))
             .unwrap_or_else(|| "unnamed".to_owned())
     });
     let _listed = gateway.attachments.add(app_id, listed_as);

@@ -31,7 +31,7 @@
 //!   it belongs to, or none.
 //! - `errors`: errors as an app gets them, whichever room answers it.
 //! - [`catalog`]: what apps see: each server's lists kept in its own room,
-//!   names, owners of URIs, pinned definitions, each client's profile; and
+//!   names, owners of URIs, pinned definitions, each app's profile; and
 //!   the host's log line.
 //! - [`limits`]: every bound.
 //!

@@ -502,7 +502,7 @@ impl Harness {
 
     /// [`Harness::server`] reading messages of at most `limit` bytes from it.
     pub async fn server_limited(&self, name: &str, peer: Server, discover: bool, limit: usize) {
-        let (client, server) = tokio::io::duplex(1 << 20);
+        let (app_name, server) = tokio::io::duplex(1 << 20);
         tokio::spawn(async move {
             if let Ok(running) = peer.serve(server).await {
                 let _ = running.waiting().await;
@@ -516,7 +516,7 @@ impl Harness {
             ClientLifecycleMode::Initialize
         };
         self.core
-            .connect_in_process_with(name, client, mode, limit)
+            .connect_in_process_with(name, app_name, mode, limit)
             .await
             .expect("the server connects");
         self.until(Duration::from_secs(10), || {
@@ -530,14 +530,14 @@ impl Harness {
         .await;
     }
 
-    /// Attach an app named `client` (2025-11-25).
-    pub async fn app(&self, client: &str, app: App) -> RunningService<RoleClient, App> {
+    /// Attach an app named `app_name` (2025-11-25).
+    pub async fn app(&self, app_name: &str, app: App) -> RunningService<RoleClient, App> {
         let (ours, theirs) = tokio::io::duplex(1 << 20);
         let (read, write) = tokio::io::split(theirs);
         let gateway = self.gateway.clone();
-        let (client, stop) = (client.to_owned(), self.stop.clone());
+        let (app_name, stop) = (app_name.to_owned(), self.stop.clone());
         tokio::spawn(async move {
-            crate::host::serve_app(gateway, read, write, Some(client), stop).await;
+            crate::host::serve_app(gateway, read, write, Some(app_name), stop).await;
         });
         app.serve(ours).await.expect("the app attaches")
     }

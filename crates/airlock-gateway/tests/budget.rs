@@ -10,7 +10,7 @@ mod common;
 
 use std::time::Duration;
 
-use airlock_core::clients::ClientProfile;
+use airlock_core::apps::AppProfile;
 use airlock_core::store::{HistoryQuery, ToolCallOutcome};
 use airlock_core::tool_budget::{ToolBudget, CURSOR_TOOL_CAP};
 use airlock_gateway::catalog::names::RESERVED_RENAME;
@@ -93,10 +93,10 @@ fn found_names(r: &CallToolResult) -> Vec<String> {
         .collect()
 }
 
-async fn history(h: &Harness, client: &str) -> Vec<airlock_core::store::ToolCallRecord> {
+async fn history(h: &Harness, app_name: &str) -> Vec<airlock_core::store::ToolCallRecord> {
     h.core
         .history(&HistoryQuery {
-            client: Some(client.to_owned()),
+            app: Some(app_name.to_owned()),
             limit: 100,
             ..Default::default()
         })
@@ -163,13 +163,13 @@ async fn a_budget_lists_airlocks_two_and_the_most_used_from_history() {
 async fn a_profiles_budget_overrides_the_apps_default() {
     let h = Harness::new().await;
     many(&h).await;
-    h.core.add_client("cursor", false).unwrap();
+    h.core.add_app("cursor", false).unwrap();
     let set = |b: Option<ToolBudget>| {
-        let p = ClientProfile {
+        let p = AppProfile {
             tool_budget: b,
-            ..ClientProfile::default()
+            ..AppProfile::default()
         };
-        h.core.set_client_profile("cursor", &p).unwrap();
+        h.core.set_app_profile("cursor", &p).unwrap();
     };
     let app = h.app("cursor", App::default()).await;
     set(Some(ToolBudget::Tools(12)));
@@ -258,10 +258,10 @@ async fn find_tools_finds_a_tool_by_a_word_in_its_description_only() {
 async fn a_call_through_call_tool_is_refused_exactly_as_a_direct_one() {
     let h = Harness::new().await;
     let servers = many(&h).await;
-    h.core.add_client("cursor", false).unwrap();
-    let mut profile = ClientProfile::default();
+    h.core.add_app("cursor", false).unwrap();
+    let mut profile = AppProfile::default();
     profile.tools.insert("delta".into(), vec!["tool_01".into()]);
-    h.core.set_client_profile("cursor", &profile).unwrap();
+    h.core.set_app_profile("cursor", &profile).unwrap();
     let app = h.app("cursor", App::default()).await;
 
     let r = find(&app, json!({"query": "zeppelin"})).await;
@@ -303,7 +303,7 @@ async fn a_call_through_call_tool_is_refused_exactly_as_a_direct_one() {
     assert_eq!(last.outcome, ToolCallOutcome::Ok);
 
     // Paused: both refused with the same words, recorded as refused.
-    h.core.set_client_paused("cursor", true).unwrap();
+    h.core.set_app_paused("cursor", true).unwrap();
     let direct = call(&app, "alpha__tool_03", "hi").await.unwrap();
     let through = call_with(
         &app,
@@ -320,7 +320,7 @@ async fn a_call_through_call_tool_is_refused_exactly_as_a_direct_one() {
     assert!(refused
         .iter()
         .all(|c| c.tool == "tool_03" && c.outcome == ToolCallOutcome::Failed));
-    h.core.set_client_paused("cursor", false).unwrap();
+    h.core.set_app_paused("cursor", false).unwrap();
 
     // Held: alpha's tool_05 changed since it was approved.
     servers[0].set(|s| {

@@ -21,7 +21,7 @@ import type { Capabilities } from "./bindings/Capabilities";
 import type { ActivityOverview } from "./bindings/ActivityOverview";
 import type { ActivityQuery } from "./bindings/ActivityQuery";
 import type { ClientAppView } from "./bindings/ClientAppView";
-import type { ClientProfile } from "./bindings/ClientProfile";
+import type { AppProfile } from "./bindings/AppProfile";
 import type { ClientView } from "./bindings/ClientView";
 import type { ConnectionReport } from "./bindings/ConnectionReport";
 import type { CoreEvent } from "./bindings/CoreEvent";
@@ -51,7 +51,7 @@ import type { JsonValue } from "./bindings/serde_json/JsonValue";
 export type {
   ActivityOverview,
   ActivityQuery,
-  ClientProfile,
+  AppProfile,
   ClientView,
   AppChangeDone,
   AppChangeView,
@@ -418,12 +418,12 @@ export function clients(): Promise<ClientView[]> {
 }
 
 /** Pause an app (its calls are refused, "paused in Airlock") or resume it. */
-export async function setClientPaused(name: string, paused: boolean): Promise<void> {
-  await call("set_client_paused", { name, paused });
+export async function setAppPaused(name: string, paused: boolean): Promise<void> {
+  await call("set_app_paused", { name, paused });
 }
 
-export async function setClientProfile(name: string, profile: ClientProfile): Promise<void> {
-  await call("set_client_profile", { name, profile });
+export async function setAppProfile(name: string, profile: AppProfile): Promise<void> {
+  await call("set_app_profile", { name, profile });
 }
 
 export function activity(query: ActivityQuery): Promise<ActivityOverview> {

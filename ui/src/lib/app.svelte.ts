@@ -34,7 +34,7 @@ class AppState {
   pending = $state<PendingView[]>([]);
   route = $state<Route>({ page: "servers" });
   /** The History page opens filtered to this app (set by the Clients page). */
-  historyClient = $state<string | null>(null);
+  historyApp = $state<string | null>(null);
   /** Wall clock, ticking every second, for elapsed times. */
   now = $state(Date.now());
   /** Bumped after elicitation transitions: at most once per EVENT_GAP_MS, and after the last. */

@@ -19,7 +19,7 @@ function rec(server: string, state: ElicitationRecord["state"]): ElicitationReco
     state,
     created_at: id * 1000,
     updated_at: id * 1000,
-    client: null,
+    app: null,
   };
 }
 

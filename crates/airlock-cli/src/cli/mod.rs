@@ -1,6 +1,6 @@
 //! The command line: global flags, commands and their arguments (clap).
 
-pub(crate) mod clients;
+pub(crate) mod apps;
 
 use std::path::PathBuf;
 
@@ -58,9 +58,9 @@ pub(crate) enum Command {
     #[command(subcommand)]
     Servers(ServersCmd),
     /// The apps that use Airlock through its gateway: connect an app's MCP
-    /// config (connect, disconnect, apps); names, HTTP tokens, profiles
-    #[command(subcommand)]
-    Clients(clients::ClientsCmd),
+    /// config (connect, disconnect, available); names, HTTP tokens, profiles
+    #[command(subcommand, alias = "clients")]
+    Apps(apps::AppsCmd),
     /// Connect to a server and show its status, protocol revision and capabilities
     Connect { server: String },
     /// Sign in to an OAuth-protected HTTP server in the browser; tokens go to the OS keychain
@@ -122,9 +122,9 @@ pub(crate) enum Command {
     History {
         #[arg(long)]
         server: Option<String>,
-        /// Only calls an app made through the gateway under this client name
-        #[arg(long)]
-        client: Option<String>,
+        /// Only calls this app made through the gateway (its name in Airlock)
+        #[arg(long, alias = "client", value_name = "NAME")]
+        app: Option<String>,
         #[arg(long, default_value_t = 20)]
         limit: u32,
         /// Text searched in tool names, arguments, results and errors
@@ -155,8 +155,8 @@ pub(crate) enum Command {
         #[arg(long)]
         kind: Option<String>,
         /// Only events about this app
-        #[arg(long)]
-        client: Option<String>,
+        #[arg(long, alias = "client", value_name = "NAME")]
+        app: Option<String>,
         /// Only events whose server, kind or detail contains this text
         #[arg(long)]
         search: Option<String>,
@@ -291,9 +291,10 @@ pub(crate) struct GatewayArgs {
     #[arg(long, required = true)]
     pub(crate) stdio: bool,
     /// The name history records for this app's calls (default: the app's
-    /// own name from its handshake)
-    #[arg(long, value_name = "NAME")]
-    pub(crate) client: Option<String>,
+    /// own name from its handshake). `--client` is the older spelling,
+    /// still in app configs that `airlock clients connect` wrote
+    #[arg(long, alias = "client", value_name = "NAME")]
+    pub(crate) app: Option<String>,
     /// Never start a host: fail when none runs
     #[arg(long)]
     pub(crate) no_start: bool,
@@ -308,7 +309,7 @@ pub(crate) struct DaemonArgs {
     #[arg(long, default_value = airlock_gateway::catalog::names::DEFAULT_SEPARATOR, value_name = "TEXT")]
     pub(crate) separator: String,
     /// Also serve MCP over Streamable HTTP on this port (0: any free one;
-    /// off by default); every client needs a token (`airlock clients add NAME --token`)
+    /// off by default); every app needs a token (`airlock apps add NAME --token`)
     #[arg(long, value_name = "PORT")]
     pub(crate) http_port: Option<u16>,
     /// The address the HTTP endpoint listens on: loopback only (127.0.0.1 or ::1)

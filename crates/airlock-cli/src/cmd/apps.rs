@@ -1,210 +1,226 @@
-//! `airlock clients connect|disconnect|apps`: write Airlock's gateway into
-//! an app's own MCP config (airlock-apps), after showing the diff and asking.
+//! `apps`: the apps that attach to the gateway (issue 12): a name, an
+//! optional HTTP bearer token (kept in the OS keychain, shown once when
+//! made), and a profile: which servers and tools the app sees.
 
-use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
+use std::sync::Arc;
 
-use airlock_apps::{AppId, AppsError, Change, Keeper, Places, ALL_APPS};
+use airlock_core::apps::{AppInfo, AppProfile};
+use airlock_core::tool_budget::{self, ToolBudget};
+use airlock_core::Airlock;
 
-use crate::cli::clients::AppsCmd;
-use crate::cli::Cli;
-use crate::cmd::apps_keychain::with_keeper;
+use crate::cli::apps::{AppsCmd, BudgetArg};
 use crate::failure::{usage, Failure};
 use crate::output::{plain, print_json};
 
-fn failed(e: AppsError) -> Failure {
-    let code = match e {
-        AppsError::Write { .. } => 1,
-        _ => 2,
-    };
-    Failure {
-        code,
-        message: e.to_string(),
-        error_code: "app_config",
-    }
-}
-
-fn places(cli: &Cli) -> Result<Places, Failure> {
-    let data_dir = airlock_core::paths::resolve_data_dir(cli.data_dir.clone());
-    Places::from_env(data_dir).map_err(failed)
-}
-
-fn app_id(name: &str) -> Result<AppId, Failure> {
-    name.parse()
-        .map_err(|e: airlock_apps::UnknownApp| usage(e.to_string()))
-}
-
-/// The absolute path of this `airlock`, which the apps will run.
-fn program() -> Result<PathBuf, Failure> {
-    std::env::current_exe()
-        .and_then(std::fs::canonicalize)
-        .map_err(|e| Failure {
-            code: 1,
-            message: format!("cannot tell where this airlock program is: {e}"),
-            error_code: "app_config",
-        })
-}
-
-pub(crate) fn run(cli: &Cli, cmd: &AppsCmd) -> Result<u8, Failure> {
-    let places = places(cli)?;
+pub(crate) fn run(core: &Arc<Airlock>, cmd: AppsCmd, json: bool) -> Result<u8, Failure> {
     match cmd {
-        AppsCmd::Apps => list(&places, cli.json),
-        AppsCmd::Connect(args) => {
-            let app = app_id(&args.app)?;
-            let program = program()?;
-            with_keeper(|keeper| {
-                let change =
-                    airlock_apps::plan_connect(app, &places, &program, args.move_servers, keeper)
-                        .map_err(failed)?;
-                settle(cli, &places, &change, args.yes, keeper)
-            })
+        // Handled in main before a core is opened (cmd::apps).
+        AppsCmd::Connecting(_) => Ok(0),
+        AppsCmd::Add { name, token } => {
+            let t = core.add_app(&name, token)?;
+            if json {
+                print_json(&serde_json::json!({
+                    "name": name,
+                    "token": t.as_ref().map(|t| t.expose()),
+                }));
+            } else {
+                say!("added app {}", plain(&name));
+                if let Some(t) = t {
+                    say!("token (shown only now; put it in the app's config as `Authorization: Bearer <token>`):");
+                    say!("{}", t.expose());
+                }
+            }
+            Ok(0)
         }
-        AppsCmd::Disconnect(args) => {
-            let app = app_id(&args.app)?;
-            with_keeper(|keeper| {
-                let change = airlock_apps::plan_disconnect(app, &places, keeper).map_err(failed)?;
-                settle(cli, &places, &change, args.yes, keeper)
-            })
+        AppsCmd::List => {
+            let all = core.apps()?;
+            if json {
+                print_json(&all);
+            } else if all.is_empty() {
+                say!("no apps have a name in Airlock yet: `airlock apps add NAME [--token]`, or `airlock apps connect APP`");
+            } else {
+                for c in &all {
+                    say!(
+                        "{:<24} {:<7} {:<9} {}",
+                        plain(&c.name),
+                        if c.paused { "paused" } else { "active" },
+                        token_word(c),
+                        summary(&c.profile)
+                    );
+                }
+            }
+            Ok(0)
+        }
+        AppsCmd::Show { name } => show(core, &name, json),
+        AppsCmd::Remove { name } => {
+            core.remove_app(&name)?;
+            if json {
+                print_json(&serde_json::json!({"removed": name}));
+            } else {
+                say!("removed app {}", plain(&name));
+            }
+            Ok(0)
+        }
+        AppsCmd::Pause { name } => {
+            core.set_app_paused(&name, true)?;
+            if !json {
+                say!(
+                    "paused {}: its calls are refused until `airlock apps resume {}`",
+                    plain(&name),
+                    plain(&name)
+                );
+            }
+            show_if(core, &name, json)
+        }
+        AppsCmd::Resume { name } => {
+            core.set_app_paused(&name, false)?;
+            if !json {
+                say!("resumed {}", plain(&name));
+            }
+            show_if(core, &name, json)
+        }
+        AppsCmd::Profile {
+            name,
+            servers,
+            tools,
+            all,
+            tool_budget,
+        } => {
+            let sees = all || !servers.is_empty() || !tools.is_empty();
+            if !sees && tool_budget.is_none() {
+                return show(core, &name, json);
+            }
+            let Some(current) = core.app(&name)? else {
+                return Err(unknown_app(&name));
+            };
+            // Each part changes only when its flags are given.
+            let mut profile = if sees {
+                to_profile(servers, &tools)?
+            } else {
+                current.profile.clone()
+            };
+            profile.tool_budget = match tool_budget {
+                Some(BudgetArg(b)) => b,
+                None => current.profile.tool_budget,
+            };
+            core.set_app_profile(&name, &profile)?;
+            show(core, &name, json)
         }
     }
 }
 
-fn list(places: &Places, json: bool) -> Result<u8, Failure> {
-    let program = program()?;
-    let all: Vec<_> = ALL_APPS
-        .iter()
-        .map(|app| airlock_apps::status(*app, places, &program))
-        .collect();
-    if json {
-        print_json(&all);
-        return Ok(0);
-    }
-    for s in &all {
-        let state = match (&s.problem, s.connected, s.up_to_date) {
-            (Some(_), _, _) => "config unreadable",
-            (None, true, true) => "connected",
-            (None, true, false) => "connected (older entry: connect again to update)",
-            (None, false, _) if s.config_found => "config found",
-            (None, false, _) if s.installed => "installed",
-            _ => "not found",
-        };
-        say!("{:<15} {:<24} {}", s.app.as_str(), s.name, state);
-        say!("{:<15} {}", "", plain(&s.path.display().to_string()));
-        if let Some(p) = &s.problem {
-            say!("{:<15} {}", "", plain(p));
-        }
-    }
-    Ok(0)
+fn unknown_app(name: &str) -> Failure {
+    usage(format!(
+        "no app named {name:?}; `airlock apps list` shows them"
+    ))
 }
 
-/// Show the change, ask (or take `--yes`), import moved servers, write.
-fn settle(
-    cli: &Cli,
-    places: &Places,
-    change: &Change,
-    yes: bool,
-    keeper: Keeper<'_>,
-) -> Result<u8, Failure> {
-    let verb = match change.action {
-        airlock_apps::Action::Connect => "connected",
-        airlock_apps::Action::Disconnect => "disconnected",
-    };
-    if change.changes_nothing() {
-        airlock_apps::apply(change, places, keeper).map_err(failed)?;
-        report(
-            cli,
-            change,
-            None,
-            &format!(
-                "{} is already {verb}: nothing to change",
-                change.app.display_name()
-            ),
-        );
-        return Ok(0);
-    }
-    if !cli.json {
-        say!("{}", plain_diff(&change.diff));
-        for note in &change.notes {
-            say!("note: {}", plain(note));
-        }
-        for m in &change.moved {
-            say!("moves into Airlock: {}", plain(&m.name));
-        }
-    }
-    if !yes && !confirm(change)? {
-        say!("nothing written");
-        return Ok(1);
-    }
-    if let Some(import) = change.moved_as_import() {
-        import_moved(cli, &import)?;
-    }
-    let applied = airlock_apps::apply(change, places, keeper).map_err(failed)?;
-    let mut line = format!(
-        "{} {verb}: {}",
-        change.app.display_name(),
-        change.path.display()
+/// The tool budget that applies to `c`, and where it comes from: a line,
+/// then the app's cap and its source when it has one.
+fn budget_lines(c: &AppInfo) -> Vec<String> {
+    let cap = tool_budget::app_cap(&c.name);
+    let default = cap.map_or_else(
+        || "no default for this app".to_owned(),
+        |cap| format!("the app's default is {}", cap.budget()),
     );
-    if let Some(b) = &applied.backup {
-        line.push_str(&format!(" (backup: {})", b.display()));
+    let mut lines = vec![match c.profile.tool_budget {
+        Some(ToolBudget::Tools(n)) => format!("budget {n} (set in its profile; {default})"),
+        Some(ToolBudget::Off) => format!("no budget (set in its profile; {default})"),
+        None => match cap {
+            Some(cap) => format!("budget {} (the app's default)", cap.budget()),
+            None => format!("no budget ({default})"),
+        },
+    }];
+    if let Some(cap) = cap {
+        lines.push(format!("the app's cap: {} tools: {}", cap.cap, cap.what));
+        lines.push(format!("source: {}", cap.source));
     }
-    report(cli, change, applied.backup, &line);
-    Ok(0)
+    lines
 }
 
-/// The diff as printed: the app's text made safe for a terminal, line by line.
-fn plain_diff(diff: &str) -> String {
-    diff.lines().map(plain).collect::<Vec<_>>().join("\n")
+fn to_profile(servers: Vec<String>, tools: &[String]) -> Result<AppProfile, Failure> {
+    let mut p = AppProfile::default();
+    if !servers.is_empty() {
+        p.servers = Some(servers);
+    }
+    for t in tools {
+        let Some((server, tool)) = t.split_once('/') else {
+            return Err(usage(format!("--tool {t:?}: write SERVER/TOOL")));
+        };
+        p.tools
+            .entry(server.to_owned())
+            .or_default()
+            .push(tool.to_owned());
+    }
+    Ok(p)
 }
 
-fn report(cli: &Cli, change: &Change, backup: Option<PathBuf>, line: &str) {
-    if cli.json {
-        print_json(&serde_json::json!({
-            "app": change.app,
-            "action": change.action,
-            "path": change.path,
-            "changed": !change.changes_nothing(),
-            "diff": change.diff,
-            "notes": change.notes,
-            "moved": change.moved.iter().map(|m| &m.name).collect::<Vec<_>>(),
-            "backup": backup,
-        }));
+fn token_word(c: &AppInfo) -> &'static str {
+    if c.has_token {
+        "token"
     } else {
-        say!("{}", plain(line));
+        "no token"
     }
 }
 
-fn confirm(change: &Change) -> Result<bool, Failure> {
-    if !std::io::stdin().is_terminal() {
-        return Err(usage(format!(
-            "not applied: stdin is not a terminal, so Airlock cannot ask before changing {}. Run again with --yes to apply the change shown",
-            change.path.display()
-        )));
+fn summary(p: &AppProfile) -> String {
+    let servers = match &p.servers {
+        None => "all enabled servers".to_owned(),
+        Some(s) if s.is_empty() => "no servers".to_owned(),
+        Some(s) => format!("servers: {}", plain(&s.join(", "))),
+    };
+    if p.tools.is_empty() {
+        servers
+    } else {
+        let tools: Vec<String> = p
+            .tools
+            .iter()
+            .map(|(s, t)| format!("{s}: {}", t.join(", ")))
+            .collect();
+        format!("{servers}; only tools {}", plain(&tools.join("; ")))
     }
-    eprint!("Apply this change to {}? [y/N] ", change.path.display());
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut answer)
-        .map_err(|e| usage(format!("cannot read the answer: {e}")))?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
 }
 
-/// Import the moved servers through Airlock's own import (secrets to the
-/// keychain), before the app's config loses them.
-fn import_moved(cli: &Cli, import: &str) -> Result<(), Failure> {
-    let plan = airlock_core::servers::parse_config(import).map_err(|e| usage(e.to_string()))?;
-    let inputs = plan
-        .resolve(&Default::default())
-        .map_err(|e| usage(e.to_string()))?;
-    let core = crate::open_core(cli)?;
-    let result = core.import_servers(&inputs);
-    core.close();
-    let names = result?;
-    if !cli.json {
-        for n in &names {
-            say!("imported into Airlock: {}", plain(n));
+/// After pause/resume: the JSON form prints the app; the text form said it.
+fn show_if(core: &Arc<Airlock>, name: &str, json: bool) -> Result<u8, Failure> {
+    if json {
+        show(core, name, json)
+    } else {
+        Ok(0)
+    }
+}
+
+fn show(core: &Arc<Airlock>, name: &str, json: bool) -> Result<u8, Failure> {
+    let Some(c) = core.app(name)? else {
+        return Err(unknown_app(name));
+    };
+    if json {
+        let mut v = serde_json::to_value(&c).unwrap_or_default();
+        v["tool_budget"] = serde_json::json!(c.profile.tool_budget_for(&c.name));
+        v["tool_budget_default"] = serde_json::json!(tool_budget::default_budget(&c.name));
+        print_json(&v);
+    } else {
+        say!("{}", plain(&c.name));
+        say!(
+            "  token:   {}",
+            if c.has_token {
+                "yes (in the OS keychain)"
+            } else {
+                "no (stdio only)"
+            }
+        );
+        say!("  sees:    {}", summary(&c.profile));
+        for (i, line) in budget_lines(&c).iter().enumerate() {
+            say!("  {:<9}{line}", if i == 0 { "tools:" } else { "" });
         }
+        say!(
+            "  state:   {}",
+            if c.paused {
+                "paused (its calls are refused; `airlock apps resume NAME`)"
+            } else {
+                "active"
+            }
+        );
     }
-    Ok(())
+    Ok(0)
 }

@@ -29,7 +29,7 @@ pub(crate) fn shim(cli: &Cli, args: &GatewayArgs) -> Result<u8, Failure> {
     };
     let options = ShimOptions {
         data_dir,
-        client: args.client.clone(),
+        app: args.app.clone(),
         start_host,
     };
     match airlock_gateway::run_shim(options) {

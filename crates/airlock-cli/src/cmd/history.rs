@@ -15,7 +15,7 @@ use crate::output::{self, plain, print_json};
 /// The arguments of `history`.
 pub(crate) struct History {
     pub(crate) server: Option<String>,
-    pub(crate) client: Option<String>,
+    pub(crate) app: Option<String>,
     pub(crate) limit: u32,
     pub(crate) search: Option<String>,
     pub(crate) outcome: Option<OutcomeArg>,
@@ -24,7 +24,7 @@ pub(crate) struct History {
 pub(crate) fn history(core: &Arc<Airlock>, args: History, json: bool) -> Result<u8, Failure> {
     let History {
         server,
-        client,
+        app,
         limit,
         search,
         outcome,
@@ -39,7 +39,7 @@ pub(crate) fn history(core: &Arc<Airlock>, args: History, json: bool) -> Result<
             OutcomeArg::Failed => ToolCallOutcome::Failed,
         }),
         limit,
-        client,
+        app,
         ..HistoryQuery::default()
     })?;
     if json {
@@ -102,7 +102,7 @@ pub(crate) fn elicitations(
             say!(
                 "{} {}{:<10} {:<14} {}  {}",
                 output::time(r.created_at),
-                r.client
+                r.app
                     .as_deref()
                     .map(|app| format!("[{}] ", plain(app)))
                     .unwrap_or_default(),

@@ -1,10 +1,10 @@
 //! One module per command group; `run` in main.rs dispatches to them.
 
+pub(crate) mod app_configs;
+pub(crate) mod app_configs_keychain;
 pub(crate) mod apps;
-pub(crate) mod apps_keychain;
 pub(crate) mod auth;
 pub(crate) mod calls;
-pub(crate) mod clients;
 pub(crate) mod gateway;
 pub(crate) mod history;
 pub(crate) mod pin_notices;

@@ -102,7 +102,7 @@ pub fn shim_argv(sb: &Sandbox, client: Option<&str>, extra: &[&str]) -> Vec<Stri
     v.extend(extra.iter().map(|e| (*e).to_owned()));
     v.extend(["gateway".into(), "--stdio".into()]);
     if let Some(c) = client {
-        v.extend(["--client".into(), c.into()]);
+        v.extend(["--app".into(), c.into()]);
     }
     v
 }
@@ -179,7 +179,7 @@ pub fn events(path: &std::path::Path) -> Vec<String> {
 /// after it) and check the cancelled `tool` is recorded as such.
 pub fn assert_cancelled_row(sb: &Sandbox, client: &str, tool: &str) {
     let rows = wait_until("two history rows", Duration::from_secs(10), || {
-        let rows = sb.history(&["--client", client]);
+        let rows = sb.history(&["--app", client]);
         (rows.len() == 2).then_some(rows)
     });
     let cancelled = rows

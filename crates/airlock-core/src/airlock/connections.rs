@@ -189,7 +189,7 @@ impl Airlock {
         self: &Arc<Self>,
         def: &ServerDef,
         interactive: bool,
-        client: Option<&str>,
+        app: Option<&str>,
     ) -> CoreResult<(Arc<Session>, i64)> {
         let (transport, redactor) = self.resolve(def)?;
         let redactor = Arc::new(redactor);
@@ -208,7 +208,7 @@ impl Airlock {
             connect_timeout: self.connect_timeout,
             // OAuth is for Streamable HTTP: stdio connects read no keychain for it.
             oauth: match def.transport {
-                Transport::Http { .. } => self.oauth_context(&def.name, interactive, client),
+                Transport::Http { .. } => self.oauth_context(&def.name, interactive, app),
                 Transport::Stdio { .. } => None,
             },
             protocol: effective_protocol(def),
@@ -282,13 +282,13 @@ impl Airlock {
         self.connect_with(name, false, None).await
     }
 
-    /// `client`: the app whose request connects (`None`: Airlock itself),
+    /// `app`: the app whose request connects (`None`: Airlock itself),
     /// named in the record of a sign-in it starts.
     async fn connect_with(
         self: &Arc<Self>,
         name: &str,
         interactive: bool,
-        client: Option<&str>,
+        app: Option<&str>,
     ) -> CoreResult<ConnectionReport> {
         // Callers racing to connect the same server (the window, an app
         // through the gateway, start-up) share one connect: the later ones
@@ -320,7 +320,7 @@ impl Airlock {
             m.generation
         };
         self.set_status(name, ConnStatus::Connecting);
-        match self.open_session(&def, interactive, client).await {
+        match self.open_session(&def, interactive, app).await {
             Ok((session, conn_row)) => {
                 let status = ConnStatus::Ready {
                     protocol_version: session.info.protocol_version.clone(),
@@ -540,12 +540,12 @@ impl Airlock {
         self.session_for(name, None).await
     }
 
-    /// [`Airlock::session`] for a request of the app `client` (`None`:
+    /// [`Airlock::session`] for a request of the app `app` (`None`:
     /// Airlock itself): a sign-in the connect needs names that app.
     pub(crate) async fn session_for(
         self: &Arc<Self>,
         name: &str,
-        client: Option<&str>,
+        app: Option<&str>,
     ) -> CoreResult<Arc<Session>> {
         let existing = self
             .managed
@@ -557,7 +557,7 @@ impl Airlock {
         if let Some(s) = existing {
             return Ok(s);
         }
-        self.connect_with(name, true, client).await?;
+        self.connect_with(name, true, app).await?;
         self.managed
             .lock()
             .unwrap_or_else(|e| e.into_inner())

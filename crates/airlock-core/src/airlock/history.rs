@@ -23,11 +23,11 @@ impl Airlock {
         Ok(self.store.history(query)?)
     }
 
-    /// The tools the app `client` called most lately (at most `limit`),
+    /// The tools the app `app` called most lately (at most `limit`),
     /// most first ([`crate::store::MOST_USED_WINDOW`] newest calls counted;
     /// calls still queued for history are not waited for).
-    pub fn most_used_tools(&self, client: &str, limit: u32) -> CoreResult<Vec<ToolUse>> {
-        Ok(self.store.most_used_tools(client, limit)?)
+    pub fn most_used_tools(&self, app: &str, limit: u32) -> CoreResult<Vec<ToolUse>> {
+        Ok(self.store.most_used_tools(app, limit)?)
     }
 
     /// One page of elicitations (and sign-ins), newest first (keyset

@@ -3,7 +3,7 @@
 //! requests goes through the broker (URLs and forms, as on the request path)
 //! and the request is retried with the answers and the server's
 //! `requestState`, at most [`MAX_INPUT_ROUNDS`] times. Here too: prompts and
-//! resources, on behalf of an app (`client`) or of Airlock itself.
+//! resources, on behalf of an app (`app`) or of Airlock itself.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -149,7 +149,7 @@ impl Airlock {
     /// Send a request (`send`, given the session and what the retry
     /// carries) until the server answers it without asking for input. While
     /// it runs, forms and pages its server asks on the request path name
-    /// `client`, and a Cancel on a late one stops it (as for tool calls).
+    /// `app`, and a Cancel on a late one stops it (as for tool calls).
     async fn with_inputs<T, F, Fut>(
         self: &Arc<Self>,
         caller: &Caller,
@@ -160,7 +160,7 @@ impl Airlock {
         F: FnMut(Arc<Session>, Retry) -> Fut,
         Fut: Future<Output = Result<Step<T>, ServiceError>>,
     {
-        let session = self.session_for(server, caller.client()).await?;
+        let session = self.session_for(server, caller.app_name()).await?;
         let mut retry: Retry = (None, None);
         let mut rounds = 0usize;
         loop {
@@ -233,7 +233,7 @@ impl Airlock {
                             .fulfil_input_url(
                                 server,
                                 session.connection,
-                                caller.client(),
+                                caller.app_name(),
                                 &message,
                                 &url,
                             )
@@ -260,7 +260,7 @@ impl Airlock {
                         match self
                             .broker
                             .handle_form_for(
-                                caller.client(),
+                                caller.app_name(),
                                 // This call's own round: its app, exactly.
                                 caller.call.map(Into::into),
                                 server,

@@ -5,7 +5,7 @@
 //! Airlock` lives in this folder: its fields are private to it.
 
 mod activity;
-mod clients;
+mod apps;
 mod connections;
 mod history;
 mod input_rounds;

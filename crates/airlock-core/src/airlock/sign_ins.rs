@@ -273,7 +273,7 @@ impl Airlock {
         self: &Arc<Self>,
         server: &str,
         challenge: &str,
-        client: Option<&str>,
+        app: Option<&str>,
     ) -> CoreResult<()> {
         let def = self.get_server(server)?;
         let Transport::Http { url, .. } = &def.transport else {
@@ -286,7 +286,7 @@ impl Airlock {
             server: server.to_owned(),
             source,
         };
-        let oauth = self.oauth_context(server, true, client).ok_or_else(|| {
+        let oauth = self.oauth_context(server, true, app).ok_or_else(|| {
             connect_err(ConnectError::AuthorizationRequired {
                 server: server.to_owned(),
                 reason: String::new(),
@@ -319,13 +319,13 @@ impl Airlock {
 
     /// The OAuth context of a connect (no instance id: no OAuth).
     /// `interactive`: a sign-in may be started (consent, browser); else a
-    /// server that needs one fails with `sign_in_required`. `client`: the
+    /// server that needs one fails with `sign_in_required`. `app`: the
     /// app whose request connects (`None`: Airlock itself).
     pub(crate) fn oauth_context(
         self: &Arc<Self>,
         server: &str,
         interactive: bool,
-        client: Option<&str>,
+        app: Option<&str>,
     ) -> Option<mcp::OAuthContext> {
         let instance = self.store.instance_id().ok()?;
         let browser = if interactive {
@@ -343,7 +343,7 @@ impl Airlock {
         } else {
             auth::SignInGate::new(self.broker.clone(), server)
         };
-        gate.client = client.map(str::to_owned);
+        gate.app = app.map(str::to_owned);
         Some(mcp::OAuthContext {
             keychain: self.keychain.clone(),
             instance,
@@ -365,12 +365,12 @@ mod tests {
             RecordingOpener::new(),
             crate::elicitation::BrokerSettings::default(),
         );
-        let gate = |client| {
-            core.oauth_context("srv", true, client)
+        let gate = |app| {
+            core.oauth_context("srv", true, app)
                 .expect("an OAuth context")
                 .gate
         };
-        assert_eq!(gate(Some("cursor")).client.as_deref(), Some("cursor"));
-        assert_eq!(gate(None).client, None, "Airlock itself");
+        assert_eq!(gate(Some("cursor")).app.as_deref(), Some("cursor"));
+        assert_eq!(gate(None).app, None, "Airlock itself");
     }
 }

@@ -168,15 +168,15 @@ impl Airlock {
     }
 
     /// [`Airlock::call_tool`] on behalf of an app attached to the gateway:
-    /// history records `client` as the caller (`None`: Airlock itself).
+    /// history records `app` as the caller (`None`: Airlock itself).
     pub async fn call_tool_for(
         self: &Arc<Self>,
-        client: Option<&str>,
+        app: Option<&str>,
         server: &str,
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
     ) -> CoreResult<CallOutcome> {
-        self.call_tool_with_progress(&Caller::named(client), server, tool, arguments, None)
+        self.call_tool_with_progress(&Caller::named(app), server, tool, arguments, None)
             .await
     }
 
@@ -192,7 +192,7 @@ impl Airlock {
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
         progress: Option<&crate::mcp::progress::ProgressSender>,
     ) -> CoreResult<CallOutcome> {
-        let client = caller.client();
+        let app = caller.app_name();
         let started_at = now_ms();
         let t0 = Instant::now();
         let args_json = arguments.as_ref().map_or_else(
@@ -204,7 +204,7 @@ impl Airlock {
         let mut unfinished = super::history::Unfinished {
             history: &self.history,
             call: Some(NewToolCall {
-                client: client.map(str::to_owned),
+                app: app.map(str::to_owned),
                 server: server.to_owned(),
                 tool: tool.to_owned(),
                 arguments_json: args_json.clone(),
@@ -223,7 +223,7 @@ impl Airlock {
         unfinished.call = None;
         let duration_ms = i64::try_from(t0.elapsed().as_millis()).unwrap_or(i64::MAX);
         let record = |outcome, result_json, error| NewToolCall {
-            client: client.map(str::to_owned),
+            app: app.map(str::to_owned),
             server: server.to_owned(),
             tool: tool.to_owned(),
             arguments_json: args_json.clone(),
@@ -276,9 +276,9 @@ impl Airlock {
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
         progress: Option<&crate::mcp::progress::ProgressSender>,
     ) -> CoreResult<(rmcp::model::CallToolResult, Arc<crate::secrets::Redactor>)> {
-        let client = caller.client();
+        let app = caller.app_name();
         let mut session = self
-            .session_for(server, client)
+            .session_for(server, app)
             .instrument(tracing::trace_span!("call.session"))
             .await?;
         let mut params = CallToolRequestParams::new(tool.to_owned());
@@ -323,7 +323,7 @@ impl Airlock {
                             format!("the server still required a URL elicitation after {MAX_REQUIRED_ROUNDS} rounds; stopped"),
                         ));
                     }
-                    self.required_round(client, server, &session, e.data.as_ref(), &mut offered)
+                    self.required_round(app, server, &session, e.data.as_ref(), &mut offered)
                         .await?;
                 }
                 Err(e) if !fell_back && sends_old_style_requests(&e) => {
@@ -340,7 +340,7 @@ impl Airlock {
                             ),
                         ));
                     }
-                    session = self.session_for(server, client).await?;
+                    session = self.session_for(server, app).await?;
                 }
                 Err(e) => {
                     // Step-up: a 403 `insufficient_scope` from an OAuth server;
@@ -350,9 +350,8 @@ impl Airlock {
                         if let Some(challenge) = crate::mcp::insufficient_scope_challenge(&e) {
                             step_ups += 1;
                             session.close();
-                            self.step_up_authorization(server, &challenge, client)
-                                .await?;
-                            session = self.session_for(server, client).await?;
+                            self.step_up_authorization(server, &challenge, app).await?;
+                            session = self.session_for(server, app).await?;
                             continue;
                         }
                     }
@@ -388,7 +387,7 @@ impl Airlock {
     /// through consent and waits for them; `Ok` means retry the call.
     async fn required_round(
         &self,
-        client: Option<&str>,
+        app: Option<&str>,
         server: &str,
         session: &Session,
         data: Option<&serde_json::Value>,
@@ -408,7 +407,7 @@ impl Airlock {
             ));
         }
         self.broker
-            .fulfil_required(server, session.connection, client, list, offered)
+            .fulfil_required(server, session.connection, app, list, offered)
             .await
             .map_err(|r| protocol(server, not_retried(&r)))
     }

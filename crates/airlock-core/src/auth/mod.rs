@@ -170,7 +170,7 @@ pub struct SignInGate {
     pub ticket: u64,
     /// The app whose request started the connect (`None`: Airlock itself),
     /// named in the sign-in's record.
-    pub client: Option<String>,
+    pub app: Option<String>,
     /// Why a sign-in is needed again (the stored tokens were not used),
     /// shown with the consent.
     pub reason: Option<String>,
@@ -184,7 +184,7 @@ impl SignInGate {
             cancel: CancellationToken::new(),
             on_waiting: None,
             ticket: 0,
-            client: None,
+            app: None,
             reason: None,
         }
     }
@@ -206,7 +206,7 @@ impl SignInGate {
                     &self.server,
                     authorization_url,
                     token_endpoint,
-                    self.client.as_deref(),
+                    self.app.as_deref(),
                     self.reason.as_deref(),
                 )
                 .await
@@ -467,7 +467,7 @@ mod tests {
         );
         for client in [Some("cursor"), None] {
             let mut gate = SignInGate::new(broker.clone(), "srv");
-            gate.client = client.map(str::to_owned);
+            gate.app = client.map(str::to_owned);
             let (_, record) = gate
                 .round_trip(
                     Box::new(AtOnce),
@@ -484,7 +484,7 @@ mod tests {
             record.succeeded(None, IssuerCheck::NotSent.as_str());
             let stored = store.elicitation(id).unwrap().expect("recorded");
             assert_eq!(stored.origin, crate::lifecycle::Origin::SignIn);
-            assert_eq!(stored.client.as_deref(), client);
+            assert_eq!(stored.app.as_deref(), client);
             let audit = store.audit_events(Some("srv"), 100).unwrap();
             let created = audit
                 .iter()

@@ -114,12 +114,12 @@ pub struct Broker {
 struct InFlight {
     id: u64,
     token: CancellationToken,
-    client: Option<String>,
+    app: Option<String>,
     /// The gateway's app and call (`None`: Airlock itself).
     call: Option<crate::caller::AppCall>,
 }
 
-/// How [`Broker::clients_in_flight`] starts a list of several apps.
+/// How [`Broker::apps_in_flight`] starts a list of several apps.
 pub const ONE_OF: &str = "one of: ";
 
 /// Longest "one of: ..." list of apps kept, in characters.
@@ -439,7 +439,7 @@ impl Broker {
             .push(InFlight {
                 id,
                 token: token.clone(),
-                client: caller.client.clone(),
+                app: caller.app.clone(),
                 call: caller.call,
             });
         CallGuard {
@@ -483,11 +483,11 @@ impl Broker {
     /// for: the app whose calls are in flight there; when several apps'
     /// calls are, "one of: a, b" (Airlock itself named "airlock"); `None`
     /// when only Airlock's own calls, or none, are.
-    pub fn clients_in_flight(&self, connection: u64) -> Option<String> {
+    pub fn apps_in_flight(&self, connection: u64) -> Option<String> {
         let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
         let mut seen: Vec<Option<&str>> = Vec::new();
         for call in calls.get(&connection).into_iter().flatten() {
-            let c = call.client.as_deref();
+            let c = call.app.as_deref();
             if !seen.contains(&c) {
                 seen.push(c);
             }

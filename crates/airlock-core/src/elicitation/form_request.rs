@@ -70,14 +70,14 @@ impl Broker {
         .await
     }
 
-    /// [`Broker::handle_form`] for the app `client` (`None`: Airlock
+    /// [`Broker::handle_form`] for the app `app` (`None`: Airlock
     /// itself), which the consent port may show it to when `to_app` names
     /// it (see [`FormConsentRequest::to_app`]); `withdrawal` tells, if the
     /// question is dropped unanswered, whether the server withdrew it.
     #[allow(clippy::too_many_arguments)]
     pub async fn handle_form_for(
         &self,
-        client: Option<&str>,
+        app: Option<&str>,
         to_app: Option<crate::caller::AppTarget>,
         server: &str,
         message: &str,
@@ -109,13 +109,13 @@ impl Broker {
             registrable_domain: None,
             verdict: None,
             warnings: Vec::new(),
-            client,
+            app,
         };
         let record_id = self
             .create(
                 &new,
                 None,
-                serde_json::json!({"fields": fields, "secret_looking_fields": secret_looking, "client": client}),
+                serde_json::json!({"fields": fields, "secret_looking_fields": secret_looking, "client": app}),
             )
             .ok();
         let schema = match parsed {
@@ -152,7 +152,7 @@ impl Broker {
             message,
             origin,
             schema,
-            client: client.map(str::to_owned),
+            app: app.map(str::to_owned),
             to_app,
         };
         let mut asking = Unanswered {

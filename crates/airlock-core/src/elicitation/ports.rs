@@ -42,10 +42,10 @@ pub struct UrlConsentRequest {
     /// domain than the login page's (the token endpoint's): that domain.
     pub code_goes_to: Option<String>,
     /// The app whose tool call raised this, through the gateway (see
-    /// [`crate::store::ElicitationRecord::client`]); `None`: Airlock itself.
-    /// A validated client name, but an app chose it: show it labelled, as
+    /// [`crate::store::ElicitationRecord::app`]); `None`: Airlock itself.
+    /// A validated app name, but an app chose it: show it labelled, as
     /// plain text.
-    pub client: Option<String>,
+    pub app: Option<String>,
 }
 
 impl UrlConsentRequest {
@@ -135,8 +135,8 @@ pub struct FormConsentRequest {
     pub message: String,
     pub origin: Origin,
     pub schema: FormSchema,
-    /// See [`UrlConsentRequest::client`].
-    pub client: Option<String>,
+    /// See [`UrlConsentRequest::app`].
+    pub app: Option<String>,
     /// The gateway's app (and call) this form belongs to: known exactly
     /// for a 2026-07-28 input round of an app's call; on a 2025-11-25
     /// connection, the one app whose requests are in flight there (none of

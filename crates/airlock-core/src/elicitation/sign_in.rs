@@ -120,7 +120,7 @@ impl Broker {
     /// Ask to open an MCP authorization (OAuth) page of `server`: the same
     /// record, inspection, rate limit and consent as a URL elicitation, but
     /// nothing is opened here (the sign-in flow opens it and waits for the
-    /// redirect). `client`: the app whose request needed the sign-in
+    /// redirect). `app`: the app whose request needed the sign-in
     /// (`None`: Airlock itself), named in the record and the audit like
     /// the app of a URL request. `Ok` carries the record to finish once the
     /// flow ends.
@@ -129,7 +129,7 @@ impl Broker {
         server: &str,
         authorization_url: &str,
         token_endpoint: Option<&str>,
-        client: Option<&str>,
+        app: Option<&str>,
         reason: Option<&str>,
     ) -> Result<SignInRecord, Refusal> {
         let why = reason
@@ -152,7 +152,7 @@ impl Broker {
                 origin: Origin::SignIn,
                 dropped: Dropped::As(S::Cancelled),
                 token_endpoint,
-                client,
+                app,
             })
             .await;
         let request = result?;

@@ -112,7 +112,7 @@ pub(super) struct UrlQuestion<'a> {
     /// For a sign-in: where the authorization code will be exchanged.
     pub token_endpoint: Option<&'a str>,
     /// The app the question is for (`None`: Airlock itself).
-    pub client: Option<&'a str>,
+    pub app: Option<&'a str>,
 }
 
 impl Broker {
@@ -130,7 +130,7 @@ impl Broker {
             origin,
             dropped,
             token_endpoint,
-            client,
+            app,
         } = q;
         let message = bounded_message(message);
         let elicitation_id = elicitation_id.map(bounded_id);
@@ -155,11 +155,11 @@ impl Broker {
             registrable_domain: inspection.registrable_domain.as_deref(),
             verdict: Some(inspection.verdict),
             warnings: warnings.clone(),
-            client,
+            app,
         };
         let extra = serde_json::json!({
             "url": stored_url, "domain": inspection.registrable_domain, "warnings": warnings,
-            "client": client,
+            "client": app,
         });
         let record_id = match self.create(&new, Some(inspection.clone()), extra) {
             Ok(id) => id,
@@ -212,7 +212,7 @@ impl Broker {
             inspection,
             familiarity,
             code_goes_to,
-            client: client.map(str::to_owned),
+            app: app.map(str::to_owned),
         };
         let mut asking = Asking {
             broker: self,
@@ -295,7 +295,7 @@ impl Broker {
         &self,
         server: &str,
         connection: u64,
-        client: Option<&str>,
+        app: Option<&str>,
         message: &str,
         url: &str,
         elicitation_id: Option<&str>,
@@ -311,7 +311,7 @@ impl Broker {
                 origin,
                 dropped,
                 token_endpoint: None,
-                client,
+                app,
             })
             .await;
         let accepted = result.map(|request| {
@@ -369,12 +369,12 @@ impl Broker {
         withdrawal: &Withdrawal,
     ) -> UrlOutcome {
         // Not tied to one call: the apps whose calls are in flight here.
-        let client = self.clients_in_flight(connection);
+        let app = self.apps_in_flight(connection);
         let (record_id, result) = self
             .consent_and_open(
                 server,
                 connection,
-                client.as_deref(),
+                app.as_deref(),
                 message,
                 url,
                 elicitation_id,
@@ -407,7 +407,7 @@ impl Broker {
         &self,
         server: &str,
         connection: u64,
-        client: Option<&str>,
+        app: Option<&str>,
         items: Vec<RequiredElicitation>,
         offered: &mut HashSet<String>,
     ) -> Result<(), Refusal> {
@@ -422,7 +422,7 @@ impl Broker {
                 .consent_and_open(
                     server,
                     connection,
-                    client,
+                    app,
                     &item.message,
                     &item.url,
                     Some(&item.elicitation_id),
@@ -453,7 +453,7 @@ impl Broker {
         &self,
         server: &str,
         connection: u64,
-        client: Option<&str>,
+        app: Option<&str>,
         message: &str,
         url: &str,
     ) -> Result<InputAction, Refusal> {
@@ -461,7 +461,7 @@ impl Broker {
             .consent_and_open(
                 server,
                 connection,
-                client,
+                app,
                 message,
                 url,
                 None,

@@ -259,7 +259,7 @@ impl ClientHandler for AirlockClient {
                     &context.ct,
                     w,
                     self.broker.handle_form_for(
-                        self.broker.clients_in_flight(self.connection).as_deref(),
+                        self.broker.apps_in_flight(self.connection).as_deref(),
                         self.broker.sole_app(self.connection),
                         &self.server,
                         &message,
@@ -355,7 +355,7 @@ impl ClientHandler for AirlockClient {
             &context.ct,
             w,
             self.broker.handle_form_for(
-                self.broker.clients_in_flight(self.connection).as_deref(),
+                self.broker.apps_in_flight(self.connection).as_deref(),
                 self.broker.sole_app(self.connection),
                 &self.server,
                 message,

@@ -51,7 +51,7 @@ pub struct ToolCallRecord {
     pub started_at: i64,
     pub duration_ms: i64,
     /// The app that made the call through the gateway; `None`: Airlock itself.
-    pub client: Option<String>,
+    pub app: Option<String>,
 }
 
 /// A page of the tool-call history to fetch (the window sends it as is).
@@ -67,9 +67,9 @@ pub struct HistoryQuery {
     pub limit: u32,
     /// Return rows older than this id (keyset pagination, newest first).
     pub before_id: Option<i64>,
-    /// Only calls made through the gateway by this client.
+    /// Only calls made through the gateway by this app.
     #[serde(default)]
-    pub client: Option<String>,
+    pub app: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -116,17 +116,17 @@ pub struct ElicitationRecord {
     pub state: ElicitationState,
     pub created_at: i64,
     pub updated_at: i64,
-    /// The app whose tool call raised it, through the gateway (a client
+    /// The app whose tool call raised it, through the gateway (an app
     /// name, or "one of: a, b" when several apps' calls were in flight);
     /// `None`: Airlock itself (the window, the CLI).
-    pub client: Option<String>,
+    pub app: Option<String>,
 }
 
 /// A tool call to record (owned: it may wait in the history writer's queue).
 #[derive(Debug, Clone)]
 pub struct NewToolCall {
     /// The app that made the call through the gateway; `None`: Airlock itself.
-    pub client: Option<String>,
+    pub app: Option<String>,
     pub server: String,
     pub tool: String,
     pub arguments_json: String,
@@ -150,8 +150,8 @@ pub struct NewElicitation<'a> {
     pub registrable_domain: Option<&'a str>,
     pub verdict: Option<Verdict>,
     pub warnings: Vec<String>,
-    /// See [`ElicitationRecord::client`].
-    pub client: Option<&'a str>,
+    /// See [`ElicitationRecord::app`].
+    pub app: Option<&'a str>,
 }
 
 fn verdict_of(code: &str) -> Option<Verdict> {
@@ -188,7 +188,7 @@ fn bad_word(column: usize, word: &str) -> rusqlite::Error {
 }
 
 impl Store {
-    /// [`Store::record_tool_call_for`] a call made in Airlock itself (no client).
+    /// [`Store::record_tool_call_for`] a call made in Airlock itself (no app).
     #[allow(clippy::too_many_arguments)]
     pub fn record_tool_call(
         &self,
@@ -214,12 +214,12 @@ impl Store {
         )
     }
 
-    /// Record one tool call; `client` is the app that made it through the
+    /// Record one tool call; `app` is the app that made it through the
     /// gateway (`None`: Airlock itself).
     #[allow(clippy::too_many_arguments)]
     pub fn record_tool_call_for(
         &self,
-        client: Option<&str>,
+        app: Option<&str>,
         server: &str,
         tool: &str,
         arguments: &serde_json::Value,
@@ -230,7 +230,7 @@ impl Store {
         duration_ms: i64,
     ) -> StoreResult<i64> {
         let call = NewToolCall {
-            client: client.map(str::to_owned),
+            app: app.map(str::to_owned),
             server: server.to_owned(),
             tool: tool.to_owned(),
             arguments_json: arguments.to_string(),
@@ -278,7 +278,7 @@ impl Store {
                 ElicitationState::Requested.as_str(),
                 now,
                 self.run_id(),
-                new.client,
+                new.app,
             ],
         )?;
         Ok(ElicitationRecord {
@@ -295,7 +295,7 @@ impl Store {
             state: ElicitationState::Requested,
             created_at: now,
             updated_at: now,
-            client: new.client.map(str::to_owned),
+            app: new.app.map(str::to_owned),
         })
     }
 
@@ -380,7 +380,7 @@ pub(super) fn elicitation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Elicita
         state: ElicitationState::parse(&state).ok_or_else(|| bad_word(10, &state))?,
         created_at: r.get(11)?,
         updated_at: r.get(12)?,
-        client: r.get(13)?,
+        app: r.get(13)?,
     })
 }
 
@@ -402,7 +402,7 @@ pub(super) fn tool_call_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ToolCallR
         error: r.get(6)?,
         started_at: r.get(7)?,
         duration_ms: r.get(8)?,
-        client: r.get(9)?,
+        app: r.get(9)?,
     })
 }
 
@@ -432,7 +432,7 @@ fn insert_tool_call(conn: &rusqlite::Connection, c: &NewToolCall) -> rusqlite::R
         c.error,
         c.started_at,
         c.duration_ms,
-        c.client
+        c.app
     ])?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! One file per data dir, WAL mode, numbered migrations embedded in the binary.
 //! Nothing secret is ever written here: server configs hold keychain references.
 
-pub mod clients;
+pub mod apps;
 mod domains;
 mod history;
 mod migrate;
@@ -120,8 +120,8 @@ pub struct Store {
     /// The run (process) that records elicitations through this store.
     run_id: std::sync::OnceLock<String>,
     /// Writes to `clients` through this connection (see
-    /// [`Store::clients_stamp`]).
-    client_writes: std::sync::atomic::AtomicU64,
+    /// [`Store::apps_stamp`]).
+    app_writes: std::sync::atomic::AtomicU64,
 }
 
 pub fn now_ms() -> i64 {
@@ -190,7 +190,7 @@ impl Store {
             conn: Mutex::new(conn),
             path: path.to_owned(),
             run_id: std::sync::OnceLock::new(),
-            client_writes: std::sync::atomic::AtomicU64::new(0),
+            app_writes: std::sync::atomic::AtomicU64::new(0),
         })
     }
 

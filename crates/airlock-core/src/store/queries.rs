@@ -50,8 +50,8 @@ pub struct AuditQuery {
     pub server: Option<String>,
     /// One kind of event (`elicitation`, `server_added`, ...).
     pub kind: Option<String>,
-    /// Events about this app (their detail names it as `client`).
-    pub client: Option<String>,
+    /// Events about this app (their stored detail names it as `client`).
+    pub app: Option<String>,
     /// Case-insensitive substring of the server, the kind or the detail.
     pub search: Option<String>,
     pub limit: u32,
@@ -192,7 +192,7 @@ impl ListQuery<'_> {
 fn call_filter(q: &HistoryQuery) -> Filter {
     let mut f = Filter::default();
     f.text("t.server_name = ?", q.server.as_deref());
-    f.text("t.client = ?", q.client.as_deref());
+    f.text("t.client = ?", q.app.as_deref());
     f.text("t.outcome = ?", q.outcome.map(|o| o.as_str()));
     f.int("t.started_at >= ?", q.since_ms);
     f.int("t.started_at < ?", q.until_ms);
@@ -229,7 +229,7 @@ fn call_search(conn: &Connection, q: &HistoryQuery) -> StoreResult<Option<IndexS
     let mut facets = Vec::new();
     facets.extend(q.outcome.map(|o| outcome_facet(o.as_str())));
     facets.extend(q.server.as_deref().map(|s| facet('s', Some(s))));
-    facets.extend(q.client.as_deref().map(|c| facet('c', Some(c))));
+    facets.extend(q.app.as_deref().map(|c| facet('c', Some(c))));
     let ask = Ask {
         filter: call_filter(q),
         facets,
@@ -266,7 +266,7 @@ fn audit_filter(q: &AuditQuery) -> Filter {
     let mut f = Filter::default();
     f.text("t.server_name = ?", q.server.as_deref());
     f.text("t.kind = ?", q.kind.as_deref());
-    f.text("t.client = ?", q.client.as_deref());
+    f.text("t.client = ?", q.app.as_deref());
     f
 }
 
@@ -302,7 +302,7 @@ fn audit_search(conn: &Connection, q: &AuditQuery) -> StoreResult<Option<IndexSe
     let mut facets = Vec::new();
     facets.extend(q.server.as_deref().map(|s| facet('s', Some(s))));
     facets.extend(q.kind.as_deref().map(|k| facet('k', Some(k))));
-    facets.extend(q.client.as_deref().map(|c| facet('c', Some(c))));
+    facets.extend(q.app.as_deref().map(|c| facet('c', Some(c))));
     let ask = Ask {
         filter: audit_filter(q),
         facets,

@@ -67,27 +67,23 @@ pub fn search_text(
     columns: &[Option<String>],
     outcome: &str,
     server: &str,
-    client: Option<&str>,
+    app: Option<&str>,
 ) -> String {
     let columns: Vec<&str> = columns.iter().flatten().map(String::as_str).collect();
     let facets = [
         outcome_facet(outcome),
         facet('s', Some(server)),
-        facet('c', client),
+        facet('c', app),
     ];
     indexed_text(&columns, &facets)
 }
 
 /// What `audit_events_search` indexes for an event: its server, kind and
-/// detail, then one token each for the server, kind and app (the detail's
+/// detail, then one token each for the server, kind and app (the stored detail's
 /// `client`). See [`indexed_text`].
-pub fn audit_text(server: Option<&str>, kind: &str, detail: &str, client: Option<&str>) -> String {
+pub fn audit_text(server: Option<&str>, kind: &str, detail: &str, app: Option<&str>) -> String {
     let columns: Vec<&str> = server.into_iter().chain([kind, detail]).collect();
-    let facets = [
-        facet('s', server),
-        facet('k', Some(kind)),
-        facet('c', client),
-    ];
+    let facets = [facet('s', server), facet('k', Some(kind)), facet('c', app)];
     indexed_text(&columns, &facets)
 }
 

@@ -31,13 +31,13 @@ const MOST_USED: &str = "SELECT server_name, tool, count(*) AS calls, max(starte
      LIMIT ?3";
 
 impl Store {
-    /// The tools `client` called most among its newest
+    /// The tools `app` called most among its newest
     /// [`MOST_USED_WINDOW`] calls (at most `limit`), most first; ties: the
     /// latest used first.
-    pub fn most_used_tools(&self, client: &str, limit: u32) -> StoreResult<Vec<ToolUse>> {
+    pub fn most_used_tools(&self, app: &str, limit: u32) -> StoreResult<Vec<ToolUse>> {
         let conn = self.lock();
         let mut stmt = conn.prepare_cached(MOST_USED)?;
-        let rows = stmt.query_map(params![client, MOST_USED_WINDOW, limit], |r| {
+        let rows = stmt.query_map(params![app, MOST_USED_WINDOW, limit], |r| {
             Ok(ToolUse {
                 server: r.get(0)?,
                 tool: r.get(1)?,
@@ -49,10 +49,10 @@ impl Store {
     }
 
     /// `EXPLAIN QUERY PLAN` of [`Store::most_used_tools`] (for the bench).
-    pub fn explain_most_used(&self, client: &str) -> StoreResult<Vec<String>> {
+    pub fn explain_most_used(&self, app: &str) -> StoreResult<Vec<String>> {
         let conn = self.lock();
         let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {MOST_USED}"))?;
-        let rows = stmt.query_map(params![client, MOST_USED_WINDOW, 10], |r| {
+        let rows = stmt.query_map(params![app, MOST_USED_WINDOW, 10], |r| {
             r.get::<_, String>(3)
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -64,9 +64,9 @@ mod tests {
     use super::*;
     use crate::store::{NewToolCall, ToolCallOutcome};
 
-    fn call(client: Option<&str>, server: &str, tool: &str, at: i64) -> NewToolCall {
+    fn call(app: Option<&str>, server: &str, tool: &str, at: i64) -> NewToolCall {
         NewToolCall {
-            client: client.map(str::to_owned),
+            app: app.map(str::to_owned),
             server: server.to_owned(),
             tool: tool.to_owned(),
             arguments_json: "{}".to_owned(),

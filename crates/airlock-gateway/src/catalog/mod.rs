@@ -16,7 +16,7 @@
 //! its instructions fenced ([`instructions`]); then the view is rebuilt
 //! ([`view`]) and, if what apps see changed, they are told (list_changed);
 //! the tool search ([`search`]) follows each view. What one app sees of a
-//! view is its client's profile's ([`profile`]).
+//! view is its app's profile's ([`profile`]).
 
 pub mod apps;
 pub mod fetch;

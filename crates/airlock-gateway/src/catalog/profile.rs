@@ -1,35 +1,35 @@
-//! Per-client profiles (issue 12): which servers, and optionally which
+//! Per-app profiles (issue 12): which servers, and optionally which
 //! tools, an app sees. The profile is the core's
-//! ([`airlock_core::clients::ClientProfile`], `airlock clients profile`),
+//! ([`airlock_core::apps::AppProfile`], `airlock apps profile`),
 //! read again on every list and call, so a change applies at once; a
-//! client without a row sees every enabled server.
+//! app without a row sees every enabled server.
 
-use airlock_core::clients::ClientProfile;
+use airlock_core::apps::AppProfile;
 use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
 
 use crate::catalog::View;
 
-/// The profile of `client`; one that cannot be read shows nothing.
-pub fn of(core: &airlock_core::Airlock, client: &str) -> ClientProfile {
-    standing(core, client).0
+/// The profile of `app`; one that cannot be read shows nothing.
+pub fn of(core: &airlock_core::Airlock, app: &str) -> AppProfile {
+    standing(core, app).0
 }
 
-/// The profile of `client` and whether the user paused it (issue 13);
+/// The profile of `app` and whether the user paused it (issue 13);
 /// one that cannot be read shows nothing and is not paused.
-pub fn standing(core: &airlock_core::Airlock, client: &str) -> (ClientProfile, bool) {
-    match core.client(client) {
+pub fn standing(core: &airlock_core::Airlock, app: &str) -> (AppProfile, bool) {
+    match core.app(app) {
         Ok(Some(c)) => (c.profile, c.paused),
-        Ok(None) => (ClientProfile::default(), false),
-        Err(_) => (ClientProfile::servers(Vec::<String>::new()), false),
+        Ok(None) => (AppProfile::default(), false),
+        Err(_) => (AppProfile::servers(Vec::<String>::new()), false),
     }
 }
 
 /// `true` when the profile lets every item through (nothing to filter).
-fn everything(p: &ClientProfile) -> bool {
+fn everything(p: &AppProfile) -> bool {
     p.servers.is_none() && p.tools.is_empty()
 }
 
-pub fn tools(view: &View, p: &ClientProfile) -> Vec<Tool> {
+pub fn tools(view: &View, p: &AppProfile) -> Vec<Tool> {
     if everything(p) {
         return view.tools.clone();
     }
@@ -43,7 +43,7 @@ pub fn tools(view: &View, p: &ClientProfile) -> Vec<Tool> {
         .collect()
 }
 
-pub fn prompts(view: &View, p: &ClientProfile) -> Vec<Prompt> {
+pub fn prompts(view: &View, p: &AppProfile) -> Vec<Prompt> {
     view.prompts
         .iter()
         .filter(|i| {
@@ -54,7 +54,7 @@ pub fn prompts(view: &View, p: &ClientProfile) -> Vec<Prompt> {
         .collect()
 }
 
-pub fn resources(view: &View, p: &ClientProfile) -> Vec<Resource> {
+pub fn resources(view: &View, p: &AppProfile) -> Vec<Resource> {
     view.resources
         .iter()
         .filter(|i| {
@@ -65,7 +65,7 @@ pub fn resources(view: &View, p: &ClientProfile) -> Vec<Resource> {
         .collect()
 }
 
-pub fn templates(view: &View, p: &ClientProfile) -> Vec<ResourceTemplate> {
+pub fn templates(view: &View, p: &AppProfile) -> Vec<ResourceTemplate> {
     view.templates
         .iter()
         .filter(|t| {

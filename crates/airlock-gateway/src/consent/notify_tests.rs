@@ -10,7 +10,7 @@ fn url_notice(request: &UrlConsentRequest) -> (Notice, bool) {
     super::url_notice(request, NoticeHost::Daemon)
 }
 
-fn request(client: Option<&str>, server: &str, url: &str) -> UrlConsentRequest {
+fn request(app: Option<&str>, server: &str, url: &str) -> UrlConsentRequest {
     UrlConsentRequest {
         record_id: 3,
         server: server.into(),
@@ -20,7 +20,7 @@ fn request(client: Option<&str>, server: &str, url: &str) -> UrlConsentRequest {
         inspection: inspect(url, &Policy::default()),
         familiarity: Familiarity::default(),
         code_goes_to: None,
-        client: client.map(str::to_owned),
+        app: app.map(str::to_owned),
     }
 }
 
@@ -130,7 +130,7 @@ fn late_and_form_notices_name_the_app() {
                 &serde_json::json!({"properties": {}}),
             )
             .unwrap(),
-            client: Some("lm-studio".into()),
+            app: Some("lm-studio".into()),
             to_app: None,
         },
         NoticeHost::Daemon,

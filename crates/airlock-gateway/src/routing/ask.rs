@@ -17,14 +17,14 @@ use rmcp::service::{Peer, PeerRequestOptions, RoleServer, ServiceError};
 /// How long the first ping of a session may take.
 const PING_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// An app session that has server-to-client requests (2025-11-25).
+/// An app session that has server-to-app requests (2025-11-25).
 pub(crate) fn has_requests(peer: &Peer<RoleServer>) -> bool {
     peer.peer_info()
         .is_some_and(|i| i.protocol_version < ProtocolVersion::V_2026_07_28)
 }
 
 /// Can this app be shown a form: it declared form elicitation (an empty
-/// `elicitation` object means form) on a session that has server-to-client
+/// `elicitation` object means form) on a session that has server-to-app
 /// requests (2025-11-25; a 2026-07-28 app gets its forms in rounds, see
 /// [`takes_form_rounds`]).
 pub fn takes_forms(peer: &Peer<RoleServer>) -> bool {

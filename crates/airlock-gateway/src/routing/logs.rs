@@ -59,7 +59,7 @@ struct Line {
     text: String,
 }
 
-/// What one app asked for (its level, and the client whose profile applies).
+/// What one app asked for (its level, and the app whose profile applies).
 struct Sink {
     wish: Arc<Mutex<(LoggingLevel, String)>>,
     lines: mpsc::Sender<Line>,
@@ -83,15 +83,15 @@ impl LogSinks {
         app: u64,
         peer: &Peer<RoleServer>,
         level: LoggingLevel,
-        client: String,
+        app_name: String,
     ) {
         let mut sinks = self.lock();
         if let Some(sink) = sinks.get(&app) {
-            *sink.wish.lock().unwrap_or_else(|e| e.into_inner()) = (level, client);
+            *sink.wish.lock().unwrap_or_else(|e| e.into_inner()) = (level, app_name);
             return;
         }
         let (lines, rx) = mpsc::channel(LOG_QUEUE);
-        let wish = Arc::new(Mutex::new((level, client)));
+        let wish = Arc::new(Mutex::new((level, app_name)));
         let dropped = Arc::new(AtomicU64::new(0));
         tokio::spawn(forward(
             core.clone(),
@@ -187,9 +187,9 @@ async fn forward(
         if peer.is_transport_closed() {
             break;
         }
-        let client = wish.lock().unwrap_or_else(|e| e.into_inner()).1.clone();
+        let app_name = wish.lock().unwrap_or_else(|e| e.into_inner()).1.clone();
         // The profile first: a server the app does not see spends nothing.
-        if !crate::catalog::profile::of(&core, &client).allows_server(&line.server) {
+        if !crate::catalog::profile::of(&core, &app_name).allows_server(&line.server) {
             continue;
         }
         if buckets.len() >= MAX_BUCKETS && !buckets.contains_key(&line.server) {

@@ -5,7 +5,7 @@
 //! callers are (Airlock's own included), nobody is guessed. Sampling goes
 //! only to an app that declared it (else the server gets an error saying
 //! so), roots only from an app that declared them (else none). Both need
-//! server-to-client requests, which exist on 2025-11-25 sessions only.
+//! server-to-app requests, which exist on 2025-11-25 sessions only.
 //! Sampling counts against the server's limits like its elicitations (the
 //! core admits it first).
 

@@ -75,7 +75,7 @@ pub struct ResourceSubscriptions {
 /// A subscription request, routed: the server and its URI there.
 pub struct Wanted {
     pub subscriber: Subscriber,
-    pub client: String,
+    pub app: String,
     pub server: String,
     pub uri: String,
 }
@@ -160,7 +160,7 @@ impl ResourceSubscriptions {
         }
         let (tx, rx) = watch::channel(());
         self.lock().entry(key.clone()).or_default().insert(who, tx);
-        tokio::spawn(forward(core.clone(), target, wanted.client, key, rx));
+        tokio::spawn(forward(core.clone(), target, wanted.app, key, rx));
         Ok(())
     }
 
@@ -174,7 +174,7 @@ impl ResourceSubscriptions {
         &self,
         core: &Arc<Airlock>,
         who: Subscriber,
-        client: &str,
+        app_name: &str,
         keys: Vec<Key>,
         target: &Target,
     ) -> Result<Vec<(Key, String)>, ErrorData> {
@@ -227,7 +227,7 @@ impl ResourceSubscriptions {
                 }
                 let (tx, rx) = watch::channel(());
                 map.entry(key.clone()).or_default().insert(who, tx);
-                let forward = forward(core.clone(), target.clone(), client.to_owned(), key, rx);
+                let forward = forward(core.clone(), target.clone(), app_name.to_owned(), key, rx);
                 tokio::spawn(forward);
             }
         }
@@ -342,12 +342,12 @@ fn count_of(map: &ByUri, app: u64) -> usize {
 async fn forward(
     core: Arc<Airlock>,
     target: Target,
-    client: String,
+    app_name: String,
     (server, uri): Key,
     mut rx: watch::Receiver<()>,
 ) {
     while rx.changed().await.is_ok() {
-        let (profile, paused) = crate::catalog::profile::standing(&core, &client);
+        let (profile, paused) = crate::catalog::profile::standing(&core, &app_name);
         let shown = !paused && profile.allows_server(&server);
         match &target {
             Target::Session(peer) => {

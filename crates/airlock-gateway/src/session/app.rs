@@ -26,18 +26,18 @@ use crate::session::forward::{forward_call, prompt_for_the_app, resource_for_the
 use crate::session::paging::page;
 use crate::session::shared::Gateway;
 
-/// The client a request's token belongs to, in the request's extensions
+/// The app a request's token belongs to, in the request's extensions
 /// (put there by [`crate::wire::http`], which checked the token).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpClient(pub String);
 
-/// An app's own name (clientInfo.name) made into a client name: what
-/// [`crate::wire::hello::check_client_name`] would refuse becomes `_`,
+/// An app's own name (clientInfo.name) made into an app name: what
+/// [`crate::wire::hello::check_app_name`] would refuse becomes `_`,
 /// bounded.
-pub fn client_name_from_app(name: &str) -> String {
+pub fn app_name_from_hello(name: &str) -> String {
     let cleaned: String = name
         .chars()
-        .take(airlock_core::clients::MAX_CLIENT_NAME_CHARS)
+        .take(airlock_core::apps::MAX_APP_NAME_CHARS)
         .map(|c| {
             if c.is_alphanumeric() || matches!(c, '.' | '_' | '-') {
                 c
@@ -61,13 +61,13 @@ static NEXT_APP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::ne
 pub struct AppSession {
     pub(crate) gateway: Arc<Gateway>,
     pub(crate) id: u64,
-    /// `--client NAME` from the hello; else the app's own name is used.
-    client: Option<String>,
+    /// `--app NAME` from the hello; else the app's own name is used.
+    app: Option<String>,
     /// The app's slots for requests in flight ([`crate::session::requests`]).
     pub(crate) in_flight: Arc<Semaphore>,
     /// The app's open `subscriptions/listen` streams (2026-07-28).
     pub(crate) subscriptions: Arc<Mutex<Vec<SubscriptionSink>>>,
-    /// Over HTTP: the client (token) this session belongs to, from its
+    /// Over HTTP: the app (token) this session belongs to, from its
     /// first request on.
     bound: Option<Mutex<Option<String>>>,
     /// Resources servers linked in this app's tool results.
@@ -75,11 +75,11 @@ pub struct AppSession {
 }
 
 impl AppSession {
-    pub fn new(gateway: Arc<Gateway>, client: Option<String>) -> Self {
+    pub fn new(gateway: Arc<Gateway>, app: Option<String>) -> Self {
         Self {
             gateway,
             id: NEXT_APP.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-            client,
+            app,
             in_flight: Arc::new(Semaphore::new(limits::MAX_CALLS_IN_FLIGHT_PER_APP)),
             subscriptions: Arc::new(Mutex::new(Vec::new())),
             bound: None,
@@ -87,36 +87,36 @@ impl AppSession {
         }
     }
 
-    /// A session over HTTP: its client is the one whose token its requests carry.
+    /// A session over HTTP: its app is the one whose token its requests carry.
     pub fn new_http(gateway: Arc<Gateway>) -> Self {
         let mut s = Self::new(gateway, None);
         s.bound = Some(Mutex::new(None));
         s
     }
 
-    /// Who is asking: over HTTP the token's client (the session is bound to
-    /// the first one; another client's token is refused), else
+    /// Who is asking: over HTTP the token's app (the session is bound to
+    /// the first one; another app's token is refused), else
     /// [`Self::client_name`].
     pub(crate) fn who(&self, context: &RequestContext<RoleServer>) -> Result<String, ErrorData> {
         let Some(bound) = &self.bound else {
             return Ok(self.client_name(context));
         };
-        let client = context
+        let app = context
             .extensions
             .get::<http::request::Parts>()
             .and_then(|p| p.extensions.get::<HttpClient>())
             .map(|c| c.0.clone())
-            .ok_or_else(|| ErrorData::invalid_request("no client token on this request", None))?;
+            .ok_or_else(|| ErrorData::invalid_request("no app token on this request", None))?;
         let mut bound = bound.lock().unwrap_or_else(|p| p.into_inner());
         match &*bound {
-            Some(b) if *b != client => Err(ErrorData::invalid_request(
-                "this session belongs to another client",
+            Some(b) if *b != app => Err(ErrorData::invalid_request(
+                "this session belongs to another app",
                 None,
             )),
-            Some(_) => Ok(client),
+            Some(_) => Ok(app),
             None => {
-                *bound = Some(client.clone());
-                Ok(client)
+                *bound = Some(app.clone());
+                Ok(app)
             }
         }
     }
@@ -124,7 +124,7 @@ impl AppSession {
     fn profile(
         &self,
         context: &RequestContext<RoleServer>,
-    ) -> Result<(String, airlock_core::clients::ClientProfile), ErrorData> {
+    ) -> Result<(String, airlock_core::apps::AppProfile), ErrorData> {
         let (who, profile, _) = self.standing(context)?;
         Ok((who, profile))
     }
@@ -133,18 +133,18 @@ impl AppSession {
     pub(crate) fn standing(
         &self,
         context: &RequestContext<RoleServer>,
-    ) -> Result<(String, airlock_core::clients::ClientProfile, bool), ErrorData> {
+    ) -> Result<(String, airlock_core::apps::AppProfile, bool), ErrorData> {
         let who = self.who(context)?;
         let (p, paused) = crate::catalog::profile::standing(&self.gateway.core, &who);
         Ok((who, p, paused))
     }
 
-    /// A request that would reach a server, from a paused client: refused.
+    /// A request that would reach a server, from a paused app: refused.
     fn refuse_if_paused(&self, context: &RequestContext<RoleServer>) -> Result<(), ErrorData> {
         let (_, _, paused) = self.standing(context)?;
         if paused {
             return Err(ErrorData::invalid_request(
-                format!("Airlock: {}", airlock_core::clients::PAUSED_ERROR),
+                format!("Airlock: {}", airlock_core::apps::PAUSED_ERROR),
                 None,
             ));
         }
@@ -153,12 +153,12 @@ impl AppSession {
 
     /// The name history records for this app's calls.
     fn client_name(&self, context: &RequestContext<RoleServer>) -> String {
-        if let Some(c) = &self.client {
+        if let Some(c) = &self.app {
             return c.clone();
         }
         context
             .client_info()
-            .map(|i| client_name_from_app(&i.name))
+            .map(|i| app_name_from_hello(&i.name))
             .unwrap_or_else(|| "unnamed".to_owned())
     }
 
@@ -240,7 +240,7 @@ impl AppSession {
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let slot = self.slot()?;
-        let (client, profile, paused) = self.standing(context)?;
+        let (app, profile, paused) = self.standing(context)?;
         let view = self.gateway.catalog.view();
         let route = view
             .tool(name)
@@ -270,9 +270,9 @@ impl AppSession {
         drop(view);
         // Paused by the user: nothing reaches the server; history says so.
         if paused {
-            let why = airlock_core::clients::PAUSED_ERROR;
+            let why = airlock_core::apps::PAUSED_ERROR;
             let _ = self.gateway.core.record_refused_call(
-                &client,
+                &app,
                 &route.server,
                 &route.name,
                 arguments.as_ref(),
@@ -283,7 +283,7 @@ impl AppSession {
         // Arguments that do not fit: nothing reaches the server; history says so.
         if let Some(why) = misfit {
             let _ = self.gateway.core.record_refused_call(
-                &client,
+                &app,
                 &route.server,
                 &route.name,
                 arguments.as_ref(),
@@ -299,7 +299,7 @@ impl AppSession {
             context.peer.clone(),
             self.links.clone(),
         );
-        self.with_forms(&client, slot, context, move |caller| {
+        self.with_forms(&app, slot, context, move |caller| {
             forward_call(core, caller, route, links, arguments, progress, peer)
         })
         .await
@@ -334,7 +334,7 @@ impl ServerHandler for AppSession {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
-        // Over HTTP the session is bound to the initializing client's token.
+        // Over HTTP the session is bound to the initializing app's token.
         let (_, profile) = self.profile(&context)?;
         context.peer.set_peer_info(request.clone());
         self.settled().await;
@@ -380,9 +380,9 @@ impl ServerHandler for AppSession {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let (client, profile) = self.profile(&context)?;
+        let (app, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view();
-        let listed = crate::session::budget::listed(&self.gateway.core, &view, &profile, &client);
+        let listed = crate::session::budget::listed(&self.gateway.core, &view, &profile, &app);
         let (tools, next) = page(&listed, request.as_ref())?;
         let mut result = ListToolsResult::with_all_items(tools);
         result.next_cursor = next;
@@ -433,13 +433,13 @@ impl ServerHandler for AppSession {
         request: rmcp::model::SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let (client, _) = self.profile(&context)?;
+        let (app, _) = self.profile(&context)?;
         self.gateway.router.logs.set(
             &self.gateway.core,
             self.id,
             &context.peer,
             request.level,
-            client,
+            app,
         );
         Ok(())
     }
@@ -472,7 +472,7 @@ impl ServerHandler for AppSession {
         }
         self.refuse_if_paused(&context)?;
         let slot = self.slot()?;
-        let (client, profile) = self.profile(&context)?;
+        let (app, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view();
         let route = view
             .prompt(&request.name)
@@ -499,7 +499,7 @@ impl ServerHandler for AppSession {
         drop(view);
         let (core, peer) = (self.gateway.core.clone(), context.peer.clone());
         let relay = crate::routing::progress::Relay::new(context.meta.get_progress_token());
-        self.with_forms(&client, slot, &context, move |caller| async move {
+        self.with_forms(&app, slot, &context, move |caller| async move {
             let sender = crate::routing::progress::Relay::sender(relay.as_ref());
             let get = core.get_prompt_for(
                 &caller,
@@ -585,7 +585,7 @@ impl ServerHandler for AppSession {
         }
         self.refuse_if_paused(&context)?;
         let slot = self.slot()?;
-        let (client, profile) = self.profile(&context)?;
+        let (app, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view();
         // A link a server returned to this app is read from that server.
         let linked = self
@@ -610,7 +610,7 @@ impl ServerHandler for AppSession {
         drop(view);
         let (core, peer) = (self.gateway.core.clone(), context.peer.clone());
         let relay = crate::routing::progress::Relay::new(context.meta.get_progress_token());
-        self.with_forms(&client, slot, &context, move |caller| async move {
+        self.with_forms(&app, slot, &context, move |caller| async move {
             let sender = crate::routing::progress::Relay::sender(relay.as_ref());
             let read = core.read_resource_for(&caller, &route.server, &route.name, sender);
             crate::routing::progress::forwarding(read, relay.as_ref(), &peer)
@@ -628,10 +628,10 @@ impl ServerHandler for AppSession {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.refuse_if_paused(&context)?;
-        let (client, profile) = self.profile(&context)?;
+        let (app, profile) = self.profile(&context)?;
         let wanted = crate::routing::subscribe::Wanted {
             subscriber: crate::routing::subscribe::Subscriber::session(self.id),
-            client,
+            app,
             server: String::new(),
             uri: request.uri,
         };
@@ -699,12 +699,12 @@ fn truncate(text: &str, max_chars: usize) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::hello::check_client_name;
+    use crate::wire::hello::check_app_name;
 
     #[test]
     fn an_apps_own_name_becomes_a_plain_client_name() {
-        assert_eq!(client_name_from_app("Claude Code\u{202e}"), "Claude_Code_");
-        assert_eq!(client_name_from_app("--"), "unnamed");
-        assert!(check_client_name(&client_name_from_app(&"é".repeat(500))).is_ok());
+        assert_eq!(app_name_from_hello("Claude Code\u{202e}"), "Claude_Code_");
+        assert_eq!(app_name_from_hello("--"), "unnamed");
+        assert!(check_app_name(&app_name_from_hello(&"é".repeat(500))).is_ok());
     }
 }

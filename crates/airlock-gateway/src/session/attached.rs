@@ -1,12 +1,12 @@
 //! Which apps are attached to this host now (issue 13): the desktop's
-//! Clients page shows them. Bounded by [`crate::limits::MAX_APPS`] (an app
+//! Apps page shows them. Bounded by [`crate::limits::MAX_APPS`] (an app
 //! is listed only while it holds one of those places).
 //!
 //! ```ignore
 //! let attachments = Arc::new(Attachments::default());
 //! let options = HostOptions { attachments: Some(attachments.clone()), ..Default::default() };
 //! // ... serve; later:
-//! for app in attachments.list() { println!("{} since {}", app.client, app.since_ms) }
+//! for app in attachments.list() { println!("{} since {}", app.app, app.since_ms) }
 //! ```
 
 use std::collections::BTreeMap;
@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 /// One attached app.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct AttachedApp {
-    /// The client name its calls are recorded under.
-    pub client: String,
+    /// The app name its calls are recorded under.
+    pub app: String,
     /// When it attached (ms since the epoch).
     pub since_ms: i64,
 }
@@ -38,10 +38,10 @@ impl Attachments {
             .collect()
     }
 
-    /// List `client` until the returned guard is dropped.
-    pub(crate) fn add(self: &Arc<Self>, id: u64, client: String) -> Listed {
+    /// List `app` until the returned guard is dropped.
+    pub(crate) fn add(self: &Arc<Self>, id: u64, app: String) -> Listed {
         let app = AttachedApp {
-            client,
+            app,
             since_ms: airlock_core::store::now_ms(),
         };
         self.apps

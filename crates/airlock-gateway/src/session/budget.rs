@@ -22,7 +22,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use airlock_core::clients::ClientProfile;
+use airlock_core::apps::AppProfile;
 use airlock_core::tool_budget::OWN_TOOLS;
 use rmcp::model::{CallToolResponse, CallToolResult, JsonObject, Tool};
 use serde_json::{json, Value};
@@ -132,16 +132,16 @@ fn call_schema() -> Value {
     })
 }
 
-/// The tools `client`'s tools/list holds with `profile`: every tool the
+/// The tools `app`'s tools/list holds with `profile`: every tool the
 /// profile shows, or within its budget the most used and Airlock's own.
 pub fn listed(
     core: &airlock_core::Airlock,
     view: &View,
-    profile: &ClientProfile,
-    client: &str,
+    profile: &AppProfile,
+    app: &str,
 ) -> Vec<Tool> {
     let all = crate::catalog::profile::tools(view, profile);
-    match profile.tool_budget_for(client) {
+    match profile.tool_budget_for(app) {
         Some(budget) if all.len() > budget as usize => {
             let room = budget.saturating_sub(OWN_TOOLS) as usize;
             let used = if room == 0 {
@@ -149,10 +149,10 @@ pub fn listed(
             } else {
                 // More than the room: some used tools may be gone or hidden now.
                 let ask = u32::try_from(room.saturating_mul(2)).unwrap_or(u32::MAX);
-                core.most_used_tools(client, ask)
+                core.most_used_tools(app, ask)
                     .unwrap_or_else(|e| {
                         crate::catalog::log(&format!(
-                            "{client}: cannot read the tools it used most: {e}; its list holds others"
+                            "{app}: cannot read the tools it used most: {e}; its list holds others"
                         ));
                         Vec::new()
                     })
@@ -262,7 +262,7 @@ pub fn check_arguments(tool: &Tool, arguments: Option<&JsonObject>) -> Result<()
 pub fn find(
     catalog: &crate::catalog::Catalog,
     view: &View,
-    profile: &ClientProfile,
+    profile: &AppProfile,
     arguments: Option<&JsonObject>,
 ) -> CallToolResponse {
     let args = Value::Object(arguments.cloned().unwrap_or_default());
@@ -331,15 +331,15 @@ pub fn find(
 mod tests {
     use super::*;
 
-    /// The caps table is keyed by the client names `airlock clients
+    /// The caps table is keyed by the app names `airlock apps
     /// connect` writes (airlock-apps' ids), declared there once.
     #[test]
     fn every_app_with_a_cap_is_one_airlock_connects() {
         for cap in airlock_core::tool_budget::APP_TOOL_CAPS {
             assert!(
-                cap.client.parse::<airlock_apps::AppId>().is_ok(),
+                cap.app.parse::<airlock_apps::AppId>().is_ok(),
                 "{} is not an app id",
-                cap.client
+                cap.app
             );
         }
     }

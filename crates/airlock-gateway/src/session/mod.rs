@@ -1,5 +1,5 @@
 //! One attached app: its MCP session (rmcp's server side, [`app`]; what it
-//! sees is its client's profile, [`crate::catalog::profile`]), its requests
+//! sees is its app's profile, [`crate::catalog::profile`]), its requests
 //! that reach a server and may meet a form on the way ([`requests`], in
 //! rounds on 2026-07-28: [`rounds`]), a tool call forwarded and its result
 //! as the app gets it ([`forward`]) and the resources it linked ([`links`]),

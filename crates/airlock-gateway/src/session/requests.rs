@@ -41,27 +41,27 @@ impl AppSession {
 
     /// A 2026-07-28 app's retry with its answer to a form (`state` and
     /// `responses` from the retry): the parked request that asked it goes
-    /// on, if this app (client) was given that state for this method.
+    /// on, if this app (by its name) was given that state for this method.
     pub(crate) async fn resume<T: Reply>(
         &self,
         state: &str,
         responses: Option<&InputResponses>,
         context: &RequestContext<RoleServer>,
     ) -> Finish<T> {
-        let client = self.who(context)?;
+        let app_name = self.who(context)?;
         let answer = crate::session::rounds::answer_of(responses);
         let running = self
             .gateway
             .rounds
-            .resume::<T>(&client, state, answer)
+            .resume::<T>(&app_name, state, answer)
             .ok_or_else(crate::session::rounds::unknown_state)?;
         self.gateway
             .rounds
-            .drive(&client, running, APP_FORM_TIMEOUT, context.ct.cancelled())
+            .drive(&app_name, running, APP_FORM_TIMEOUT, context.ct.cancelled())
             .await
     }
 
-    /// Run a request of this app (`client`, holding `slot`) to `server`:
+    /// Run a request of this app (`app_name`, holding `slot`) to `server`:
     /// `work` is given the numbers the core carries with it
     /// ([`airlock_core::caller`]), so that forms its server asks meanwhile
     /// reach this app when it can show them (and sampling, roots and log
@@ -71,7 +71,7 @@ impl AppSession {
     /// server too.
     pub(crate) async fn with_forms<T: Reply, F>(
         &self,
-        client: &str,
+        app_name: &str,
         slot: OwnedSemaphorePermit,
         context: &RequestContext<RoleServer>,
         work: impl FnOnce(Caller) -> F,
@@ -89,7 +89,7 @@ impl AppSession {
             .gateway
             .router
             .call_started(self.id, context.peer.clone(), round_tx);
-        let work = work(Caller::app(client, ticket.id()));
+        let work = work(Caller::app(app_name, ticket.id()));
         if let Some(forms) = round_rx {
             let running = Running {
                 task: tokio::spawn(work),
@@ -99,7 +99,7 @@ impl AppSession {
             return self
                 .gateway
                 .rounds
-                .drive(client, running, APP_FORM_TIMEOUT, context.ct.cancelled())
+                .drive(app_name, running, APP_FORM_TIMEOUT, context.ct.cancelled())
                 .await;
         }
         let _held = (slot, ticket);

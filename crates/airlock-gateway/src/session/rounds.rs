@@ -1,5 +1,5 @@
 //! Forms for 2026-07-28 apps: a request in rounds (SEP-2322). There is no
-//! server-to-client request on that revision, so a form a server asks
+//! server-to-app request on that revision, so a form a server asks
 //! during an app's `tools/call`, `prompts/get` or `resources/read` goes back
 //! to the app as that request's answer, an `InputRequiredResult` with the
 //! form and an opaque `requestState`; the app shows the form and sends the
@@ -8,7 +8,7 @@
 //!
 //! What a hostile app could try, and what stops it:
 //! - Guess or reuse another app's state: the state is 128 random bits,
-//!   used once, and only by the app (client name) it was given to, and
+//!   used once, and only by the app (by name) it was given to, and
 //!   only with the method it was given for (a prompt's state does not
 //!   resume a tool call).
 //! - Never come back: a parked call is dropped after

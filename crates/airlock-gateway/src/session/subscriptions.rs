@@ -25,7 +25,7 @@ static NEXT_STREAM: AtomicU64 = AtomicU64::new(1);
 async fn route(
     catalog: &Catalog,
     uri: &str,
-    profile: &airlock_core::clients::ClientProfile,
+    profile: &airlock_core::apps::AppProfile,
 ) -> Option<Route> {
     let view = catalog.view();
     view.resource_route(uri)
@@ -38,7 +38,7 @@ impl AppSession {
     pub(crate) async fn subscribe_resource(
         &self,
         mut wanted: Wanted,
-        profile: &airlock_core::clients::ClientProfile,
+        profile: &airlock_core::apps::AppProfile,
         peer: Peer<RoleServer>,
     ) -> Result<(), ErrorData> {
         if wanted.uri.len() > limits::MAX_RESOURCE_URI_BYTES {
@@ -87,10 +87,10 @@ impl AppSession {
         }
         let gateway = &self.gateway;
         let routes = &gateway.router;
-        let (client, profile, paused) = self.standing(context.request_context())?;
+        let (app, profile, paused) = self.standing(context.request_context())?;
         if paused {
             return Err(ErrorData::invalid_request(
-                format!("Airlock: {}", airlock_core::clients::PAUSED_ERROR),
+                format!("Airlock: {}", airlock_core::apps::PAUSED_ERROR),
                 None,
             ));
         }
@@ -107,12 +107,12 @@ impl AppSession {
         let target = Target::Stream(context.sink().clone());
         let refused = routes
             .resources
-            .subscribe_many(&gateway.core, who, &client, keys, &target)
+            .subscribe_many(&gateway.core, who, &app, keys, &target)
             .await?;
         for ((server, uri), why) in refused {
             let shown: String = uri.chars().take(200).collect();
             crate::catalog::log(&format!(
-                "{client}: no updates of {shown:?} at {server} on its listen stream: {why}"
+                "{app}: no updates of {shown:?} at {server} on its listen stream: {why}"
             ));
         }
         context.cancelled().await;

@@ -17,8 +17,8 @@ use crate::{limits, wire::place};
 /// How to attach.
 pub struct ShimOptions {
     pub data_dir: PathBuf,
-    /// `--client NAME`.
-    pub client: Option<String>,
+    /// `--app NAME`.
+    pub app: Option<String>,
     /// The program and arguments that start a host when none listens
     /// (`airlock --data-dir .. daemon ..`); `None`: fail instead.
     pub start_host: Option<(PathBuf, Vec<OsString>)>,
@@ -150,7 +150,7 @@ pub(crate) fn greet(
 ) -> Result<(BufReader<UnixStream>, Welcome), ShimError> {
     let hello = Hello {
         airlock_gateway: HELLO_VERSION,
-        client: options.client.clone(),
+        app: options.app.clone(),
         handover: false,
         flush_history: false,
     };

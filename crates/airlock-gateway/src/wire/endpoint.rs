@@ -12,7 +12,7 @@
 //!   (`D:P(A;;FA;;;<SID>)`, no inherited entries), created with
 //!   `FILE_FLAG_FIRST_PIPE_INSTANCE` (a pipe of that name squatted before
 //!   the host starts makes it fail instead of sharing the name) and
-//!   `PIPE_REJECT_REMOTE_CLIENTS`. The host checks each client's SID (its
+//!   `PIPE_REJECT_REMOTE_CLIENTS`. The host checks each app's SID (its
 //!   process's token, through `GetNamedPipeClientProcessId`); the shim
 //!   checks the server's the same way before saying anything, and opens
 //!   the pipe at `SECURITY_IDENTIFICATION` level, so a server that is not

@@ -50,7 +50,7 @@ pub fn ask_host(data_dir: &Path, within: Duration) -> Flush {
     };
     let hello = Hello {
         airlock_gateway: HELLO_VERSION,
-        client: None,
+        app: None,
         handover: false,
         flush_history: true,
     };

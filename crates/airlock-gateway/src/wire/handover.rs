@@ -282,7 +282,7 @@ pub fn claim_taking_over(data_dir: &Path) -> Result<Owned, ClaimError> {
         place::connect(data_dir).map_err(|e| refused(format!("cannot reach the host: {e}")))?;
     let ask = Hello {
         airlock_gateway: HELLO_VERSION,
-        client: None,
+        app: None,
         handover: true,
         flush_history: false,
     };

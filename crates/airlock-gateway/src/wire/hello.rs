@@ -1,7 +1,7 @@
 //! The one line each side says before MCP starts on the local socket.
 //!
 //! ```text
-//! shim -> host: {"airlock_gateway":1,"client":"cursor"}\n     (client may be null)
+//! shim -> host: {"airlock_gateway":1,"client":"cursor"}\n     (the app's name; may be null)
 //! host -> shim: {"airlock_gateway":1,"ok":true,"pid":1234}\n
 //!            or {"airlock_gateway":1,"error":"why, in words"}\n  (then the host closes)
 //! ```
@@ -38,14 +38,16 @@ pub const HELLO_VERSION: u32 = 1;
 pub const MAX_HELLO_BYTES: usize = 4096;
 /// How long either side waits for the other's hello.
 pub const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
-pub use airlock_core::clients::MAX_CLIENT_NAME_CHARS;
+pub use airlock_core::apps::MAX_APP_NAME_CHARS;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hello {
     pub airlock_gateway: u32,
-    /// `--client NAME`; `None`: the host uses the app's own name (clientInfo).
-    #[serde(default)]
-    pub client: Option<String>,
+    /// `--app NAME`; `None`: the host uses the app's own name (clientInfo).
+    /// On the wire still `client` (a shim and a host of different versions
+    /// read each other's hello).
+    #[serde(default, rename = "client")]
+    pub app: Option<String>,
     /// A host asking the owner to hand the socket over ([`crate::wire::handover`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub handover: bool,
@@ -112,10 +114,10 @@ pub fn line<T: Serialize>(value: &T) -> Vec<u8> {
     bytes
 }
 
-/// Is this a client name Airlock records? 1 to [`MAX_CLIENT_NAME_CHARS`]
+/// Is this an app name Airlock records? 1 to [`MAX_APP_NAME_CHARS`]
 /// letters, digits, spaces, `.`, `_` or `-`, not starting with `-` or space.
-pub fn check_client_name(name: &str) -> Result<(), String> {
-    airlock_core::clients::check_client_name(name).map_err(|e| e.to_string())
+pub fn check_app_name(name: &str) -> Result<(), String> {
+    airlock_core::apps::check_app_name(name).map_err(|e| e.to_string())
 }
 
 /// Parse the shim's hello; `Err` is the sentence sent back.
@@ -129,8 +131,8 @@ pub fn parse_hello(line: &[u8]) -> Result<Hello, String> {
             hello.airlock_gateway
         ));
     }
-    if let Some(name) = &hello.client {
-        check_client_name(name)?;
+    if let Some(name) = &hello.app {
+        check_app_name(name)?;
     }
     Ok(hello)
 }
@@ -143,7 +145,7 @@ mod tests {
     fn hello_round_trips_and_bad_ones_are_refused_with_a_reason() {
         let h = Hello {
             airlock_gateway: HELLO_VERSION,
-            client: Some("cursor".into()),
+            app: Some("cursor".into()),
             handover: false,
             flush_history: false,
         };
@@ -153,7 +155,7 @@ mod tests {
         assert_eq!(parse_hello(&bytes).unwrap(), h);
         assert!(parse_hello(b"{\"airlock_gateway\":1}\n")
             .unwrap()
-            .client
+            .app
             .is_none());
         assert!(parse_hello(b"{\"jsonrpc\":\"2.0\"}").is_err());
         assert!(parse_hello(b"{\"airlock_gateway\":2}")
@@ -179,13 +181,13 @@ mod tests {
 
     #[test]
     fn client_names_are_bounded_and_plain() {
-        assert!(check_client_name("claude-desktop").is_ok());
-        assert!(check_client_name("VS Code").is_ok());
-        assert!(check_client_name("").is_err());
-        assert!(check_client_name(" x").is_err());
-        assert!(check_client_name("-x").is_err());
-        assert!(check_client_name("a/b").is_err());
-        assert!(check_client_name(&"x".repeat(MAX_CLIENT_NAME_CHARS)).is_ok());
-        assert!(check_client_name(&"x".repeat(MAX_CLIENT_NAME_CHARS + 1)).is_err());
+        assert!(check_app_name("claude-desktop").is_ok());
+        assert!(check_app_name("VS Code").is_ok());
+        assert!(check_app_name("").is_err());
+        assert!(check_app_name(" x").is_err());
+        assert!(check_app_name("-x").is_err());
+        assert!(check_app_name("a/b").is_err());
+        assert!(check_app_name(&"x".repeat(MAX_APP_NAME_CHARS)).is_ok());
+        assert!(check_app_name(&"x".repeat(MAX_APP_NAME_CHARS + 1)).is_err());
     }
 }

@@ -8,13 +8,13 @@
 //!   `[::1]:PORT`): a DNS-rebinding page's `Host` is its own domain;
 //! - carry no `Origin`, or this listener's own: a web page in the user's
 //!   browser cannot drive the gateway (checked here and again by rmcp);
-//! - carry `Authorization: Bearer <token>` of a client (`airlock clients
+//! - carry `Authorization: Bearer <token>` of an app (`airlock apps
 //!   add NAME --token`): tokens are in the keychain, compared in constant
-//!   time ([`airlock_core::Airlock::client_for_token`]; a wrong token seen
+//!   time ([`airlock_core::Airlock::app_for_token`]; a wrong token seen
 //!   before costs no SQLite or keychain read);
 //! - if it names a session (`mcp-session-id`), whatever its method, name
-//!   one its own client made ([`sessions`]): another client's gets 403 and
-//!   never reaches rmcp; the client's name also goes with the request to
+//!   one its own app made ([`sessions`]): another app's gets 403 and
+//!   never reaches rmcp; the app's name also goes with the request to
 //!   the session ([`HttpClient`]), which checks it again.
 //!
 //! Bounds: [`MAX_HTTP_CONNECTIONS`], [`MAX_HTTP_SESSIONS`] and
@@ -33,7 +33,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use airlock_core::clients::TokenCache;
+use airlock_core::apps::TokenCache;
 use bytes::Bytes;
 use http::{header, Request, Response, StatusCode};
 use http_body_util::{combinators::BoxBody, BodyExt, Full};
@@ -55,11 +55,11 @@ use crate::session::shared::Gateway;
 /// At most this many MCP sessions over HTTP, and this many connections.
 pub const MAX_HTTP_SESSIONS: usize = 64;
 pub const MAX_HTTP_CONNECTIONS: usize = 256;
-/// One client's sessions at most (its next initialize gets 429); other
-/// clients are not affected.
+/// One app's sessions at most (its next initialize gets 429); other
+/// apps are not affected.
 pub const MAX_HTTP_SESSIONS_PER_CLIENT: usize = 16;
-/// One client's requests in flight and streams open at most, so that one
-/// client cannot hold every connection (429 beyond).
+/// One app's requests in flight and streams open at most, so that one
+/// app cannot hold every connection (429 beyond).
 pub const MAX_HTTP_REQUESTS_PER_CLIENT: usize = 64;
 /// A connection whose next request's headers have not all come this long
 /// after it opened or its last response ended is closed.
@@ -67,7 +67,7 @@ pub const HTTP_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 /// A request body with no byte for this long fails (408).
 pub const HTTP_BODY_STALL_TIMEOUT: Duration = Duration::from_secs(30);
 /// A session with no request in flight and no stream open for this long is
-/// closed and its resources freed (its next request gets 404: the client
+/// closed and its resources freed (its next request gets 404: the app
 /// initializes again).
 pub const SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// How often idle sessions are looked for.
@@ -115,7 +115,7 @@ fn refuse(status: StatusCode, why: &str) -> Response<Body> {
         header::CONTENT_TYPE,
         header::HeaderValue::from_static("text/plain; charset=utf-8"),
     );
-    // A refused client gets no idle connection to hold on to.
+    // A refused app gets no idle connection to hold on to.
     r.headers_mut().insert(
         header::CONNECTION,
         header::HeaderValue::from_static("close"),
@@ -179,17 +179,15 @@ async fn handle(
     let Some(token) = bearer(&req).map(str::to_owned) else {
         return Ok(refuse(
             StatusCode::UNAUTHORIZED,
-            "a bearer token is needed (`airlock clients add NAME --token` makes one)",
+            "a bearer token is needed (`airlock apps add NAME --token` makes one)",
         ));
     };
     let found = {
         let state = state.clone();
-        tokio::task::spawn_blocking(move || {
-            state.gateway.core.client_for_token(&state.tokens, &token)
-        })
-        .await
+        tokio::task::spawn_blocking(move || state.gateway.core.app_for_token(&state.tokens, &token))
+            .await
     };
-    let client = match found {
+    let app = match found {
         Ok(Ok(Some(name))) => name,
         Ok(Ok(None)) => return Ok(refuse(StatusCode::UNAUTHORIZED, "unknown token")),
         Ok(Err(e)) => {
@@ -206,8 +204,8 @@ async fn handle(
             ))
         }
     };
-    req.extensions_mut().insert(HttpClient(client.clone()));
-    Ok(state.front.serve(client, req).await)
+    req.extensions_mut().insert(HttpClient(app.clone()));
+    Ok(state.front.serve(app, req).await)
 }
 
 impl<S: ServerHandler + Send + 'static> Front<S> {
@@ -224,15 +222,15 @@ impl<S: ServerHandler + Send + 'static> Front<S> {
         }
     }
 
-    /// Serve `client`'s request: its session checked, its slot and its
+    /// Serve `app`'s request: its session checked, its slot and its
     /// session's activity held until the response ends.
-    async fn serve<B>(&self, client: String, req: Request<B>) -> Response<Body>
+    async fn serve<B>(&self, app: String, req: Request<B>) -> Response<Body>
     where
         B: hyper::body::Body<Data = Bytes> + Send + Unpin + 'static,
         B::Error: std::fmt::Display,
     {
         let book = &self.sessions.book;
-        let slot = match book.begin_request(&client) {
+        let slot = match book.begin_request(&app) {
             Ok(slot) => slot,
             Err(r) => return refuse(r.status(), &r.to_string()),
         };
@@ -249,13 +247,13 @@ impl<S: ServerHandler + Send + 'static> Front<S> {
                         &sessions::Refusal::Unknown.to_string(),
                     );
                 };
-                match book.enter(id, &client) {
+                match book.enter(id, &app) {
                     Ok(a) => Some(a),
                     Err(r) => {
-                        let n = book.foreign_refusals(&client);
+                        let n = book.foreign_refusals(&app);
                         if r == sessions::Refusal::Foreign && sessions::log_foreign(n) {
                             log(&format!(
-                                "http: refused a {} from client {client:?} on another client's session ({n} so far)",
+                                "http: refused a {} from app {app:?} on another app's session ({n} so far)",
                                 req.method()
                             ));
                         }
@@ -269,7 +267,7 @@ impl<S: ServerHandler + Send + 'static> Front<S> {
             let (body, stalled) = conn::StallBound::new(body, self.body_stall);
             (Request::from_parts(parts, body), stalled)
         };
-        let caller = sessions::Caller::new(client);
+        let caller = sessions::Caller::new(app);
         let mut mcp = self.mcp.clone();
         let Ok(response) = sessions::CALLER
             .scope(caller.clone(), tower_service::Service::call(&mut mcp, req))

@@ -13,8 +13,8 @@ use crate::wire::hello;
 
 /// Attach, then copy bytes until either side closes.
 pub fn run(options: ShimOptions) -> Result<(), ShimError> {
-    if let Some(c) = &options.client {
-        hello::check_client_name(c).map_err(ShimError::Usage)?;
+    if let Some(c) = &options.app {
+        hello::check_app_name(c).map_err(ShimError::Usage)?;
     }
     // A host handing over answers "moving": the next one comes within
     // moments.

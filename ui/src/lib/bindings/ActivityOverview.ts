@@ -18,7 +18,7 @@ elicitations_by_day: Array<ElicitationDay>, calls_by_day: Array<CallDay>,
  */
 domains: Array<DomainCount>, 
 /**
- * Apps (gateway clients) with the most tool calls in the window.
+ * Apps (gateway apps) with the most tool calls in the window.
  */
 apps: Array<NameCount>, 
 /**

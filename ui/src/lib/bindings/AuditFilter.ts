@@ -9,9 +9,9 @@ export type AuditFilter = { server: string | null,
  */
 kind: string | null, 
 /**
- * Events about this app (their detail names it as `client`).
+ * Events about this app (their stored detail names it as `client`).
  */
-client: string | null, 
+app: string | null, 
 /**
  * Case-insensitive substring of the server, the kind or the detail.
  */

@@ -9,8 +9,8 @@ import type { Verdict } from "./Verdict";
  */
 export type ElicitationRecord = { id: number, server: string, elicitation_id: string | null, mode: Mode, origin: Origin, message: string, url: string | null, registrable_domain: string | null, verdict: Verdict | null, warnings: Array<string>, state: ElicitationState, created_at: number, updated_at: number, 
 /**
- * The app whose tool call raised it, through the gateway (a client
+ * The app whose tool call raised it, through the gateway (an app
  * name, or "one of: a, b" when several apps' calls were in flight);
  * `None`: Airlock itself (the window, the CLI).
  */
-client: string | null, };
+app: string | null, };

@@ -14,6 +14,6 @@ search: string | null, outcome: ToolCallOutcome | null, since_ms: number | null,
  */
 before_id: number | null, 
 /**
- * Only calls made through the gateway by this client.
+ * Only calls made through the gateway by this app.
  */
-client: string | null, };
+app: string | null, };

@@ -6,4 +6,4 @@ export type ToolCallRecord = { id: number, server: string, tool: string, argumen
 /**
  * The app that made the call through the gateway; `None`: Airlock itself.
  */
-client: string | null, };
+app: string | null, };

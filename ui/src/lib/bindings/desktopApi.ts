@@ -4,12 +4,12 @@ import type { ActivityQuery } from "./ActivityQuery";
 import type { AppChangeDone } from "./AppChangeDone";
 import type { AppChangeView } from "./AppChangeView";
 import type { AppInfo } from "./AppInfo";
+import type { AppProfile } from "./AppProfile";
 import type { AuditFilter } from "./AuditFilter";
 import type { AuditPage } from "./AuditPage";
 import type { CallOutcome } from "./CallOutcome";
 import type { Capabilities } from "./Capabilities";
 import type { ClientAppView } from "./ClientAppView";
-import type { ClientProfile } from "./ClientProfile";
 import type { ClientView } from "./ClientView";
 import type { ConnectionReport } from "./ConnectionReport";
 import type { CoreEvent } from "./CoreEvent";
@@ -143,11 +143,11 @@ export type Commands = {
   /**
    * Pause an app (its calls are refused, "paused in Airlock") or resume it.
    */
-  set_client_paused: { args: { name: string; paused: boolean }; result: null };
+  set_app_paused: { args: { name: string; paused: boolean }; result: null };
   /**
    * Which servers (and tools) an app sees.
    */
-  set_client_profile: { args: { name: string; profile: ClientProfile }; result: null };
+  set_app_profile: { args: { name: string; profile: AppProfile }; result: null };
   /**
    * Requests per day by outcome, domains opened, who asks most.
    */

@@ -42,34 +42,33 @@ fn server_name(server: &str) -> String {
 }
 
 /// An app's label as a line shows it (`Claude Code`, `app “my tool”`).
-fn app_label(client: &str) -> String {
+fn app_label(app: &str) -> String {
     neutralize_for_display(
-        &airlock_apps::caller_label(client),
+        &airlock_apps::caller_label(app),
         airlock_apps::MAX_CALLER_LABEL_CHARS,
     )
 }
 
 /// `Claude Code → ` in front of a sentence; nothing for Airlock's own calls.
-fn app_prefix(client: Option<&str>) -> Vec<Part> {
-    client
-        .map(|c| {
-            vec![
-                part(
-                    neutralize_for_display(
-                        &airlock_apps::caller_label_capitalised(c),
-                        airlock_apps::MAX_CALLER_LABEL_CHARS,
-                    ),
-                    Source::App,
+fn app_prefix(app: Option<&str>) -> Vec<Part> {
+    app.map(|c| {
+        vec![
+            part(
+                neutralize_for_display(
+                    &airlock_apps::caller_label_capitalised(c),
+                    airlock_apps::MAX_CALLER_LABEL_CHARS,
                 ),
-                words(s::APP_ARROW),
-            ]
-        })
-        .unwrap_or_default()
+                Source::App,
+            ),
+            words(s::APP_ARROW),
+        ]
+    })
+    .unwrap_or_default()
 }
 
 /// `[Claude Code → ]the server “github” asks you to …`.
-fn who_asks(client: Option<&str>, server: &str, asks: &str) -> Vec<Part> {
-    let mut parts = app_prefix(client);
+fn who_asks(app: Option<&str>, server: &str, asks: &str) -> Vec<Part> {
+    let mut parts = app_prefix(app);
     let the_server = if parts.is_empty() {
         capitalised(s::THE_SERVER)
     } else {
@@ -92,8 +91,8 @@ fn line(key: LineKey, label: &str, text: String, from: Source) -> ViewLine {
     }
 }
 
-fn app_line(client: Option<&str>) -> Option<ViewLine> {
-    client.map(|c| ViewLine {
+fn app_line(app: Option<&str>) -> Option<ViewLine> {
+    app.map(|c| ViewLine {
         note: Some(s::APP_NOTE.to_owned()),
         ..line(LineKey::App, s::LABEL_APP, app_label(c), Source::App)
     })
@@ -216,13 +215,13 @@ impl ConsentView {
         let sign_in = request.origin == Origin::SignIn;
         let inspection = &request.inspection;
         let server = server_name(&request.server);
-        let client = request.client.as_deref();
+        let app = request.app.as_deref();
         let asks = if sign_in {
             s::ASKS_SIGN_IN
         } else {
             s::ASKS_OPEN_PAGE
         };
-        let mut lines: Vec<ViewLine> = app_line(client).into_iter().collect();
+        let mut lines: Vec<ViewLine> = app_line(app).into_iter().collect();
         lines.push(why_line(&request.message));
         lines.extend(url_lines(inspection));
         lines.push(seen_line(&request.familiarity));
@@ -254,8 +253,8 @@ impl ConsentView {
                 s::TITLE_PREFIX,
                 s::request_number(request.record_id)
             ),
-            heading: who_asks(client, &server, asks),
-            app: client.map(app_label),
+            heading: who_asks(app, &server, asks),
+            app: app.map(app_label),
             server,
             domain: Some(domain_line(inspection)),
             lines,
@@ -326,18 +325,18 @@ impl ConsentView {
     pub fn late(request: &UrlConsentRequest) -> ConsentView {
         let inspection = &request.inspection;
         let server = server_name(&request.server);
-        let client = request.client.as_deref();
+        let app = request.app.as_deref();
         let domain = domain_line(inspection);
         let place = match domain.from {
             Source::Domain => part(domain.text.clone(), Source::Domain),
             _ => words(s::THE_WEB_PAGE),
         };
         let heading = vec![words(format!("{} ", s::STILL_WAITING_FOR)), place];
-        let mut note = app_prefix(client);
+        let mut note = app_prefix(app);
         note.push(part(server.clone(), Source::Server));
         note.push(words(format!(" {}", s::LATE_NOTE)));
         let heading_text: String = heading.iter().map(|p| p.text.as_str()).collect();
-        let mut lines: Vec<ViewLine> = app_line(client).into_iter().collect();
+        let mut lines: Vec<ViewLine> = app_line(app).into_iter().collect();
         lines.push(why_line(&request.message));
         ConsentView {
             kind: ViewKind::Late,
@@ -350,7 +349,7 @@ impl ConsentView {
             question: format!("{heading_text}."),
             heading,
             server,
-            app: client.map(app_label),
+            app: app.map(app_label),
             domain: Some(domain),
             lines,
             familiarity: None,
@@ -374,9 +373,9 @@ impl ConsentView {
     /// (`FormSchema`); the view says who asks, why, and what the answers do.
     pub fn form(request: &FormConsentRequest) -> ConsentView {
         let server = server_name(&request.server);
-        let client = request.client.as_deref();
+        let app = request.app.as_deref();
         let schema = &request.schema;
-        let mut lines: Vec<ViewLine> = app_line(client).into_iter().collect();
+        let mut lines: Vec<ViewLine> = app_line(app).into_iter().collect();
         lines.push(why_line(&request.message));
         for text in [&schema.title, &schema.description].into_iter().flatten() {
             lines.push(line(
@@ -403,9 +402,9 @@ impl ConsentView {
                 s::ASKS_FORM,
                 s::request_number(request.record_id)
             ),
-            heading: who_asks(client, &server, s::ASKS_FORM),
+            heading: who_asks(app, &server, s::ASKS_FORM),
             server,
-            app: client.map(app_label),
+            app: app.map(app_label),
             domain: None,
             lines,
             familiarity: None,

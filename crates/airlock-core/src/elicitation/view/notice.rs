@@ -97,10 +97,10 @@ impl Notice {
 }
 
 /// `Claude Code → github`: the app (if any) and the server, defanged.
-fn who(client: Option<&str>, server: &str) -> String {
+fn who(app: Option<&str>, server: &str) -> String {
     format!(
         "{}{}",
-        airlock_apps::notice_prefix(client),
+        airlock_apps::notice_prefix(app),
         notification_name(server)
     )
 }
@@ -135,7 +135,7 @@ pub fn url_notice(request: &UrlConsentRequest, host: NoticeHost) -> (Notice, boo
         .unwrap_or_else(|| s::NOTICE_A_WEB_PAGE.into());
     let summary = format!(
         "{} {asks} {place}",
-        who(request.client.as_deref(), &request.server)
+        who(request.app.as_deref(), &request.server)
     );
     let open_decline = || {
         vec![
@@ -206,7 +206,7 @@ pub fn late_notice(request: &UrlConsentRequest) -> Notice {
         summary: format!("{} {domain}", s::STILL_WAITING_FOR),
         body: format!(
             "{} {}",
-            who(request.client.as_deref(), &request.server),
+            who(request.app.as_deref(), &request.server),
             s::LATE_NOTE
         ),
         actions: vec![
@@ -222,7 +222,7 @@ pub fn late_notice(request: &UrlConsentRequest) -> Notice {
 pub fn form_notice(request: &FormConsentRequest, host: NoticeHost) -> Notice {
     let summary = format!(
         "{} {}",
-        who(request.client.as_deref(), &request.server),
+        who(request.app.as_deref(), &request.server),
         s::ASKS_FORM
     );
     match host {

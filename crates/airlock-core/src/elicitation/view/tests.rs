@@ -21,11 +21,11 @@ fn request(server: &str, message: &str, url: &str, origin: Origin) -> UrlConsent
         inspection: inspect(url, &Policy::default()),
         familiarity: Familiarity::default(),
         code_goes_to: None,
-        client: None,
+        app: None,
     }
 }
 
-fn form(server: &str, message: &str, client: Option<&str>) -> FormConsentRequest {
+fn form(server: &str, message: &str, app: Option<&str>) -> FormConsentRequest {
     FormConsentRequest {
         record_id: 5,
         server: server.into(),
@@ -36,7 +36,7 @@ fn form(server: &str, message: &str, client: Option<&str>) -> FormConsentRequest
             "api_key": {"type": "string"}
         }}))
         .unwrap(),
-        client: client.map(str::to_owned),
+        app: app.map(str::to_owned),
         to_app: None,
     }
 }
@@ -178,7 +178,7 @@ fn no_fixed_sentence_or_word_is_empty() {
 
     // And nothing a view or a notice shows is empty, for every kind.
     let mut r = request("srv", "m", "https://a.example:8443/x", Origin::Request);
-    r.client = Some("cursor".into());
+    r.app = Some("cursor".into());
     r.code_goes_to = Some("b.example".into());
     r.familiarity.looks_like = Some(LookAlike {
         domain: "c.example".into(),
@@ -228,7 +228,7 @@ fn hostile_request(origin: Origin) -> UrlConsentRequest {
         "https://ok.example/\u{202e}path",
         origin,
     );
-    r.client = Some(HOSTILE_APP.into());
+    r.app = Some(HOSTILE_APP.into());
     r.code_goes_to = Some("collect.example\u{202e}\n".into());
     r.familiarity.looks_like = Some(LookAlike {
         domain: "known.example\u{2066}".into(),
@@ -368,18 +368,18 @@ fn a_name_cannot_become_a_link_or_markup_in_a_notification() {
     }
     // An app's name: labelled as the app's own, defanged, bounded.
     let mut r = request("github", "m", "https://github.com/", Origin::Request);
-    r.client = Some("claude-code".into());
+    r.app = Some("claude-code".into());
     assert_eq!(
         url_notice(&r, NoticeHost::Window).0.summary,
         "Claude Code → github asks you to open github.com"
     );
-    r.client = Some("github asks you to open paypal.com".into());
+    r.app = Some("github asks you to open paypal.com".into());
     let summary = url_notice(&r, NoticeHost::Daemon).0.summary;
     assert_eq!(
         summary,
         "App “github asks you to open paypal[.]com” → github asks you to open github.com"
     );
-    r.client = Some("y".repeat(9000));
+    r.app = Some("y".repeat(9000));
     assert!(url_notice(&r, NoticeHost::Window).0.summary.chars().count() < 250);
 }
 
@@ -457,7 +457,7 @@ fn a_page_and_a_sign_in_are_worded_apart_and_name_the_app() {
         "https://github.com/login/device",
         Origin::Request,
     );
-    r.client = Some("claude-code".into());
+    r.app = Some("claude-code".into());
     let v = ConsentView::url(&r);
     assert_eq!(
         v.heading_text(),
@@ -468,7 +468,7 @@ fn a_page_and_a_sign_in_are_worded_apart_and_name_the_app() {
         (app.text.as_str(), app.note.as_deref()),
         ("Claude Code", Some("its tool call asked for this"))
     );
-    r.client = Some("one of: cursor, claude-code".into());
+    r.app = Some("one of: cursor, claude-code".into());
     assert_eq!(
         ConsentView::url(&r).heading_text(),
         "One of: Cursor, Claude Code → the server “github” asks you to open a web page"
@@ -746,7 +746,7 @@ fn a_late_page_asks_continue_or_cancel() {
             ("cancel", Some(ViewAction::Cancel))
         ]
     );
-    r.client = Some("zed".into());
+    r.app = Some("zed".into());
     assert!(late_notice(&r)
         .body
         .starts_with("Zed → ‹py› has not heard back yet"));

@@ -117,11 +117,11 @@ mod tests {
         assert_eq!(mode & 0o777, 0o600);
         let server = listener.serve().unwrap();
         let data = dir.path().to_owned();
-        let client = std::thread::spawn(move || connect(&data).unwrap());
+        let app = std::thread::spawn(move || connect(&data).unwrap());
         let conn = server.accept().await.unwrap();
         assert!(conn.same_user);
         assert_eq!(conn.peer_pid, Some(std::process::id()));
-        drop(client.join().unwrap());
+        drop(app.join().unwrap());
         drop(server);
         drop(listener);
         assert!(!address(dir.path()).exists());

@@ -181,7 +181,7 @@ fn into_server(handle: OwnedHandle) -> io::Result<NamedPipeServer> {
 }
 
 pub struct AsyncListener {
-    /// The instance waiting for the next client.
+    /// The instance waiting for the next app.
     current: tokio::sync::Mutex<NamedPipeServer>,
     name: Vec<u16>,
     sd: Arc<SecurityDescriptor>,
@@ -194,11 +194,11 @@ impl AsyncListener {
     }
 
     /// The next process that connects (cancel-safe: the waiting instance
-    /// stays until a client comes).
+    /// stays until an app comes).
     pub async fn accept(&self) -> io::Result<Connection> {
         let mut current = self.current.lock().await;
         if let Err(e) = current.connect().await {
-            // That instance is spent (a client came and went): a fresh one.
+            // That instance is spent (an app came and went): a fresh one.
             *current = self.next_instance()?;
             return Err(e);
         }
@@ -485,7 +485,7 @@ mod tests {
         );
         let server = listener.serve().unwrap();
         let data = dir.path().to_owned();
-        let client = std::thread::spawn(move || {
+        let app = std::thread::spawn(move || {
             let s = connect(&data).unwrap();
             (&s).write_all(b"hello\n").unwrap();
             let mut buf = [0u8; 3];
@@ -503,7 +503,7 @@ mod tests {
         conn.read.read_exact(&mut line).await.unwrap();
         assert_eq!(&line, b"hello\n");
         conn.write.write_all(b"ok!").await.unwrap();
-        let (got, timed_out, stream) = tokio::task::spawn_blocking(move || client.join().unwrap())
+        let (got, timed_out, stream) = tokio::task::spawn_blocking(move || app.join().unwrap())
             .await
             .unwrap();
         assert_eq!(&got, b"ok!");

@@ -9,7 +9,7 @@
 //! - [`StallBound`]: a request body with no byte for
 //!   [`super::HTTP_BODY_STALL_TIMEOUT`] fails (408) and its connection closes;
 //! - [`Held`]: a response body that holds the request's slot and its
-//!   session's activity until the body ends or the client goes away (an
+//!   session's activity until the body ends or the app goes away (an
 //!   open GET stream keeps its session from going idle).
 
 use std::fmt;

@@ -2,7 +2,7 @@
 //! real Streamable HTTP service and session manager behind [`Front`], with
 //! a small server of our own (`Slow`: one tool that takes a while) in
 //! place of the gateway's catalog. Requests are built by hand, as a hostile
-//! client would send them; time bounds run on tokio's paused clock.
+//! app would send them; time bounds run on tokio's paused clock.
 
 use std::sync::atomic::AtomicUsize;
 
@@ -91,12 +91,12 @@ async fn text(response: Response<Body>) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// Initialize as `client`: the session id.
-async fn initialize<S: ServerHandler + Send + 'static>(front: &Front<S>, client: &str) -> String {
+/// Initialize as `app`: the session id.
+async fn initialize<S: ServerHandler + Send + 'static>(front: &Front<S>, app: &str) -> String {
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": client, "version": "0"}}});
-    let response = front.serve(client.to_owned(), post(None, init)).await;
+        "clientInfo": {"name": app, "version": "0"}}});
+    let response = front.serve(app.to_owned(), post(None, init)).await;
     assert_eq!(response.status(), StatusCode::OK);
     let id = response.headers()["mcp-session-id"]
         .to_str()
@@ -104,20 +104,18 @@ async fn initialize<S: ServerHandler + Send + 'static>(front: &Front<S>, client:
         .to_owned();
     assert!(text(response).await.contains("\"result\""));
     let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let response = front.serve(client.to_owned(), post(Some(&id), done)).await;
+    let response = front.serve(app.to_owned(), post(Some(&id), done)).await;
     assert_eq!(response.status(), StatusCode::ACCEPTED);
     id
 }
 
 async fn ping<S: ServerHandler + Send + 'static>(
     front: &Front<S>,
-    client: &str,
+    app: &str,
     session: &str,
 ) -> (StatusCode, String) {
     let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
-    let response = front
-        .serve(client.to_owned(), post(Some(session), ping))
-        .await;
+    let response = front.serve(app.to_owned(), post(Some(session), ping)).await;
     (response.status(), text(response).await)
 }
 
@@ -153,7 +151,7 @@ async fn another_clients_session_is_refused_on_every_method_and_nothing_reaches_
         assert_eq!(response.headers()["connection"], "close");
         let body = text(response).await;
         assert!(
-            body.contains("belongs to another client"),
+            body.contains("belongs to another app"),
             "{method}: {body}"
         );
     }
@@ -163,7 +161,7 @@ async fn another_clients_session_is_refused_on_every_method_and_nothing_reaches_
     assert_eq!(server.cancelled.load(Ordering::SeqCst), 0);
     let (status, body) = ping(&front, "a", &a).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    // A's own cancel does reach its call (the check is per client, not a wall).
+    // A's own cancel does reach its call (the check is per app, not a wall).
     let call = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call",
                       "params": {"name": "slow", "arguments": {}}});
     let running = front.serve("a".into(), post(Some(&a), call)).await;
@@ -233,7 +231,7 @@ async fn one_clients_sessions_are_capped_and_other_clients_are_not_affected() {
         front.sessions.book.count("greedy"),
         MAX_HTTP_SESSIONS_PER_CLIENT
     );
-    // Another client still gets its session.
+    // Another app still gets its session.
     let other = initialize(&front, "polite").await;
     assert_eq!(ping(&front, "polite", &other).await.0, StatusCode::OK);
     // One closed: room for one more.
@@ -250,8 +248,8 @@ async fn one_clients_sessions_are_capped_and_other_clients_are_not_affected() {
 #[tokio::test]
 async fn sessions_of_all_clients_are_capped() {
     let front = front(Slow::default());
-    let clients = MAX_HTTP_SESSIONS / MAX_HTTP_SESSIONS_PER_CLIENT;
-    for c in 0..clients {
+    let apps = MAX_HTTP_SESSIONS / MAX_HTTP_SESSIONS_PER_CLIENT;
+    for c in 0..apps {
         for _ in 0..MAX_HTTP_SESSIONS_PER_CLIENT {
             initialize(&front, &format!("c{c}")).await;
         }
@@ -359,9 +357,9 @@ async fn a_request_keeps_its_session_from_going_idle() {
     assert_eq!(gone.len(), 1);
 }
 
-/// `front` served over one in-memory connection as client "a".
+/// `front` served over one in-memory connection as app "a".
 fn connect(front: Arc<Front<Slow>>, idle: Duration) -> tokio::io::DuplexStream {
-    let (client, server) = tokio::io::duplex(64 * 1024);
+    let (app, server) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
         let service = hyper::service::service_fn(move |req| {
             let front = front.clone();
@@ -369,7 +367,7 @@ fn connect(front: Arc<Front<Slow>>, idle: Duration) -> tokio::io::DuplexStream {
         });
         serve_connection(server, service, idle, &CancellationToken::new()).await;
     });
-    client
+    app
 }
 
 /// Read until the connection closes (within an hour): what came, and when

@@ -1,18 +1,18 @@
 //! Who owns each HTTP session, checked before rmcp sees a request.
 //!
 //! rmcp's [`LocalSessionManager`] runs the sessions; [`OwnedSessions`]
-//! wraps it and records, in a [`SessionBook`], the client whose request
+//! wraps it and records, in a [`SessionBook`], the app whose request
 //! created each session (rmcp creates it inside that request's task, where
-//! [`CALLER`] names the client) and forgets it when rmcp closes it. The
+//! [`CALLER`] names the app) and forgets it when rmcp closes it. The
 //! front ([`super`]) asks the book about every request that names a
 //! session (`mcp-session-id`), whatever its method: a POSTed request,
-//! notification or response, the GET stream, the DELETE. Another client's
+//! notification or response, the GET stream, the DELETE. Another app's
 //! session gets 403, an unknown one 404, and nothing reaches rmcp.
 //!
 //! The book also counts, per session, the requests in flight and the
 //! streams open on it ([`Activity`], held by the response body until it
 //! ends): [`reap`] closes a session with neither for
-//! [`super::SESSION_IDLE_TIMEOUT`]. Per client it counts sessions
+//! [`super::SESSION_IDLE_TIMEOUT`]. Per app it counts sessions
 //! ([`super::MAX_HTTP_SESSIONS_PER_CLIENT`]) and requests in flight
 //! ([`super::MAX_HTTP_REQUESTS_PER_CLIENT`]).
 //!
@@ -40,32 +40,32 @@ use super::{MAX_HTTP_REQUESTS_PER_CLIENT, MAX_HTTP_SESSIONS, MAX_HTTP_SESSIONS_P
 use crate::catalog::log;
 
 tokio::task_local! {
-    /// The client whose request rmcp is serving in this task: a session
-    /// rmcp creates here is that client's.
+    /// The app whose request rmcp is serving in this task: a session
+    /// rmcp creates here is that app's.
     pub(crate) static CALLER: Arc<Caller>;
 }
 
-/// Each client's first this many requests refused on another client's
+/// Each app's first this many requests refused on another app's
 /// session are logged, then only the 32nd, 64th, 128th, ...: a thief cannot
 /// fill the log.
 pub(crate) const LOGGED_FOREIGN_REFUSALS: u64 = 16;
 
-/// Whether the `n`th refusal (from 1) of one client goes to the log.
+/// Whether the `n`th refusal (from 1) of one app goes to the log.
 pub(crate) fn log_foreign(n: u64) -> bool {
     n <= LOGGED_FOREIGN_REFUSALS || n.is_power_of_two()
 }
 
-/// The client of one request, and why the book refused it a session.
+/// The app of one request, and why the book refused it a session.
 #[derive(Debug)]
 pub(crate) struct Caller {
-    pub client: String,
+    pub app: String,
     refused: Mutex<Option<Refusal>>,
 }
 
 impl Caller {
-    pub fn new(client: String) -> Arc<Self> {
+    pub fn new(app: String) -> Arc<Self> {
         Arc::new(Self {
-            client,
+            app,
             refused: Mutex::new(None),
         })
     }
@@ -83,29 +83,29 @@ impl Caller {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum Refusal {
     #[error(
-        "this session belongs to another client; use your own (initialize without mcp-session-id)"
+        "this session belongs to another app; use your own (initialize without mcp-session-id)"
     )]
     Foreign,
     #[error("no such session (it ended or never existed); initialize again")]
     Unknown,
-    #[error("client {client:?} has {MAX_HTTP_SESSIONS_PER_CLIENT} HTTP sessions open, the most one client may have; close one (DELETE); Airlock closes one left idle for {idle_min} minutes", idle_min = super::SESSION_IDLE_TIMEOUT.as_secs() / 60)]
-    ClientSessions { client: String },
+    #[error("app {app:?} has {MAX_HTTP_SESSIONS_PER_CLIENT} HTTP sessions open, the most one app may have; close one (DELETE); Airlock closes one left idle for {idle_min} minutes", idle_min = super::SESSION_IDLE_TIMEOUT.as_secs() / 60)]
+    AppSessions { app: String },
     #[error("too many HTTP sessions (at most {MAX_HTTP_SESSIONS}); close one")]
     Sessions,
-    #[error("client {client:?} has {MAX_HTTP_REQUESTS_PER_CLIENT} requests in flight or streams open, the most one client may have; wait for one to end")]
-    ClientRequests { client: String },
+    #[error("app {app:?} has {MAX_HTTP_REQUESTS_PER_CLIENT} requests in flight or streams open, the most one app may have; wait for one to end")]
+    AppRequests { app: String },
 }
 
 impl Refusal {
     pub fn status(&self) -> http::StatusCode {
         match self {
-            // 403, not 404: the id is 122 random bits that only its client
+            // 403, not 404: the id is 122 random bits that only its app
             // was given, so saying it exists tells a thief nothing new,
-            // while a 404 would send an honest but confused client to
+            // while a 404 would send an honest but confused app to
             // initialize again without saying why.
             Self::Foreign => http::StatusCode::FORBIDDEN,
             Self::Unknown => http::StatusCode::NOT_FOUND,
-            Self::ClientSessions { .. } | Self::ClientRequests { .. } => {
+            Self::AppSessions { .. } | Self::AppRequests { .. } => {
                 http::StatusCode::TOO_MANY_REQUESTS
             }
             Self::Sessions => http::StatusCode::SERVICE_UNAVAILABLE,
@@ -115,7 +115,7 @@ impl Refusal {
 
 #[derive(Debug)]
 struct Session {
-    client: String,
+    app: String,
     /// Requests in flight and streams open on it.
     active: usize,
     /// When `active` last fell to 0 (or the session was made).
@@ -125,25 +125,22 @@ struct Session {
 #[derive(Debug, Default)]
 struct Book {
     sessions: HashMap<SessionId, Session>,
-    /// Sessions being made, per client (counted against the caps).
+    /// Sessions being made, per app (counted against the caps).
     reserved: HashMap<String, usize>,
-    /// Requests in flight (and streams open), per client.
+    /// Requests in flight (and streams open), per app.
     requests: HashMap<String, usize>,
-    /// Requests refused on another client's session, per client.
+    /// Requests refused on another app's session, per app.
     foreign: HashMap<String, u64>,
 }
 
 impl Book {
-    fn sessions_of(&self, client: &str) -> usize {
-        self.sessions
-            .values()
-            .filter(|s| s.client == client)
-            .count()
-            + self.reserved.get(client).copied().unwrap_or(0)
+    fn sessions_of(&self, app: &str) -> usize {
+        self.sessions.values().filter(|s| s.app == app).count()
+            + self.reserved.get(app).copied().unwrap_or(0)
     }
 }
 
-/// Every HTTP session's client and activity (a lock never held across an
+/// Every HTTP session's app and activity (a lock never held across an
 /// await).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct SessionBook {
@@ -155,30 +152,30 @@ impl SessionBook {
         self.book.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// A request of `client` begins; the returned guard ends it.
-    pub fn begin_request(&self, client: &str) -> Result<RequestSlot, Refusal> {
+    /// A request of `app` begins; the returned guard ends it.
+    pub fn begin_request(&self, app: &str) -> Result<RequestSlot, Refusal> {
         let mut book = self.lock();
-        let n = book.requests.entry(client.to_owned()).or_insert(0);
+        let n = book.requests.entry(app.to_owned()).or_insert(0);
         if *n >= MAX_HTTP_REQUESTS_PER_CLIENT {
-            return Err(Refusal::ClientRequests {
-                client: client.to_owned(),
+            return Err(Refusal::AppRequests {
+                app: app.to_owned(),
             });
         }
         *n += 1;
         Ok(RequestSlot {
             book: self.clone(),
-            client: client.to_owned(),
+            app: app.to_owned(),
         })
     }
 
-    /// `client` names session `id`: its own, or refused. The guard keeps
+    /// `app` names session `id`: its own, or refused. The guard keeps
     /// the session busy (not idle) until it is dropped.
-    pub fn enter(&self, id: &str, client: &str) -> Result<Activity, Refusal> {
+    pub fn enter(&self, id: &str, app: &str) -> Result<Activity, Refusal> {
         let id = SessionId::from(id);
         let mut book = self.lock();
         let session = book.sessions.get_mut(&id).ok_or(Refusal::Unknown)?;
-        if session.client != client {
-            *book.foreign.entry(client.to_owned()).or_insert(0) += 1;
+        if session.app != app {
+            *book.foreign.entry(app.to_owned()).or_insert(0) += 1;
             return Err(Refusal::Foreign);
         }
         session.active += 1;
@@ -188,39 +185,39 @@ impl SessionBook {
         })
     }
 
-    /// How many of `client`'s requests were refused on another client's
+    /// How many of `app`'s requests were refused on another app's
     /// session so far.
-    pub fn foreign_refusals(&self, client: &str) -> u64 {
-        self.lock().foreign.get(client).copied().unwrap_or(0)
+    pub fn foreign_refusals(&self, app: &str) -> u64 {
+        self.lock().foreign.get(app).copied().unwrap_or(0)
     }
 
-    /// Hold a place for a new session of `client`, within the caps.
-    fn reserve(&self, client: &str) -> Result<Reservation, Refusal> {
+    /// Hold a place for a new session of `app`, within the caps.
+    fn reserve(&self, app: &str) -> Result<Reservation, Refusal> {
         let mut book = self.lock();
         let total = book.sessions.len() + book.reserved.values().sum::<usize>();
         if total >= MAX_HTTP_SESSIONS {
             return Err(Refusal::Sessions);
         }
-        if book.sessions_of(client) >= MAX_HTTP_SESSIONS_PER_CLIENT {
-            return Err(Refusal::ClientSessions {
-                client: client.to_owned(),
+        if book.sessions_of(app) >= MAX_HTTP_SESSIONS_PER_CLIENT {
+            return Err(Refusal::AppSessions {
+                app: app.to_owned(),
             });
         }
-        *book.reserved.entry(client.to_owned()).or_insert(0) += 1;
+        *book.reserved.entry(app.to_owned()).or_insert(0) += 1;
         Ok(Reservation {
             book: self.clone(),
-            client: client.to_owned(),
+            app: app.to_owned(),
             bound: false,
         })
     }
 
     fn forget(&self, id: &SessionId) -> Option<String> {
-        self.lock().sessions.remove(id).map(|s| s.client)
+        self.lock().sessions.remove(id).map(|s| s.app)
     }
 
     /// Take out of the book every session idle for `idle` at `now`: from
     /// here on a request naming one gets 404. Returns them with their
-    /// clients, for rmcp to close.
+    /// apps, for rmcp to close.
     pub fn take_idle(&self, now: Instant, idle: Duration) -> Vec<(SessionId, String)> {
         let mut book = self.lock();
         let gone: Vec<SessionId> = book
@@ -230,14 +227,14 @@ impl SessionBook {
             .map(|(id, _)| id.clone())
             .collect();
         gone.into_iter()
-            .filter_map(|id| book.sessions.remove(&id).map(|s| (id, s.client)))
+            .filter_map(|id| book.sessions.remove(&id).map(|s| (id, s.app)))
             .collect()
     }
 
-    /// How many sessions `client` has (made or being made).
+    /// How many sessions `app` has (made or being made).
     #[cfg(test)]
-    pub fn count(&self, client: &str) -> usize {
-        self.lock().sessions_of(client)
+    pub fn count(&self, app: &str) -> usize {
+        self.lock().sessions_of(app)
     }
 
     /// How many sessions there are.
@@ -247,20 +244,20 @@ impl SessionBook {
     }
 }
 
-/// One request of a client in flight (its response still being sent).
+/// One request of an app in flight (its response still being sent).
 #[derive(Debug)]
 pub(crate) struct RequestSlot {
     book: SessionBook,
-    client: String,
+    app: String,
 }
 
 impl Drop for RequestSlot {
     fn drop(&mut self) {
         let mut book = self.book.lock();
-        if let Some(n) = book.requests.get_mut(&self.client) {
+        if let Some(n) = book.requests.get_mut(&self.app) {
             *n = n.saturating_sub(1);
             if *n == 0 {
-                book.requests.remove(&self.client);
+                book.requests.remove(&self.app);
             }
         }
     }
@@ -288,18 +285,18 @@ impl Drop for Activity {
 /// A place held for a session being made; given back unless bound.
 struct Reservation {
     book: SessionBook,
-    client: String,
+    app: String,
     bound: bool,
 }
 
 impl Reservation {
     fn bind(mut self, id: SessionId) {
         let mut book = self.book.lock();
-        unreserve(&mut book, &self.client);
+        unreserve(&mut book, &self.app);
         book.sessions.insert(
             id,
             Session {
-                client: self.client.clone(),
+                app: self.app.clone(),
                 active: 0,
                 idle_since: Instant::now(),
             },
@@ -311,16 +308,16 @@ impl Reservation {
 impl Drop for Reservation {
     fn drop(&mut self) {
         if !self.bound {
-            unreserve(&mut self.book.lock(), &self.client);
+            unreserve(&mut self.book.lock(), &self.app);
         }
     }
 }
 
-fn unreserve(book: &mut Book, client: &str) {
-    if let Some(n) = book.reserved.get_mut(client) {
+fn unreserve(book: &mut Book, app: &str) {
+    if let Some(n) = book.reserved.get_mut(app) {
         *n = n.saturating_sub(1);
         if *n == 0 {
-            book.reserved.remove(client);
+            book.reserved.remove(app);
         }
     }
 }
@@ -331,11 +328,11 @@ pub(crate) enum SessionsError {
     Local(#[from] LocalSessionManagerError),
     #[error("{0}")]
     Refused(Refusal),
-    #[error("a session can only be made in a client's request")]
+    #[error("a session can only be made in an app's request")]
     NoCaller,
 }
 
-/// rmcp's [`LocalSessionManager`], with each session's client in a
+/// rmcp's [`LocalSessionManager`], with each session's app in a
 /// [`SessionBook`].
 pub(crate) struct OwnedSessions {
     inner: LocalSessionManager,
@@ -364,7 +361,7 @@ impl SessionManager for OwnedSessions {
         let caller = CALLER
             .try_with(Arc::clone)
             .map_err(|_| SessionsError::NoCaller)?;
-        let reservation = self.book.reserve(&caller.client).map_err(|r| {
+        let reservation = self.book.reserve(&caller.app).map_err(|r| {
             *caller.refused.lock().unwrap_or_else(|p| p.into_inner()) = Some(r.clone());
             SessionsError::Refused(r)
         })?;
@@ -436,9 +433,9 @@ pub(crate) async fn reap(
             () = tokio::time::sleep(every) => {}
             () = stop.cancelled() => return,
         }
-        for (id, client) in sessions.book.take_idle(Instant::now(), idle) {
+        for (id, app) in sessions.book.take_idle(Instant::now(), idle) {
             log(&format!(
-                "http: closed an HTTP session of client {client:?}: idle for {} min",
+                "http: closed an HTTP session of app {app:?}: idle for {} min",
                 idle.as_secs() / 60
             ));
             let _ = sessions.inner.close_session(&id).await;

@@ -1,32 +1,33 @@
-//! The arguments of `airlock clients`: the apps that attach to the gateway
-//! (names, tokens, profiles) and connecting an app's own MCP config.
+//! The arguments of `airlock apps` (`airlock clients` before: still
+//! accepted): the apps that attach to the gateway (names, tokens,
+//! profiles) and connecting an app's own MCP config.
 
 use airlock_core::tool_budget::ToolBudget;
 use clap::{Args, Subcommand};
 
 #[derive(Subcommand)]
-pub(crate) enum ClientsCmd {
-    /// Connect, disconnect and list apps (crates/airlock-apps).
+pub(crate) enum AppsCmd {
+    /// Connect, disconnect and list the apps Airlock can connect (crates/airlock-apps).
     #[command(flatten)]
-    Apps(AppsCmd),
-    /// Add a client; with --token, make its HTTP bearer token (shown once)
+    Connecting(AppConfigCmd),
+    /// Add an app by name; with --token, make its HTTP bearer token (shown once)
     Add {
         name: String,
         /// Make a bearer token for `airlock daemon --http-port`
         #[arg(long)]
         token: bool,
     },
-    /// List the clients
+    /// List the apps that have a name in Airlock (profiles, tokens)
     List,
-    /// Show a client and its profile
+    /// Show an app and its profile
     Show { name: String },
-    /// Remove a client (and its token from the keychain)
+    /// Remove an app's name and profile (and its token from the keychain)
     Remove { name: String },
-    /// Pause a client: its calls are refused ("paused in Airlock") until resumed
+    /// Pause an app: its calls are refused ("paused in Airlock") until resumed
     Pause { name: String },
-    /// Resume a paused client
+    /// Resume a paused app
     Resume { name: String },
-    /// Set which servers (and tools) a client sees and its tool budget;
+    /// Set which servers (and tools) an app sees and its tool budget;
     /// with no flags, show it
     Profile {
         name: String,
@@ -48,16 +49,17 @@ pub(crate) enum ClientsCmd {
 }
 
 #[derive(Subcommand)]
-pub(crate) enum AppsCmd {
-    /// Connect an app (`airlock clients apps` lists their ids): its MCP
+pub(crate) enum AppConfigCmd {
+    /// Connect an app (`airlock apps available` lists their ids): its MCP
     /// config gets one entry, `airlock`, running `airlock gateway --stdio
-    /// --client <app>`. Shows the diff and asks
+    /// --app <app>`. Shows the diff and asks
     Connect(ConnectArgs),
     /// Disconnect an app: remove Airlock's entry and put back what it moved
     /// or replaced (secrets from the keychain); your later edits stay
     Disconnect(DisconnectArgs),
     /// The apps Airlock can connect: detected, connected, where their config is
-    Apps,
+    #[command(alias = "apps")]
+    Available,
 }
 
 #[derive(Args)]

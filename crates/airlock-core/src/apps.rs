@@ -1,21 +1,29 @@
-//! The apps that attach to Airlock's gateway ("clients", issue 12), for the
-//! gateway, the CLI (`airlock clients ...`) and the desktop app.
+//! The apps that attach to Airlock's gateway (issue 12), for the gateway,
+//! the CLI (`airlock apps ...`) and the desktop app. "App" is the word for
+//! a program attached to the gateway everywhere a person reads it; "client"
+//! is left for OAuth clients and Airlock's own MCP client role. The stored
+//! words stay as they were written: the SQLite table `clients` and the
+//! `client` columns of `tool_calls` and `elicitations`, the audit kinds
+//! `client_added`, `client_profile`, `client_paused`, `client_resumed`,
+//! `client_removed` and their detail's `client` key, and the keychain
+//! reference `gateway-client:...` (renaming them would orphan what older
+//! versions stored).
 //!
-//! A client is a name (what `--client NAME` or an HTTP token stands for),
+//! An app is a name (what `--app NAME` or an HTTP token stands for),
 //! optionally an HTTP bearer token, and a profile: which servers, and
-//! optionally which of their tools, it sees. An app with no client row (a
+//! optionally which of their tools, it sees. An app with no row (a
 //! stdio app naming itself) sees every enabled server.
 //!
 //! ```ignore
-//! let token = airlock.add_client("cursor", true)?;      // Some(token): show it once
-//! airlock.set_client_profile("cursor", &ClientProfile::servers(["github"]))?;
-//! for c in airlock.clients()? { println!("{} {:?}", c.name, c.profile) }
-//! airlock.remove_client("cursor")?;                      // the token leaves the keychain
-//! let name = airlock.client_for_token(&cache, presented)?; // the gateway's HTTP check
+//! let token = airlock.add_app("cursor", true)?;      // Some(token): show it once
+//! airlock.set_app_profile("cursor", &AppProfile::servers(["github"]))?;
+//! for c in airlock.apps()? { println!("{} {:?}", c.name, c.profile) }
+//! airlock.remove_app("cursor")?;                      // the token leaves the keychain
+//! let name = airlock.app_for_token(&cache, presented)?; // the gateway's HTTP check
 //! ```
 //!
 //! The token is 256 random bits, kept only in the OS keychain (reference
-//! `gateway-client:<instance>:<name>`), compared in constant time; SQLite
+//! `gateway-app:<instance>:<name>`), compared in constant time; SQLite
 //! says only when it was made.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
@@ -26,12 +34,12 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::secrets::SecretValue;
-use crate::store::clients::{ClientRow, ClientsStamp};
+use crate::store::apps::{AppRow, AppsStamp};
 use crate::tool_budget::ToolBudget;
 use crate::{CoreError, CoreResult};
 
-/// At most this many clients.
-pub const MAX_CLIENTS: u32 = 256;
+/// At most this many apps.
+pub const MAX_APPS: u32 = 256;
 /// A profile names at most this many servers, and this many tools in all.
 pub const MAX_PROFILE_SERVERS: usize = 256;
 pub const MAX_PROFILE_TOOLS: usize = 4096;
@@ -39,13 +47,13 @@ pub const MAX_PROFILE_TOOLS: usize = 4096;
 pub const MAX_TOOL_NAME_CHARS: usize = 128;
 /// Every token starts with this (so secret scanners recognise it).
 pub const TOKEN_PREFIX: &str = "airlock_gw_";
-/// A client name: at most this many characters.
-pub const MAX_CLIENT_NAME_CHARS: usize = 64;
+/// An app's name: at most this many characters.
+pub const MAX_APP_NAME_CHARS: usize = 64;
 
-/// Which servers and tools a client sees.
+/// Which servers and tools an app sees.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct ClientProfile {
+pub struct AppProfile {
     /// `None`: every enabled server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
@@ -60,7 +68,7 @@ pub struct ClientProfile {
     pub tool_budget: Option<ToolBudget>,
 }
 
-impl ClientProfile {
+impl AppProfile {
     /// Only these servers, all their tools.
     pub fn servers<S: Into<String>>(names: impl IntoIterator<Item = S>) -> Self {
         Self {
@@ -70,10 +78,10 @@ impl ClientProfile {
         }
     }
 
-    /// The budget that applies to the app `client` with this profile
+    /// The budget that applies to the app `app` with this profile
     /// (its own, else the app's default; `None`: no budget).
-    pub fn tool_budget_for(&self, client: &str) -> Option<u32> {
-        crate::tool_budget::effective(self.tool_budget, client)
+    pub fn tool_budget_for(&self, app: &str) -> Option<u32> {
+        crate::tool_budget::effective(self.tool_budget, app)
     }
 
     pub fn allows_server(&self, server: &str) -> bool {
@@ -120,27 +128,27 @@ impl ClientProfile {
     }
 }
 
-/// A client as the CLI and the window show it (never its token).
+/// An app as the CLI and the window show it (never its token).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ClientInfo {
+pub struct AppInfo {
     pub name: String,
     /// It has an HTTP bearer token (in the keychain).
     pub has_token: bool,
     pub token_set_at: Option<i64>,
-    pub profile: ClientProfile,
+    pub profile: AppProfile,
     pub created_at: i64,
     /// Paused in Airlock: the gateway refuses its calls ([`PAUSED_ERROR`]).
     pub paused: bool,
 }
 
-/// What a paused client's calls get (a tool error, or a JSON-RPC error for
+/// What a paused app's calls get (a tool error, or a JSON-RPC error for
 /// prompts and resources); nothing reaches the servers.
-pub const PAUSED_ERROR: &str = "paused in Airlock: this app's calls are refused until you resume it (Airlock > Clients, or `airlock clients resume NAME`)";
+pub const PAUSED_ERROR: &str = "paused in Airlock: this app's calls are refused until you resume it (Airlock > Apps, or `airlock apps resume NAME`)";
 
-/// Is `name` a valid client name (1-64 letters, digits, spaces, `.`, `_`, `-`)?
-pub fn check_client_name(name: &str) -> CoreResult<()> {
+/// Is `name` a valid app name (1-64 letters, digits, spaces, `.`, `_`, `-`)?
+pub fn check_app_name(name: &str) -> CoreResult<()> {
     let n = name.chars().count();
-    let ok = (1..=MAX_CLIENT_NAME_CHARS).contains(&n)
+    let ok = (1..=MAX_APP_NAME_CHARS).contains(&n)
         && name.trim() == name
         && !name.starts_with('-')
         && name
@@ -150,21 +158,21 @@ pub fn check_client_name(name: &str) -> CoreResult<()> {
         Ok(())
     } else {
         Err(CoreError::BadInput(format!(
-            "client name {name:?} is not allowed: 1 to {MAX_CLIENT_NAME_CHARS} letters, digits, spaces, '.', '_' or '-'"
+            "app name {name:?} is not allowed: 1 to {MAX_APP_NAME_CHARS} letters, digits, spaces, '.', '_' or '-'"
         )))
     }
 }
 
-pub(crate) fn info(row: ClientRow) -> ClientInfo {
+pub(crate) fn info(row: AppRow) -> AppInfo {
     // A profile that does not parse (written by a newer Airlock, or edited
     // by hand) shows nothing rather than everything.
     let profile = match row.profile_json.as_deref() {
-        None => ClientProfile::default(),
+        None => AppProfile::default(),
         Some(j) => {
-            serde_json::from_str(j).unwrap_or_else(|_| ClientProfile::servers(Vec::<String>::new()))
+            serde_json::from_str(j).unwrap_or_else(|_| AppProfile::servers(Vec::<String>::new()))
         }
     };
-    ClientInfo {
+    AppInfo {
         name: row.name,
         has_token: row.token_set_at.is_some(),
         token_set_at: row.token_set_at,
@@ -186,14 +194,14 @@ pub(crate) fn new_token() -> CoreResult<SecretValue> {
 /// presented again is refused from memory, without SQLite or the keychain.
 /// The oldest goes first when full.
 pub const MAX_UNKNOWN_TOKENS: usize = 1024;
-/// A client whose token the keychain did not give (locked, entry gone) is
+/// An app whose token the keychain did not give (locked, entry gone) is
 /// asked for it again after this long, not on every request.
 pub const TOKEN_KEYCHAIN_RETRY: Duration = Duration::from_secs(5);
 
-/// What the gateway knows about tokens between requests: the clients that
-/// have one (read again only when the store's [`ClientsStamp`] moves),
+/// What the gateway knows about tokens between requests: the apps that
+/// have one (read again only when the store's [`AppsStamp`] moves),
 /// their tokens from the keychain (read again only for a new token), and
-/// the wrong tokens seen ([`MAX_UNKNOWN_TOKENS`]; cleared when the clients
+/// the wrong tokens seen ([`MAX_UNKNOWN_TOKENS`]; cleared when the apps
 /// change). Its [`TokenCache::reads`] count every SQLite and keychain read
 /// it caused.
 #[derive(Debug, Default)]
@@ -212,13 +220,13 @@ pub struct TokenReads {
 
 #[derive(Debug, Default)]
 pub(crate) struct CacheState {
-    /// When `clients` was read; `None`: never.
-    pub(crate) stamp: Option<ClientsStamp>,
-    /// The clients that have a token: name and when it was made.
-    pub(crate) clients: Vec<(String, i64)>,
+    /// When `apps` was read; `None`: never.
+    pub(crate) stamp: Option<AppsStamp>,
+    /// The apps that have a token: name and when it was made.
+    pub(crate) apps: Vec<(String, i64)>,
     /// Their tokens, with the time each was made.
     pub(crate) tokens: HashMap<String, (i64, SecretValue)>,
-    /// Clients whose token the keychain did not give, and when it was asked.
+    /// Apps whose token the keychain did not give, and when it was asked.
     pub(crate) unreadable: HashMap<String, Instant>,
     pub(crate) unknown: UnknownTokens,
 }
@@ -278,7 +286,7 @@ impl TokenCache {
 
 pub(crate) fn unknown(name: &str) -> CoreError {
     CoreError::BadInput(format!(
-        "no client named {name:?}; `airlock clients list` shows them"
+        "no app named {name:?}; `airlock apps list` shows them"
     ))
 }
 
@@ -289,9 +297,9 @@ mod tests {
 
     #[test]
     fn profiles_allow_what_they_name() {
-        let all = ClientProfile::default();
+        let all = AppProfile::default();
         assert!(all.allows_tool("a", "x"));
-        let mut p = ClientProfile::servers(["a", "b"]);
+        let mut p = AppProfile::servers(["a", "b"]);
         p.tools.insert("b".into(), vec!["only".into()]);
         assert!(p.allows_tool("a", "x"));
         assert!(p.allows_tool("b", "only"));
