@@ -294,7 +294,10 @@ fn the_daemon_asks_in_a_notification_that_names_the_app_and_open_opens_once() {
         .find(|e| e["kind"] == "elicitation" && e["detail"]["state"] == "requested")
         .expect("requested audit event");
     // The stored detail keeps its key, `client` (older rows say it too).
-    assert_eq!(requested["detail"]["client"], "claude-code", "{requested:?}");
+    assert_eq!(
+        requested["detail"]["client"], "claude-code",
+        "{requested:?}"
+    );
     drop(daemon);
 }
 

@@ -54,6 +54,9 @@ pub struct PeerState {
     pub list_delay: Duration,
     /// `resources/subscribe` never answers.
     pub subscribe_hangs: bool,
+    /// Declares these experimental capabilities (`{"claude/channel": {}}`:
+    /// Claude Code's channels, a server pushing text into the session).
+    pub experimental: Option<ExperimentalCapabilities>,
     /// Its sessions (2025-11-25) and listen streams (2026-07-28), to tell
     /// of list changes.
     peers: Vec<Peer<RoleServer>>,
@@ -135,6 +138,8 @@ impl ServerHandler for Server {
             .enable_resources_subscribe()
             .enable_logging()
             .build();
+        let mut caps = caps;
+        caps.experimental = self.state.lock().unwrap().experimental.clone();
         let mut config = ServerConfig::new(caps);
         if let Some(i) = &self.state.lock().unwrap().instructions {
             config = config.with_instructions(i.clone());
@@ -164,8 +169,9 @@ impl ServerHandler for Server {
     /// What a tool does is in its name (the test's server lists the names):
     /// `talk` logs `lines` lines, `ask` asks a form and says the answer,
     /// `sample` sends `times` sampling requests at once and counts the
-    /// answers, `slow` takes `ms`, `link` links the resource `uri`; any
-    /// other echoes `message`.
+    /// answers, `slow` takes `ms`, `link` links the resource `uri`, `push`
+    /// sends the notification `method` with `{"content": message}` then
+    /// logs "pushed"; any other echoes `message`.
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -217,6 +223,24 @@ impl ServerHandler for Server {
                 let answers = futures::future::join_all(asks).await;
                 let ok = answers.iter().filter(|a| **a).count();
                 format!("{ok} answered, {} refused", answers.len() - ok)
+            }
+            "push" => {
+                let pushed = CustomNotification::new(
+                    word("method"),
+                    Some(json!({"content": word("message"), "meta": {"chat_id": "1"}})),
+                );
+                let _ = context
+                    .peer
+                    .send_notification(ServerNotification::CustomNotification(pushed))
+                    .await;
+                let _ = context
+                    .peer
+                    .notify_logging_message(LoggingMessageNotificationParam::new(
+                        LoggingLevel::Info,
+                        Value::String("pushed".into()),
+                    ))
+                    .await;
+                "pushed".to_owned()
             }
             "big" => "x".repeat(usize::try_from(number("bytes")).unwrap_or(0)),
             "slow" => {
@@ -354,6 +378,11 @@ pub struct App {
     pub forms: Arc<Mutex<Vec<String>>>,
     /// Declares form elicitation and answers each with this.
     pub form_answer: Option<Value>,
+    /// Notifications outside the protocol's own (vendor ones): `method params`.
+    pub custom: Arc<Mutex<Vec<String>>>,
+    /// Declares these experimental capabilities (Claude Code declares
+    /// `claude/channel` when it listens to channels).
+    pub experimental: Option<ExperimentalCapabilities>,
 }
 
 #[allow(deprecated)]
@@ -367,6 +396,7 @@ impl ClientHandler for App {
         if self.sampling.is_some() {
             caps.sampling = Some(Default::default());
         }
+        caps.experimental = self.experimental.clone();
         ClientConfig::new(caps, Implementation::new("test-app", "1.0"))
     }
 
@@ -395,6 +425,18 @@ impl ClientHandler for App {
             .lock()
             .unwrap()
             .push((params.progress_token, params.progress));
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let params = notification.params.unwrap_or_default();
+        self.custom
+            .lock()
+            .unwrap()
+            .push(format!("{} {params}", notification.method));
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {

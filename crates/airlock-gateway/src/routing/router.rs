@@ -10,6 +10,7 @@
 //! | resource update | `AppRequests::resource_updated` | [`crate::routing::subscribe`] |
 //! | progress (tool calls, prompts, resource reads) | the request's own progress channel | [`crate::routing::progress`] |
 //! | list change | the catalog's change broadcast | [`crate::routing::changes`] |
+//! | anything else (a vendor's notification, such as Claude Code's `notifications/claude/channel`, which an app puts in front of the model as if the user had typed it; a task's status) | nothing: the core reads `notifications/elicitation/complete` itself and drops the rest; a server's experimental capabilities are not offered to apps | no app (`tests/routing.rs`: `a_servers_vendor_notification_reaches_no_app`) |
 //!
 //! Which app a message belongs to is the core's to say (an [`AppTarget`]:
 //! exact for a 2026-07-28 input round of an app's call; on a 2025-11-25

@@ -150,10 +150,7 @@ async fn another_clients_session_is_refused_on_every_method_and_nothing_reaches_
         assert_eq!(response.status(), StatusCode::FORBIDDEN, "{method}");
         assert_eq!(response.headers()["connection"], "close");
         let body = text(response).await;
-        assert!(
-            body.contains("belongs to another app"),
-            "{method}: {body}"
-        );
+        assert!(body.contains("belongs to another app"), "{method}: {body}");
     }
     // A's call was not cancelled, its session not closed.
     let got = text(running).await;
