@@ -24,8 +24,8 @@ use tauri::{AppHandle, State};
 #[cfg(test)]
 use ts_rs::{Config, Dependency, ExportError, TypeVisitor, TS};
 
-use crate::client_apps::{AppChangeDone, AppChangeView, ClientAppView};
-use crate::clients_page::ClientView;
+use crate::app_config::{AppChangeDone, AppChangeView};
+use crate::apps_page::AppView;
 use crate::commands::{AppInfo, Capabilities, ServerView};
 use crate::ctx::{ApiResult, AppState, Ctx};
 use crate::inbox::PendingView;

@@ -72,14 +72,14 @@ desktop_api! {
         sync fn answer_form(record_id: i64, action: String, content: Option<JsonValue>) -> bool;
         /// What a URL really points at, under the current settings.
         sync fn url_check(url: String) -> Inspection;
-        /// The AI apps Airlock can connect: detected or not, connected or not.
-        sync fn client_apps() -> Vec<ClientAppView>;
+        /// Every app, one per name: the ones Airlock can connect (detected or
+        /// not, connected or not), the ones with a profile, the ones attached
+        /// now. Async: it reads every app's config and SQLite.
+        async fn apps() -> Vec<AppView>;
         /// What connecting (or disconnecting) an app would change in its MCP config; nothing written.
         sync fn plan_app(app: String, connect: bool, move_servers: bool) -> AppChangeView;
         /// Apply the change whose `diff` was shown; refused when the file changed since.
         sync fn apply_app(app: String, connect: bool, move_servers: bool, diff: String) -> AppChangeDone;
-        /// Every app Airlock knows: client rows, connected apps, apps attached now.
-        sync fn clients() -> Vec<ClientView>;
         /// Pause an app (its calls are refused, "paused in Airlock") or resume it.
         sync fn set_app_paused(name: String, paused: bool) -> ();
         /// Which servers (and tools) an app sees.

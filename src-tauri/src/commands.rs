@@ -2,13 +2,14 @@
 //! `airlock-core` per command declared in `api_declaration.rs`, taking a
 //! `Ctx` and the declared arguments (`api.rs` generates the Tauri command
 //! that calls it). The commands of a page with a module of its own
-//! (`client_apps`, `clients_page`, `pin_review`, `startup`) are re-exported
+//! (`apps_page`, `app_config`, `pin_review`, `startup`) are re-exported
 //! here, so every declared command has its function in this one namespace.
 //! `Ctx`, `AppState` and the error type are in `ctx.rs`. Types cross to
 //! TypeScript through ts-rs (see `bindings` below).
 
 use std::collections::BTreeMap;
 
+use airlock_core::activity::{ActivityOverview, ActivityQuery};
 use airlock_core::auth::store::RegisteredClient;
 use airlock_core::elicitation::form::{FieldError, FormSchema};
 use airlock_core::elicitation::FormAnswer;
@@ -24,12 +25,9 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use crate::ctx::{ApiError, ApiResult, Ctx};
-// The Connect apps page's commands live in their own module.
-pub use crate::client_apps::{apply_app, client_apps, plan_app};
-// The Clients page, the activity overview and start at login.
-pub use crate::clients_page::{
-    activity, autostart, clients, set_app_paused, set_app_profile, set_autostart,
-};
+// The Apps page: connecting apps, their profiles and pauses; start at login.
+pub use crate::app_config::{apply_app, plan_app};
+pub use crate::apps_page::{apps, autostart, set_app_paused, set_app_profile, set_autostart};
 use crate::inbox::{PendingKind, PendingView};
 // The Review page: changes of pinned tools and prompts, URI owners.
 pub use crate::pin_review::{
@@ -252,6 +250,11 @@ pub async fn call_tool(
 
 pub async fn history(cx: Ctx<'_>, filter: HistoryQuery) -> ApiResult<HistoryPage> {
     Ok(cx.state.core.history(&filter)?)
+}
+
+/// History's Activity tab: requests and calls per day, domains, who asks most.
+pub fn activity(cx: Ctx<'_>, query: ActivityQuery) -> ApiResult<ActivityOverview> {
+    Ok(cx.state.core.activity(&query)?)
 }
 
 pub async fn elicitations(

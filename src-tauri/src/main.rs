@@ -8,9 +8,9 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod api;
+mod app_config;
+mod apps_page;
 mod autostart;
-mod client_apps;
-mod clients_page;
 mod commands;
 mod consent;
 mod ctx;
@@ -133,7 +133,7 @@ fn main() {
         });
 }
 
-fn start_core(app: &AppHandle) -> Result<(AppState, clients_page::Attached), String> {
+fn start_core(app: &AppHandle) -> Result<(AppState, apps_page::Attached), String> {
     let data_dir = airlock_core::paths::resolve_data_dir(None);
     let settings = Settings::load(&data_dir);
     let inbox = Arc::new(Inbox::default());
@@ -166,7 +166,7 @@ fn start_core(app: &AppHandle) -> Result<(AppState, clients_page::Attached), Str
     forward_events(app.clone(), &core);
     // Tool and prompt changes held for review: a notification per server.
     pin_notices::follow(app, &core, shared_settings.clone());
-    let attached = clients_page::Attached::default();
+    let attached = apps_page::Attached::default();
     serve_gateway(core.clone(), router, attached.0.clone(), data_dir.clone());
     // Connect every configured server in the background.
     let names: Vec<String> = core

@@ -11,8 +11,10 @@ import { EVENT_NAMES, type Commands, type Events } from "./bindings/desktopApi";
 
 import type { ApiError as ApiErrorPayload } from "./bindings/ApiError";
 import type { AppChangeDone } from "./bindings/AppChangeDone";
+import type { AppConfigView } from "./bindings/AppConfigView";
 import type { AppChangeView } from "./bindings/AppChangeView";
 import type { AppInfo } from "./bindings/AppInfo";
+import type { AppView } from "./bindings/AppView";
 import type { AuditEvent } from "./bindings/AuditEvent";
 import type { AuditFilter } from "./bindings/AuditFilter";
 import type { AuditPage } from "./bindings/AuditPage";
@@ -20,9 +22,7 @@ import type { CallOutcome } from "./bindings/CallOutcome";
 import type { Capabilities } from "./bindings/Capabilities";
 import type { ActivityOverview } from "./bindings/ActivityOverview";
 import type { ActivityQuery } from "./bindings/ActivityQuery";
-import type { ClientAppView } from "./bindings/ClientAppView";
 import type { AppProfile } from "./bindings/AppProfile";
-import type { ClientView } from "./bindings/ClientView";
 import type { ConnectionReport } from "./bindings/ConnectionReport";
 import type { CoreEvent } from "./bindings/CoreEvent";
 import type { ElicitationFilter } from "./bindings/ElicitationFilter";
@@ -52,16 +52,16 @@ export type {
   ActivityOverview,
   ActivityQuery,
   AppProfile,
-  ClientView,
   AppChangeDone,
   AppChangeView,
+  AppConfigView,
   AppInfo,
+  AppView,
   AuditEvent,
   AuditFilter,
   AuditPage,
   CallOutcome,
   Capabilities,
-  ClientAppView,
   ConnectionReport,
   CoreEvent,
   ElicitationFilter,
@@ -333,10 +333,14 @@ export function urlCheck(url: string): Promise<Inspection> {
   return call("url_check", { url });
 }
 
-// ----- apps connected to Airlock's gateway -----
+// ----- apps: connecting them, what they see, pausing them -----
 
-export function clientApps(): Promise<ClientAppView[]> {
-  return call("client_apps");
+/**
+ * Every app, one per name: the ones Airlock can connect (detected or not,
+ * connected or not), the ones with a profile, the ones attached now.
+ */
+export function apps(): Promise<AppView[]> {
+  return call("apps");
 }
 
 /** What connecting (or disconnecting) an app would change; nothing is written. */
@@ -347,6 +351,16 @@ export function planApp(app: string, connect: boolean, moveServers: boolean): Pr
 /** Apply the change whose diff was shown; refused (`changed_since_shown`) when the file changed since. */
 export function applyApp(app: string, connect: boolean, moveServers: boolean, diff: string): Promise<AppChangeDone> {
   return call("apply_app", { app, connect, moveServers, diff });
+}
+
+/** Pause an app (its calls are refused, "paused in Airlock") or resume it. */
+export async function setAppPaused(name: string, paused: boolean): Promise<void> {
+  await call("set_app_paused", { name, paused });
+}
+
+/** Which servers (and tools) an app sees; an app without a profile gets one. */
+export async function setAppProfile(name: string, profile: AppProfile): Promise<void> {
+  await call("set_app_profile", { name, profile });
 }
 
 // ----- the review of changed tools and prompts (pins), owners of URIs -----
@@ -410,22 +424,9 @@ export function onInboxChanged(handler: (count: number) => void): Promise<Unlist
   return on(EVENT_NAMES.INBOX_EVENT, handler);
 }
 
-// ----- clients (apps attached to the gateway), activity, start at login -----
+// ----- the activity overview, start at login -----
 
-/** Every app Airlock knows: client rows, connected apps, apps attached now. */
-export function clients(): Promise<ClientView[]> {
-  return call("clients");
-}
-
-/** Pause an app (its calls are refused, "paused in Airlock") or resume it. */
-export async function setAppPaused(name: string, paused: boolean): Promise<void> {
-  await call("set_app_paused", { name, paused });
-}
-
-export async function setAppProfile(name: string, profile: AppProfile): Promise<void> {
-  await call("set_app_profile", { name, profile });
-}
-
+/** Requests and calls per day, domains opened, who asks most (History's Activity tab). */
 export function activity(query: ActivityQuery): Promise<ActivityOverview> {
   return call("activity", { query });
 }

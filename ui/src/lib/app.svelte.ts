@@ -11,7 +11,7 @@ import { coalesced } from "./coalesce";
  */
 export const EVENT_GAP_MS = 50;
 
-export type Page = "servers" | "review" | "apps" | "clients" | "elicitations" | "history" | "settings";
+export type Page = "servers" | "review" | "apps" | "elicitations" | "history" | "settings";
 
 export type Route =
   | { page: "servers" }
@@ -19,12 +19,14 @@ export type Route =
   /** Changes of tools and prompts waiting for review; `change` or `server`: shown first. */
   | { page: "review"; change?: number; server?: string }
   | { page: "apps" }
-  | { page: "clients" }
   | { page: "elicitations" }
-  | { page: "history" }
+  /** `tab`: the tab shown first (else Tool calls). */
+  | { page: "history"; tab?: HistoryTab }
   | { page: "settings" };
 
 export type ServerTab = "tools" | "prompts" | "resources" | "logs";
+
+export type HistoryTab = "calls" | "audit" | "activity";
 
 class AppState {
   info = $state<AppInfo | null>(null);
@@ -33,7 +35,7 @@ class AppState {
   serversError = $state<string | null>(null);
   pending = $state<PendingView[]>([]);
   route = $state<Route>({ page: "servers" });
-  /** The History page opens filtered to this app (set by the Clients page). */
+  /** History's tool calls open filtered to this app (set by the Apps page). */
   historyApp = $state<string | null>(null);
   /** Wall clock, ticking every second, for elapsed times. */
   now = $state(Date.now());

@@ -5,12 +5,11 @@ import type { AppChangeDone } from "./AppChangeDone";
 import type { AppChangeView } from "./AppChangeView";
 import type { AppInfo } from "./AppInfo";
 import type { AppProfile } from "./AppProfile";
+import type { AppView } from "./AppView";
 import type { AuditFilter } from "./AuditFilter";
 import type { AuditPage } from "./AuditPage";
 import type { CallOutcome } from "./CallOutcome";
 import type { Capabilities } from "./Capabilities";
-import type { ClientAppView } from "./ClientAppView";
-import type { ClientView } from "./ClientView";
 import type { ConnectionReport } from "./ConnectionReport";
 import type { CoreEvent } from "./CoreEvent";
 import type { ElicitationFilter } from "./ElicitationFilter";
@@ -125,9 +124,11 @@ export type Commands = {
    */
   url_check: { args: { url: string }; result: Inspection };
   /**
-   * The AI apps Airlock can connect: detected or not, connected or not.
+   * Every app, one per name: the ones Airlock can connect (detected or
+   * not, connected or not), the ones with a profile, the ones attached
+   * now. Async: it reads every app's config and SQLite.
    */
-  client_apps: { args: Record<string, never>; result: Array<ClientAppView> };
+  apps: { args: Record<string, never>; result: Array<AppView> };
   /**
    * What connecting (or disconnecting) an app would change in its MCP config; nothing written.
    */
@@ -136,10 +137,6 @@ export type Commands = {
    * Apply the change whose `diff` was shown; refused when the file changed since.
    */
   apply_app: { args: { app: string; connect: boolean; moveServers: boolean; diff: string }; result: AppChangeDone };
-  /**
-   * Every app Airlock knows: client rows, connected apps, apps attached now.
-   */
-  clients: { args: Record<string, never>; result: Array<ClientView> };
   /**
    * Pause an app (its calls are refused, "paused in Airlock") or resume it.
    */

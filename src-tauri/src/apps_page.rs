@@ -1,31 +1,35 @@
-//! The Clients page (issue 13): every app Airlock knows (a client row, an
-//! app connected through the Connect apps page, or one attached now), its
-//! profile, whether it is attached and paused; the activity overview; and
-//! "Start Airlock at login" ([`crate::autostart`]: an XDG autostart entry
-//! on Linux, the Run key on Windows, a LaunchAgent on macOS).
+//! The Apps page (issue 27): one card per app, merging every source Airlock
+//! has of one: the apps it can connect (their MCP config found or not,
+//! connected or not; [`crate::app_config`]), the apps with a profile (kept
+//! by the core: what they see, a token, a pause) and the apps attached to
+//! this window now. Also "Start Airlock at login"
+//! ([`crate::autostart`]: an XDG autostart entry on Linux, the Run key on
+//! Windows, a LaunchAgent on macOS), offered there after the first connect.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use airlock_core::activity::{ActivityOverview, ActivityQuery};
 use airlock_core::apps::{check_app_name, AppProfile};
 use airlock_gateway::Attachments;
 use serde::Serialize;
 use ts_rs::TS;
 
+use crate::app_config::AppConfigView;
 use crate::ctx::{ApiError, ApiResult, Ctx};
 
-/// One app on the Clients page.
+/// One app on the Apps page.
 #[derive(Debug, Clone, Serialize, TS)]
-pub struct ClientView {
-    /// The client name its calls are recorded under (`cursor`, `claude-code`, ...).
+pub struct AppView {
+    /// The name its calls are recorded and its profile is kept under
+    /// (`cursor`, `claude-code`, ...): an app Airlock can connect goes by its id.
     pub name: String,
     /// The app's own name when it is one Airlock can connect ("Cursor").
     pub app_name: Option<String>,
-    /// Connected through the Connect apps page (its config names Airlock).
-    pub connected: bool,
-    /// It has a client row (a profile, maybe a token).
-    pub known: bool,
+    /// Its MCP config when it is one Airlock can connect (detected or not,
+    /// connected or not); `None`: Airlock cannot edit its config.
+    pub config: Option<AppConfigView>,
+    /// Airlock keeps a profile for it (what it sees, maybe a token, a pause).
+    pub has_profile: bool,
     pub has_token: bool,
     pub paused: bool,
     pub profile: AppProfile,
@@ -70,13 +74,15 @@ fn attachments(cx: Ctx<'_>) -> Vec<airlock_gateway::AttachedApp> {
         .unwrap_or_default()
 }
 
-pub fn clients(cx: Ctx<'_>) -> ApiResult<Vec<ClientView>> {
-    let mut by_name: BTreeMap<String, ClientView> = BTreeMap::new();
-    let blank = |name: &str| ClientView {
+/// Every app: the ones Airlock can connect, the ones with a profile and the
+/// ones attached now, one entry per name, by name.
+pub async fn apps(cx: Ctx<'_>) -> ApiResult<Vec<AppView>> {
+    let mut by_name: BTreeMap<String, AppView> = BTreeMap::new();
+    let blank = |name: &str| AppView {
         name: name.to_owned(),
         app_name: None,
-        connected: false,
-        known: false,
+        config: None,
+        has_profile: false,
         has_token: false,
         paused: false,
         profile: AppProfile::default(),
@@ -85,24 +91,26 @@ pub fn clients(cx: Ctx<'_>) -> ApiResult<Vec<ClientView>> {
         tool_budget: AppProfile::default().tool_budget_for(name),
         tool_budget_why: budget_why(name, &AppProfile::default()),
     };
+    // The apps Airlock can connect (its name is the app id); a page that
+    // cannot read their configs still lists the rest.
+    if let Ok(apps) = crate::app_config::connectable(cx) {
+        for (id, config) in apps {
+            let mut v = blank(id.as_str());
+            v.app_name = Some(id.display_name().to_owned());
+            v.config = Some(config);
+            by_name.insert(v.name.clone(), v);
+        }
+    }
     for c in cx.state.core.apps()? {
-        let mut v = blank(&c.name);
-        v.known = true;
+        let v = by_name
+            .entry(c.name.clone())
+            .or_insert_with(|| blank(&c.name));
+        v.has_profile = true;
         v.has_token = c.has_token;
         v.paused = c.paused;
         v.tool_budget = c.profile.tool_budget_for(&c.name);
         v.tool_budget_why = budget_why(&c.name, &c.profile);
         v.profile = c.profile;
-        by_name.insert(c.name, v);
-    }
-    // Connected apps (their --client name is the app id); a page that
-    // cannot read them still lists the rest.
-    if let Ok(apps) = crate::client_apps::client_apps(cx) {
-        for a in apps.into_iter().filter(|a| a.connected) {
-            let v = by_name.entry(a.id.clone()).or_insert_with(|| blank(&a.id));
-            v.connected = true;
-            v.app_name = Some(a.name);
-        }
     }
     for a in attachments(cx) {
         let v = by_name
@@ -111,6 +119,7 @@ pub fn clients(cx: Ctx<'_>) -> ApiResult<Vec<ClientView>> {
         v.attached = v.attached.saturating_add(1);
         v.attached_since = Some(v.attached_since.map_or(a.since_ms, |s| s.min(a.since_ms)));
     }
+    // An app Airlock can connect, when its config could not be read.
     for v in by_name.values_mut().filter(|v| v.app_name.is_none()) {
         v.app_name = v
             .name
@@ -126,7 +135,7 @@ pub fn set_app_paused(cx: Ctx<'_>, name: String, paused: bool) -> ApiResult<()> 
     Ok(cx.state.core.set_app_paused(&name, paused)?)
 }
 
-/// Set which servers (and tools) an app sees; an app with no client row gets one.
+/// Set which servers (and tools) an app sees; an app without a profile gets one.
 pub fn set_app_profile(cx: Ctx<'_>, name: String, profile: AppProfile) -> ApiResult<()> {
     check_app_name(&name).map_err(|e| ApiError::bad_input(e.to_string()))?;
     let core = &cx.state.core;
@@ -134,10 +143,6 @@ pub fn set_app_profile(cx: Ctx<'_>, name: String, profile: AppProfile) -> ApiRes
         core.add_app(&name, false)?;
     }
     Ok(core.set_app_profile(&name, &profile)?)
-}
-
-pub fn activity(cx: Ctx<'_>, query: ActivityQuery) -> ApiResult<ActivityOverview> {
-    Ok(cx.state.core.activity(&query)?)
 }
 
 fn autostart_error(e: impl std::fmt::Display) -> ApiError {

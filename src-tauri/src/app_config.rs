@@ -1,5 +1,6 @@
-//! The Connect apps page: the AI apps Airlock can connect (airlock-apps),
-//! the diff a connect or disconnect would make, and applying exactly that.
+//! Connecting an app (airlock-apps): each app Airlock can connect and its
+//! MCP config as found, the diff a connect or disconnect would make, and
+//! applying exactly that. The Apps page ([`crate::apps_page`]) shows them.
 
 use std::path::PathBuf;
 
@@ -12,12 +13,9 @@ use ts_rs::TS;
 
 use crate::ctx::{ApiError, ApiResult, Ctx};
 
-/// One app on the Connect apps page.
+/// The MCP config of an app Airlock can connect, as Airlock finds it.
 #[derive(Debug, Clone, Serialize, TS)]
-pub struct ClientAppView {
-    /// The app id (`claude-code`, `vscode`, ...), also its `--client` name.
-    pub id: String,
-    pub name: String,
+pub struct AppConfigView {
     /// Its MCP config file (`~/` for the home folder).
     pub path: String,
     /// One of the app's programs is on PATH.
@@ -26,6 +24,7 @@ pub struct ClientAppView {
     pub config_found: bool,
     /// Installed or config found.
     pub detected: bool,
+    /// Its config has Airlock's entry.
     pub connected: bool,
     /// Connected with this Airlock's path (else: connect again to update).
     pub up_to_date: bool,
@@ -118,7 +117,8 @@ fn app_id(id: &str) -> ApiResult<AppId> {
         .map_err(|e: airlock_apps::UnknownApp| api_error("bad_input", e.to_string()))
 }
 
-pub fn client_apps(cx: Ctx<'_>) -> ApiResult<Vec<ClientAppView>> {
+/// Every app Airlock can connect, in airlock-apps' order, with its config.
+pub fn connectable(cx: Ctx<'_>) -> ApiResult<Vec<(AppId, AppConfigView)>> {
     let places = places(cx)?;
     // Without the CLI, status still lists the apps; nothing is up to date.
     let program = airlock_program().unwrap_or_default();
@@ -126,9 +126,7 @@ pub fn client_apps(cx: Ctx<'_>) -> ApiResult<Vec<ClientAppView>> {
         .iter()
         .map(|app| {
             let s = airlock_apps::status(*app, &places, &program);
-            ClientAppView {
-                id: app.as_str().into(),
-                name: s.name.into(),
+            let view = AppConfigView {
                 path: shown_path(&s.path, &places),
                 installed: s.installed,
                 config_found: s.config_found,
@@ -136,7 +134,8 @@ pub fn client_apps(cx: Ctx<'_>) -> ApiResult<Vec<ClientAppView>> {
                 connected: s.connected,
                 up_to_date: s.up_to_date,
                 problem: s.problem,
-            }
+            };
+            (*app, view)
         })
         .collect())
 }
