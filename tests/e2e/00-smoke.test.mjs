@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
 import { App, waitFor } from './lib/harness.mjs';
-import { PAGES, goTo, waitServerState } from './lib/steps.mjs';
+import { PAGES, goTo, sidewaysOverflow, smallestWindow, waitServerState } from './lib/steps.mjs';
 
 let app;
 after(() => app?.close());
@@ -18,11 +18,7 @@ test('the window renders at 900×600 without horizontal scrollbars', { timeout: 
   assert.match(demo.text, /Ready/);
 
   assert.equal(await b.getTitle(), 'Airlock');
-  await b.setWindowSize(900, 600);
-  await waitFor('the viewport to be 900×600', async () => {
-    const [w, h] = await b.execute(() => [window.innerWidth, window.innerHeight]);
-    return w === 900 && h === 600;
-  });
+  await smallestWindow(app);
 
   for (const page of PAGES) {
     await goTo(app, page);
@@ -38,18 +34,7 @@ test('the window renders at 900×600 without horizontal scrollbars', { timeout: 
       await b.execute(() => document.querySelector('[data-testid="about"]').scrollIntoView());
       await app.shot('settings-about');
     }
-    const overflow = await b.execute(() => {
-      const doc = document.documentElement;
-      const wide = [];
-      for (const el of document.querySelectorAll('body *')) {
-        const style = getComputedStyle(el);
-        const scrolls = style.overflowX === 'auto' || style.overflowX === 'scroll';
-        if (scrolls && el.scrollWidth > el.clientWidth + 1 && el.tagName !== 'PRE' && el.tagName !== 'TEXTAREA') {
-          wide.push(`${el.tagName.toLowerCase()}.${el.className || ''}[${el.getAttribute('data-testid') || ''}] ${el.scrollWidth}>${el.clientWidth}`);
-        }
-      }
-      return { scrollWidth: doc.scrollWidth, clientWidth: doc.clientWidth, wide };
-    });
+    const overflow = await sidewaysOverflow(app);
     assert.ok(
       overflow.scrollWidth <= overflow.clientWidth,
       `${page}: the document scrolls sideways at 900×600 (scrollWidth ${overflow.scrollWidth} > clientWidth ${overflow.clientWidth})`,

@@ -4,11 +4,39 @@ import assert from 'node:assert/strict';
 
 import { sh, sleep, waitFor } from './harness.mjs';
 
-export const PAGES = ['servers', 'review', 'apps', 'clients', 'elicitations', 'history', 'settings'];
+export const PAGES = ['servers', 'review', 'apps', 'elicitations', 'history', 'settings'];
 
 export async function goTo(app, page) {
   await app.click(`nav-${page}`);
   await waitFor(`the ${page} page`, () => app.b.execute((p) => document.querySelector(`[data-testid="nav-${p}"]`)?.getAttribute('aria-current') === 'page', page));
+}
+
+/**
+ * What scrolls sideways in the window: the document's widths, and every
+ * scrolling container (but a <pre> or <textarea>) wider than its box.
+ */
+export function sidewaysOverflow(app) {
+  return app.b.execute(() => {
+    const doc = document.documentElement;
+    const wide = [];
+    for (const el of document.querySelectorAll('body *')) {
+      const style = getComputedStyle(el);
+      const scrolls = style.overflowX === 'auto' || style.overflowX === 'scroll';
+      if (scrolls && el.scrollWidth > el.clientWidth + 1 && el.tagName !== 'PRE' && el.tagName !== 'TEXTAREA') {
+        wide.push(`${el.tagName.toLowerCase()}.${el.className || ''}[${el.getAttribute('data-testid') || ''}] ${el.scrollWidth}>${el.clientWidth}`);
+      }
+    }
+    return { scrollWidth: doc.scrollWidth, clientWidth: doc.clientWidth, wide };
+  });
+}
+
+/** The window at the smallest size Airlock allows (900×600). */
+export async function smallestWindow(app) {
+  await app.b.setWindowSize(900, 600);
+  await waitFor('the viewport to be 900×600', async () => {
+    const [w, h] = await app.b.execute(() => [window.innerWidth, window.innerHeight]);
+    return w === 900 && h === 600;
+  });
 }
 
 /** Replace an input's value the way typing does (fires input events). */
