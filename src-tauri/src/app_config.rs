@@ -4,10 +4,7 @@
 
 use std::path::PathBuf;
 
-use airlock_apps::{
-    AppId, AppsError, Change, Keeper, Places, SecretDetector, SecretVault, VaultError, ALL_APPS,
-};
-use airlock_core::secrets::{Keychain, SecretError, SecretValue};
+use airlock_apps::{AppId, AppsError, Change, Keeper, Places, ALL_APPS};
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -140,50 +137,9 @@ pub fn connectable(cx: Ctx<'_>) -> ApiResult<Vec<(AppId, AppConfigView)>> {
         .collect())
 }
 
-/// airlock-apps' keychain over the core's: moved servers' secrets go to the
-/// OS keychain (Airlock's service, `app-config/...` references).
-struct CoreVault(Keychain);
-
-impl SecretVault for CoreVault {
-    fn store(&self, reference: &str, value: &str) -> Result<(), VaultError> {
-        self.0
-            .set(reference, &SecretValue::new(value))
-            .map_err(|e| VaultError(e.to_string()))
-    }
-    fn fetch(&self, reference: &str) -> Result<Option<String>, VaultError> {
-        match self.0.get(reference) {
-            Ok(v) => Ok(Some(v.expose().to_owned())),
-            Err(SecretError::Missing { .. }) => Ok(None),
-            Err(e) => Err(VaultError(e.to_string())),
-        }
-    }
-    fn forget(&self, reference: &str) -> Result<(), VaultError> {
-        self.0
-            .delete(reference)
-            .map_err(|e| VaultError(e.to_string()))
-    }
-}
-
-/// "Looks secret" as when a server is added (the core's detector).
-struct CoreDetector;
-
-impl SecretDetector for CoreDetector {
-    fn name_looks_secret(&self, name: &str) -> bool {
-        airlock_core::servers::looks_secret(name)
-    }
-    fn value_looks_secret(&self, value: &str) -> bool {
-        airlock_core::secrets::detect::secret_in_value(value).is_some()
-    }
-}
-
-static VAULT: std::sync::LazyLock<CoreVault> =
-    std::sync::LazyLock::new(|| CoreVault(Keychain::default()));
-
+/// The OS keychain and the core's secret detector ([`airlock_core::app_configs`]).
 fn keeper() -> Keeper<'static> {
-    Keeper {
-        vault: &*VAULT,
-        detector: &CoreDetector,
-    }
+    airlock_core::app_configs::keeper()
 }
 
 fn plan(cx: Ctx<'_>, id: &str, connect: bool, move_servers: bool) -> ApiResult<(Places, Change)> {

@@ -16,6 +16,7 @@
 pub mod about;
 pub mod activity;
 mod airlock;
+pub mod app_configs;
 pub mod apps;
 pub mod auth;
 pub mod caller;

@@ -8,7 +8,6 @@ use airlock_apps::{AppId, AppsError, Change, Keeper, Places, ALL_APPS};
 
 use crate::cli::apps::AppConfigCmd;
 use crate::cli::Cli;
-use crate::cmd::app_configs_keychain::with_keeper;
 use crate::failure::{usage, Failure};
 use crate::output::{plain, print_json};
 
@@ -52,19 +51,17 @@ pub(crate) fn run(cli: &Cli, cmd: &AppConfigCmd) -> Result<u8, Failure> {
         AppConfigCmd::Connect(args) => {
             let app = app_id(&args.app)?;
             let program = program()?;
-            with_keeper(|keeper| {
-                let change =
-                    airlock_apps::plan_connect(app, &places, &program, args.move_servers, keeper)
-                        .map_err(failed)?;
-                settle(cli, &places, &change, args.yes, keeper)
-            })
+            let keeper = airlock_core::app_configs::keeper();
+            let change =
+                airlock_apps::plan_connect(app, &places, &program, args.move_servers, keeper)
+                    .map_err(failed)?;
+            settle(cli, &places, &change, args.yes, keeper)
         }
         AppConfigCmd::Disconnect(args) => {
             let app = app_id(&args.app)?;
-            with_keeper(|keeper| {
-                let change = airlock_apps::plan_disconnect(app, &places, keeper).map_err(failed)?;
-                settle(cli, &places, &change, args.yes, keeper)
-            })
+            let keeper = airlock_core::app_configs::keeper();
+            let change = airlock_apps::plan_disconnect(app, &places, keeper).map_err(failed)?;
+            settle(cli, &places, &change, args.yes, keeper)
         }
     }
 }

@@ -1,7 +1,6 @@
 //! One module per command group; `run` in main.rs dispatches to them.
 
 pub(crate) mod app_configs;
-pub(crate) mod app_configs_keychain;
 pub(crate) mod apps;
 pub(crate) mod auth;
 pub(crate) mod calls;
