@@ -42,6 +42,13 @@ const TASKS: &[Task] = &[
         about: "everything CI runs: lint, UI tests, cargo test, conformance, e2e, bindings check",
     },
     Task {
+        name: "test-fresh",
+        script: "test-fresh.sh",
+        fixed_args: &[],
+        usage: "[DIR]",
+        about: "the test command from a clone under an empty HOME (no cargo, npm or pip cache, no build): a fresh machine's time",
+    },
+    Task {
         name: "lint",
         script: "lint.sh",
         fixed_args: &[],
