@@ -171,7 +171,7 @@ impl ServerHandler for Server {
     /// `sample` sends `times` sampling requests at once and counts the
     /// answers, `slow` takes `ms`, `link` links the resource `uri`, `push`
     /// sends the notification `method` with `{"content": message}` then
-    /// logs "pushed"; any other echoes `message`.
+    /// logs "pushed" and waits 500 ms; any other echoes `message`.
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -240,6 +240,9 @@ impl ServerHandler for Server {
                         Value::String("pushed".into()),
                     ))
                     .await;
+                // A log line goes to the app whose call is in flight: the
+                // call stays open until the gateway has routed it.
+                tokio::time::sleep(Duration::from_millis(500)).await;
                 "pushed".to_owned()
             }
             "big" => "x".repeat(usize::try_from(number("bytes")).unwrap_or(0)),
