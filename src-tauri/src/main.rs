@@ -62,6 +62,11 @@ const GATEWAY_RETRY: Duration = Duration::from_secs(10);
 const HIDDEN_ARG: &str = "--hidden";
 
 fn main() {
+    // Inside a server's room this binary is the room's helper: before any
+    // thread exists (it forks).
+    if let Some(code) = airlock_sandbox::helper::run_if_asked() {
+        std::process::exit(code);
+    }
     startup::mark_start();
     // What the web view costs in memory (webview_memory: WebKit's GPU
     // compositing off on Linux).
@@ -149,6 +154,7 @@ fn start_core(app: &AppHandle) -> Result<(AppState, apps_page::Attached), String
     let (consent, router) = HostConsent::wrap(desktop_consent);
     let opener: Arc<dyn Opener> = Arc::new(SystemBrowser);
     let mut opts = AirlockOptions::new(data_dir.clone(), consent, opener.clone());
+    opts.sandbox_helper = std::env::current_exe().ok();
     opts.broker = settings.broker();
     // Sign-ins (MCP authorization) go through the same consent and the
     // system browser, with a loopback listener for the redirect back.

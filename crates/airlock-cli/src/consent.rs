@@ -13,7 +13,7 @@ use airlock_core::elicitation::form::{Choice, FieldKind, FormField};
 use airlock_core::elicitation::view::{sentences as s, ConsentWarning, WarningCode};
 use airlock_core::elicitation::{
     BoxFuture, Consent, ConsentDecision, ConsentView, ContinueDecision, FormAnswer,
-    FormConsentRequest, UrlConsentRequest,
+    FormConsentRequest, HostConsentRequest, HostDecision, UrlConsentRequest,
 };
 use serde_json::{Map, Value};
 
@@ -69,6 +69,28 @@ impl Consent for TerminalConsent {
 
     fn ask_form<'a>(&'a self, request: &'a FormConsentRequest) -> BoxFuture<'a, FormAnswer> {
         Box::pin(terminal_form(request))
+    }
+
+    /// A confined server's connection to a host its room does not list.
+    /// The default answer is Deny: a bare Enter never lets it through.
+    fn ask_host<'a>(&'a self, request: &'a HostConsentRequest) -> BoxFuture<'a, HostDecision> {
+        Box::pin(async move {
+            let view = ConsentView::host(request);
+            let mut prompt = Prompt::open().await;
+            prompt.say("");
+            for line in consent_lines(&view) {
+                prompt.say(&line);
+            }
+            prompt.say(&view.note_text());
+            let answer = prompt
+                .ask(&format!("{} {}: ", view.question, view.keys))
+                .await;
+            match answer.as_deref() {
+                Some("o") | Some("once") => HostDecision::AllowOnce,
+                Some("a") | Some("always") => HostDecision::Always,
+                _ => HostDecision::Deny,
+            }
+        })
     }
 }
 

@@ -32,6 +32,11 @@ use failure::{usage, Failure};
 use output::{plain, print_json};
 
 fn main() -> ExitCode {
+    // Inside a server's room this binary is the room's helper: before any
+    // thread exists (it forks).
+    if let Some(code) = airlock_sandbox::helper::run_if_asked() {
+        return ExitCode::from(u8::try_from(code).unwrap_or(126));
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -106,6 +111,7 @@ fn open_core_with(
     let data_dir = airlock_core::paths::resolve_data_dir(cli.data_dir.clone());
     let opener = opener_for(cli);
     let mut opts = AirlockOptions::new(data_dir, consent, opener.clone());
+    opts.sandbox_helper = std::env::current_exe().ok();
     // A server that answers 401 is signed in to on the spot: the sign-in
     // page is shown like a URL elicitation and opens only after consent.
     opts.oauth_browser = Some(Arc::new(LoopbackBrowser::new(opener)));

@@ -32,6 +32,7 @@ pub mod owners;
 pub mod paths;
 pub mod pins;
 mod process_runs;
+pub mod rooms;
 pub mod secrets;
 pub mod servers;
 pub mod status;

@@ -216,6 +216,13 @@ pub(crate) enum ServersCmd {
     },
     /// Export to `mcpServers` JSON (secrets are left out)
     Export,
+    /// Show a stdio server's room (what it may read, write and reach, and
+    /// where each entry came from), or change it
+    Sandbox {
+        name: String,
+        #[command(subcommand)]
+        change: Option<SandboxChange>,
+    },
     /// Give a resource URI (or, with --template, a template pattern) that
     /// two servers list to this server: apps read it from this one
     Own {
@@ -283,6 +290,51 @@ pub(crate) struct AddArgs {
     /// 64 KiB): a larger one is held
     #[arg(long, value_name = "BYTES")]
     pub(crate) max_definition_bytes: Option<u64>,
+    /// Let the server read this path in its room (repeatable). A stdio
+    /// server runs confined: it reads its own program, its interpreter and
+    /// the paths in its arguments, and nothing else of yours
+    #[arg(long = "allow-read", value_name = "PATH")]
+    pub(crate) allow_read: Vec<String>,
+    /// Let the server read and write this path in its room (repeatable)
+    #[arg(long = "allow-write", value_name = "PATH")]
+    pub(crate) allow_write: Vec<String>,
+    /// Let the server reach this host through Airlock's proxy without
+    /// asking: HOST, HOST:PORT or *.DOMAIN (repeatable)
+    #[arg(long = "allow-host", value_name = "HOST[:PORT]")]
+    pub(crate) allow_host: Vec<String>,
+    /// Run the server unconfined, with all your rights (shown wherever the
+    /// server is, and in the audit trail)
+    #[arg(long)]
+    pub(crate) no_sandbox: bool,
+    /// Confine its files but share this computer's network (a server that
+    /// serves a page on 127.0.0.1 for your browser)
+    #[arg(long)]
+    pub(crate) host_network: bool,
+    /// Hand an unconfined server the session bus (it reaches the unlocked
+    /// keychain); needs --no-sandbox
+    #[arg(long, requires = "no_sandbox")]
+    pub(crate) session_bus: bool,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum SandboxChange {
+    /// Run it in its room (from its next start)
+    On,
+    /// Run it unconfined, with all your rights
+    Off,
+    /// Let it read PATH
+    AllowRead { path: String },
+    /// Let it read and write PATH
+    AllowWrite { path: String },
+    /// Let it reach HOST[:PORT] without asking
+    AllowHost { host: String },
+    /// Take back a path or host it was allowed
+    Remove { entry: String },
+    /// Share this computer's network (on) or go through Airlock's proxy (off)
+    HostNetwork {
+        #[arg(value_parser = ["on", "off"])]
+        switch: String,
+    },
 }
 
 #[derive(Args)]

@@ -6,12 +6,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 use airlock_core::pins::PinPolicy;
+use airlock_core::rooms::{RoomReport, RoomState};
 use airlock_core::servers::{
     parse_config, InputValue, ProtocolChoice, ServerDef, ServerInput, ServerOptions, Transport,
 };
 use airlock_core::Airlock;
+use airlock_sandbox::{GrantSource, HostGrant, SandboxSettings};
 
-use crate::cli::{AddArgs, ServersCmd};
+use crate::cli::{AddArgs, SandboxChange, ServersCmd};
 use crate::consent;
 use crate::failure::{usage, Failure};
 use crate::output::{self, plain, print_json};
@@ -20,7 +22,12 @@ pub(crate) fn run(core: &Arc<Airlock>, cmd: ServersCmd, json: bool) -> Result<u8
     match cmd {
         ServersCmd::Add(a) => {
             let def = core.add_server(&to_input(&a)?)?;
-            print_saved(&def, "added", json)
+            print_saved(&def, "added", json)?;
+            if !json && matches!(def.transport, Transport::Stdio { .. }) {
+                say!("");
+                print_room(&core.room(&def.name)?);
+            }
+            Ok(0)
         }
         ServersCmd::Edit(a) => {
             let def = core.update_server(&to_input(&a)?)?;
@@ -33,6 +40,7 @@ pub(crate) fn run(core: &Arc<Airlock>, cmd: ServersCmd, json: bool) -> Result<u8
         ServersCmd::Resume { name } => pause(core, &name, false, json),
         ServersCmd::Import { file, inputs } => import(core, &file, &inputs, json),
         ServersCmd::Export => export(core),
+        ServersCmd::Sandbox { name, change } => sandbox(core, &name, change, json),
         ServersCmd::Own {
             name,
             uri,
@@ -61,10 +69,12 @@ fn list(core: &Arc<Airlock>, json: bool) -> Result<u8, Failure> {
         say!("no servers yet: `airlock servers add` or `airlock servers import <file>`");
     } else {
         for d in &defs {
+            let room = core.room(&d.name).map(|r| r.state.label()).unwrap_or("?");
             say!(
-                "{:<24} {:<6} {}",
+                "{:<24} {:<6} {:<40} {}",
                 plain(&d.name),
                 d.transport.kind(),
+                room,
                 plain(&output::target(d))
             );
         }
@@ -86,6 +96,7 @@ fn show(core: &Arc<Airlock>, name: &str, json: bool) -> Result<u8, Failure> {
         })
     });
     let trust = trust(core, &def)?;
+    let room = core.room(name)?;
     if json {
         let mut v = serde_json::to_value(&def).unwrap_or_default();
         if let serde_json::Value::Object(m) = &mut v {
@@ -93,11 +104,18 @@ fn show(core: &Arc<Airlock>, name: &str, json: bool) -> Result<u8, Failure> {
                 m.insert("oauth".into(), o.clone());
             }
             m.insert("trust".into(), trust);
+            m.insert(
+                "room".into(),
+                serde_json::to_value(&room).unwrap_or_default(),
+            );
         }
         print_json(&v);
     } else {
         output::print_server(&def);
         print_trust(&def.name, &trust);
+        if room.state != RoomState::Remote {
+            say!("room:      {}", room_line(&room));
+        }
         if let Some(o) = oauth {
             let signed_in = o["signed_in"].as_bool().unwrap_or(false);
             say!(
@@ -339,6 +357,219 @@ fn to_input(a: &AddArgs) -> Result<ServerInput, Failure> {
             pins,
             max_message_bytes: a.max_message_bytes,
             max_definition_bytes: a.max_definition_bytes,
+            sandbox: sandbox_input(a)?,
         },
     })
+}
+
+/// The room's flags of `add`/`edit`: `None` when none is given (an add
+/// gets the default room, an edit keeps the stored one).
+fn sandbox_input(a: &AddArgs) -> Result<Option<SandboxSettings>, Failure> {
+    let given = a.no_sandbox
+        || a.host_network
+        || a.session_bus
+        || !a.allow_read.is_empty()
+        || !a.allow_write.is_empty()
+        || !a.allow_host.is_empty();
+    if !given {
+        return Ok(None);
+    }
+    if a.url.is_some() {
+        return Err(usage(
+            "--allow-read, --allow-write, --allow-host, --no-sandbox and --host-network are for stdio servers (--command): a remote server has no process to confine",
+        ));
+    }
+    let mut s = if a.no_sandbox {
+        SandboxSettings::unconfined()
+    } else {
+        SandboxSettings::default()
+    };
+    s.host_network = a.host_network;
+    s.session_bus = a.session_bus;
+    for p in &a.allow_read {
+        s.allow_path(false, &absolute(p)?, GrantSource::User)
+            .map_err(usage)?;
+    }
+    for p in &a.allow_write {
+        s.allow_path(true, &absolute(p)?, GrantSource::User)
+            .map_err(usage)?;
+    }
+    for h in &a.allow_host {
+        s.allow_host(
+            HostGrant::parse(h, GrantSource::User)
+                .map_err(|e| usage(format!("--allow-host: {e}")))?,
+        )
+        .map_err(usage)?;
+    }
+    Ok(Some(s))
+}
+
+/// A path as typed, made absolute against the current folder.
+fn absolute(p: &str) -> Result<String, Failure> {
+    let path = Path::new(p);
+    let path = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map_err(|e| usage(format!("cannot read the current folder: {e}")))?
+            .join(path)
+    };
+    Ok(path.display().to_string())
+}
+
+/// `servers sandbox NAME [CHANGE]`: the room, or a change to it.
+fn sandbox(
+    core: &Arc<Airlock>,
+    name: &str,
+    change: Option<SandboxChange>,
+    json: bool,
+) -> Result<u8, Failure> {
+    let Some(change) = change else {
+        let room = core.room(name)?;
+        if json {
+            print_json(&room);
+        } else {
+            print_room(&room);
+        }
+        return Ok(0);
+    };
+    let def = core.get_server(name)?;
+    let mut s = def.options.sandbox.clone().unwrap_or_default();
+    let said = match &change {
+        SandboxChange::On => {
+            s.enabled = true;
+            s.session_bus = false;
+            "confined".to_owned()
+        }
+        SandboxChange::Off => {
+            s.enabled = false;
+            "unconfined".to_owned()
+        }
+        SandboxChange::AllowRead { path } => {
+            let p = absolute(path)?;
+            s.allow_path(false, &p, GrantSource::User).map_err(usage)?;
+            format!("allow-read {p}")
+        }
+        SandboxChange::AllowWrite { path } => {
+            let p = absolute(path)?;
+            s.allow_path(true, &p, GrantSource::User).map_err(usage)?;
+            format!("allow-write {p}")
+        }
+        SandboxChange::AllowHost { host } => {
+            let g = HostGrant::parse(host, GrantSource::User).map_err(usage)?;
+            let label = g.label();
+            s.allow_host(g).map_err(usage)?;
+            format!("allow-host {label}")
+        }
+        SandboxChange::Remove { entry } => {
+            let entry = if entry.starts_with('/') || entry.starts_with('.') {
+                absolute(entry)?
+            } else {
+                entry.clone()
+            };
+            if !s.remove(&entry) {
+                return Err(usage(format!(
+                    "{} was not allowed to {}: nothing to remove (`airlock servers sandbox {}` lists what is)",
+                    plain(&entry),
+                    plain(name),
+                    plain(name)
+                )));
+            }
+            format!("remove {entry}")
+        }
+        SandboxChange::HostNetwork { switch } => {
+            s.host_network = switch == "on";
+            format!("host-network {switch}")
+        }
+    };
+    core.set_sandbox(name, s, &said)?;
+    if json {
+        print_json(&core.room(name)?);
+    } else {
+        say!("{}: {} (from its next start)", plain(name), plain(&said));
+        print_room(&core.room(name)?);
+    }
+    Ok(0)
+}
+
+/// One line: the state, and for an unconfined server what to do.
+fn room_line(room: &RoomReport) -> String {
+    let name = plain(&room.server);
+    match &room.state {
+        RoomState::NotConfinedYet => format!(
+            "{} — it runs with all your rights; `airlock servers sandbox {name} on` confines it",
+            room.state.label()
+        ),
+        RoomState::UnconfinedByChoice => format!(
+            "{} — it runs with all your rights; `airlock servers sandbox {name} on` confines it",
+            room.state.label()
+        ),
+        RoomState::Unavailable { why } => {
+            format!("{} — it is not started: {}", room.state.label(), plain(why))
+        }
+        other => other.label().to_owned(),
+    }
+}
+
+/// The room in full: the exact command, what it reads, writes and
+/// reaches, each with where it came from.
+fn print_room(room: &RoomReport) {
+    say!("room of {}: {}", plain(&room.server), room_line(room));
+    say!("  command: {}", plain(&room.command.join(" ")));
+    if let Some(c) = &room.container {
+        say!("  confined by {} (not wrapped again)", c.engine);
+        for m in &c.mounts {
+            say!("  mounts:    {}", plain(m));
+        }
+        for p in &c.publishes {
+            say!("  publishes: {}", plain(p));
+        }
+        for w in &c.warnings {
+            say!("  WARNING: {}", plain(w));
+        }
+        return;
+    }
+    let Some(p) = &room.profile else { return };
+    if matches!(
+        room.state,
+        RoomState::Confined | RoomState::ConfinedHostNetwork | RoomState::Unavailable { .. }
+    ) {
+        say!("  how:     {}", room.mechanism);
+    } else {
+        say!("  confined, it would get:");
+    }
+    say!("  reads:   the system's programs and libraries (/usr, /etc, ...), its private home and /tmp");
+    for e in &p.read {
+        say!(
+            "           {}  ({})",
+            plain(&e.path.display().to_string()),
+            plain(&e.origin.label())
+        );
+    }
+    say!("  writes:  its private home and /tmp");
+    for e in &p.write {
+        say!(
+            "           {}  ({})",
+            plain(&e.path.display().to_string()),
+            plain(&e.origin.label())
+        );
+    }
+    if room.state == RoomState::ConfinedHostNetwork {
+        say!("  network: this computer's, not confined (host-network on)");
+    } else if p.hosts.is_empty() {
+        say!("  network: none; any host is asked about first");
+    } else {
+        say!("  network: through Airlock's proxy, to:");
+        for h in &p.hosts {
+            say!(
+                "           {}  ({})",
+                plain(&h.label()),
+                plain(&h.origin.label())
+            );
+        }
+        say!("           any other host is asked about first");
+    }
+    for n in &p.notes {
+        say!("  note:    {}", plain(n));
+    }
 }

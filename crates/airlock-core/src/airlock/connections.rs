@@ -148,6 +148,8 @@ impl Airlock {
             allow_insecure_http: false,
             app_requests: self.app_requests.clone(),
             max_message_bytes,
+            wrapped: None,
+            session_bus: false,
         };
         let session = mcp::connect_io(name, io, mode, &ctx)
             .await
@@ -199,6 +201,44 @@ impl Airlock {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(def.name.clone(), redactor.clone());
+        let room = self.room_launch(def, &transport)?;
+        if room.is_some() {
+            self.log(
+                &def.name,
+                "info",
+                &format!("starting in its room ({})", airlock_sandbox::mechanism()),
+            );
+        } else if matches!(def.transport, Transport::Stdio { .. }) {
+            let why = match &def.options.sandbox {
+                None => "it was added before Airlock confined servers: `airlock servers sandbox NAME on` confines it",
+                Some(_) => "you chose to run it unconfined",
+            };
+            if def.options.sandbox.as_ref().is_none_or(|s| !s.enabled) {
+                self.log(
+                    &def.name,
+                    "warning",
+                    &format!("starting NOT CONFINED: {why}"),
+                );
+            }
+        }
+        let (wrapped, proxy) = match room {
+            Some(r) => (Some(r.wrapped), r.proxy),
+            None => (None, None),
+        };
+        match proxy {
+            Some(p) => {
+                self.proxies
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(def.name.clone(), p);
+            }
+            None => {
+                self.proxies
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&def.name);
+            }
+        }
         let conn_row = self.store.connection_started(&def.name)?;
         let ctx = ConnectContext {
             store: self.store.clone(),
@@ -216,6 +256,12 @@ impl Airlock {
             allow_insecure_http: def.options.allow_insecure_http,
             app_requests: self.app_requests.clone(),
             max_message_bytes: def.options.message_limit(),
+            session_bus: def
+                .options
+                .sandbox
+                .as_ref()
+                .is_some_and(|s| !s.enabled && s.session_bus),
+            wrapped,
         };
         if let Transport::Http { url, .. } = &def.transport {
             if crate::servers::plain_http_remote(url) {

@@ -14,6 +14,7 @@ mod owners;
 mod pin_notices;
 mod pin_reconcile;
 mod pin_review;
+mod rooms;
 mod servers;
 mod session_errors;
 mod sign_ins;
@@ -61,6 +62,11 @@ pub struct AirlockOptions {
     /// The apps behind the gateway, for servers' sampling and roots
     /// requests; `None`: Airlock declares neither to its servers.
     pub app_requests: Option<Arc<dyn forward::AppRequests>>,
+    /// The binary a server's room runs as its helper (the shell's own,
+    /// which calls `airlock_sandbox::helper::run_if_asked` first in
+    /// `main`); `None`: this process cannot confine, and a confined server
+    /// is not started.
+    pub sandbox_helper: Option<PathBuf>,
 }
 
 impl AirlockOptions {
@@ -76,6 +82,7 @@ impl AirlockOptions {
             oauth_identity: auth::ClientIdentity::default(),
             oauth_browser: None,
             app_requests: None,
+            sandbox_helper: None,
         }
     }
 }
@@ -150,6 +157,10 @@ pub struct Airlock {
     redactors: Mutex<HashMap<String, Arc<secrets::Redactor>>>,
     /// This process's run lock, held while Airlock is open.
     run: process_runs::Run,
+    /// See [`AirlockOptions::sandbox_helper`].
+    sandbox_helper: Option<PathBuf>,
+    /// Each confined server's proxy, from its last start.
+    proxies: Mutex<HashMap<String, airlock_sandbox::proxy::Proxy>>,
 }
 
 impl Airlock {
@@ -190,6 +201,8 @@ impl Airlock {
             next_sign_in: std::sync::atomic::AtomicU64::new(1),
             redactors: Mutex::new(HashMap::new()),
             run,
+            sandbox_helper: opts.sandbox_helper,
+            proxies: Mutex::new(HashMap::new()),
         }))
     }
 

@@ -125,7 +125,20 @@ impl Airlock {
 
     /// Add several servers: all land or none does (names checked first,
     /// secrets rolled back if the database write fails).
+    /// Every stdio server added gets a room, confined, unless its input
+    /// says otherwise (`--no-sandbox`: the person's explicit choice).
     pub fn import_servers(&self, inputs: &[ServerInput]) -> CoreResult<Vec<String>> {
+        let inputs: Vec<ServerInput> = inputs
+            .iter()
+            .cloned()
+            .map(|mut i| {
+                if matches!(i.transport, Transport::Stdio { .. }) && i.options.sandbox.is_none() {
+                    i.options.sandbox = Some(airlock_sandbox::SandboxSettings::default());
+                }
+                i
+            })
+            .collect();
+        let inputs = inputs.as_slice();
         let mut seen = std::collections::HashSet::new();
         for input in inputs {
             input.validate()?;
@@ -151,17 +164,29 @@ impl Airlock {
             self.forget_secrets(&written);
             return Err(e.into());
         }
-        for r in &rows {
-            let _ = self
-                .store
-                .audit(Some(&r.name), "server_added", &serde_json::json!({}));
+        for input in inputs {
+            let confined = input.options.sandbox.as_ref().map(|s| s.enabled);
+            let _ = self.store.audit(
+                Some(&input.name),
+                "server_added",
+                &match confined {
+                    Some(c) => serde_json::json!({ "confined": c }),
+                    None => serde_json::json!({}),
+                },
+            );
         }
         Ok(rows.into_iter().map(|r| r.name).collect())
     }
 
     /// Replace a server's definition. Secrets no longer used are deleted.
+    /// An edit that says nothing of the room keeps the one stored.
     pub fn update_server(&self, input: &ServerInput) -> CoreResult<ServerDef> {
         let old = self.get_server(&input.name)?;
+        let mut input = input.clone();
+        if input.options.sandbox.is_none() {
+            input.options.sandbox = old.options.sandbox.clone();
+        }
+        let input = &input;
         let (def, written) = self.store_secrets(input)?;
         if let Err(e) = self.store.update_server(&Self::row(&def)) {
             self.forget_secrets(&written);

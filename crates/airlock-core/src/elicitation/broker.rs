@@ -95,7 +95,7 @@ pub(super) struct Tracked {
 
 pub struct Broker {
     pub(super) store: Arc<Store>,
-    pub(super) consent: Arc<dyn Consent>,
+    pub(crate) consent: Arc<dyn Consent>,
     pub(super) opener: Arc<dyn Opener>,
     events: broadcast::Sender<CoreEvent>,
     settings: RwLock<BrokerSettings>,

@@ -38,8 +38,8 @@ pub use broker::{
 pub use outcome::{RateLimit, Refusal, UrlOutcome};
 pub use ports::{
     BoxFuture, Consent, ConsentDecision, ContinueDecision, Familiarity, FixedConsent, FormAnswer,
-    FormConsentRequest, FormOutcome, LookAlike, Opener, PrintOpener, SystemBrowser,
-    UrlConsentRequest, OPENER_CHECK,
+    FormConsentRequest, FormOutcome, HostConsentRequest, HostDecision, LookAlike, Opener,
+    PrintOpener, SystemBrowser, UrlConsentRequest, OPENER_CHECK,
 };
 pub use sign_in::{MixUpSeen, SignInRecord, MAX_REASON_CHARS};
 pub use url::{InputAction, RequiredElicitation};

@@ -123,6 +123,38 @@ pub trait Consent: Send + Sync {
         let _ = request;
         Box::pin(async { FormAnswer::Decline })
     }
+
+    /// A confined server tries to reach a host its room does not list.
+    /// The default denies, for shells that cannot ask a person.
+    fn ask_host<'a>(&'a self, request: &'a HostConsentRequest) -> BoxFuture<'a, HostDecision> {
+        let _ = request;
+        Box::pin(async { HostDecision::Deny })
+    }
+}
+
+/// What a question about a host shows: a confined server's connection,
+/// held by Airlock's proxy until the person answers.
+#[derive(Debug, Clone, Serialize)]
+pub struct HostConsentRequest {
+    pub server: String,
+    /// Lower case, as the server asked for it (a name or an IP address).
+    pub host: String,
+    pub port: u16,
+    /// `https://host:port/` inspected: the registrable domain, Punycode,
+    /// look-alike and IP warnings.
+    pub inspection: Inspection,
+}
+
+/// The person's answer about a host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum HostDecision {
+    /// This connection, and others to it until the server restarts.
+    AllowOnce,
+    /// Kept in the server's room.
+    Always,
+    Deny,
 }
 
 /// What a form prompt shows. The message, titles and descriptions are
@@ -209,6 +241,15 @@ impl Consent for FixedConsent {
             ConsentDecision::Cancel => FormAnswer::Cancel,
         };
         Box::pin(async move { answer })
+    }
+
+    /// Accept allows once (a script never widens a room for good).
+    fn ask_host<'a>(&'a self, _request: &'a HostConsentRequest) -> BoxFuture<'a, HostDecision> {
+        let d = match self.0 {
+            ConsentDecision::Accept => HostDecision::AllowOnce,
+            _ => HostDecision::Deny,
+        };
+        Box::pin(async move { d })
     }
 }
 

@@ -125,14 +125,33 @@ impl Attempting<'_> {
         env: &std::collections::BTreeMap<String, String>,
         cwd: Option<&str>,
     ) -> Result<super::stdio::StdioTransport, ConnectError> {
-        let mut cmd = tokio::process::Command::new(command);
+        // A confined server starts through its room's command; the server's
+        // own command and arguments are that command's last words.
+        let mut cmd = match &self.ctx.wrapped {
+            Some(w) => {
+                let mut c = tokio::process::Command::new(&w.program);
+                c.args(&w.args);
+                c
+            }
+            None => {
+                let mut c = tokio::process::Command::new(command);
+                c.args(args);
+                c
+            }
+        };
         // A minimal inherited environment, not all of Airlock's (which may
-        // hold other programs' tokens), then what the configuration sets.
+        // hold other programs' tokens), then what the configuration sets,
+        // then what the room sets (its proxy, its launcher's cache).
         cmd.env_clear()
-            .envs(super::inherited_env::inherited_env(&self.ctx.inherit_env))
-            .args(args)
+            .envs(super::inherited_env::inherited_env_for(
+                &self.ctx.inherit_env,
+                self.ctx.session_bus,
+            ))
             .envs(env.iter())
             .kill_on_drop(true);
+        if let Some(w) = &self.ctx.wrapped {
+            cmd.envs(w.env.iter().map(|(k, v)| (k, v)));
+        }
         super::server_process::prepare(&mut cmd);
         if let Some(cwd) = cwd {
             cmd.current_dir(cwd);

@@ -7,7 +7,9 @@
 //! - **Everywhere**: `PATH`, `LANG`, `LANGUAGE`, `TZ`, the proxy variables
 //!   (both cases), `SSL_CERT_FILE`, `SSL_CERT_DIR`.
 //! - **Linux**: `HOME`, `USER`, `LOGNAME`, `SHELL`, `TMPDIR`, `TMP`, `TEMP`, `DISPLAY`,
-//!   `WAYLAND_DISPLAY`, `DBUS_SESSION_BUS_ADDRESS`, `LC_*`, `XDG_*`.
+//!   `WAYLAND_DISPLAY`, `LC_*`, `XDG_*`. Not `DBUS_SESSION_BUS_ADDRESS`: the
+//!   session bus leads to the unlocked keychain; a server gets it only when
+//!   the person asks for it (an unconfined server's `session_bus`).
 //! - **macOS**: `HOME`, `USER`, `LOGNAME`, `SHELL`, `TMPDIR`, `TMP`, `TEMP`, `LC_*`,
 //!   `__CF_USER_TEXT_ENCODING` (the user's text encoding).
 //! - **Windows**: `SystemRoot` (without it a program cannot start its
@@ -50,7 +52,6 @@ const PLATFORM: &[&str] = &[
     "TEMP",
     "DISPLAY",
     "WAYLAND_DISPLAY",
-    "DBUS_SESSION_BUS_ADDRESS",
 ];
 #[cfg(target_os = "linux")]
 const PREFIXES: &[&str] = &["LC_", "XDG_"];
@@ -113,13 +114,25 @@ pub fn inherited_by_default(name: &str) -> bool {
         || PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
+/// The session bus's variable: passed only on the person's say.
+pub const SESSION_BUS: &str = "DBUS_SESSION_BUS_ADDRESS";
+
 /// The environment a stdio server starts with (before its own `env`): the
-/// variables above, plus the names in `extra` (`*`: all of them).
+/// variables above, plus the names in `extra` (`*`: all of them, but the
+/// session bus).
 pub fn inherited_env(extra: &[String]) -> Vec<(OsString, OsString)> {
+    inherited_env_for(extra, false)
+}
+
+/// [`inherited_env`], with the session bus when `session_bus`.
+pub fn inherited_env_for(extra: &[String], session_bus: bool) -> Vec<(OsString, OsString)> {
     let all = extra.iter().any(|e| e == "*");
     std::env::vars_os()
         .filter(|(k, _)| {
             let Some(k) = k.to_str() else { return false };
+            if k == SESSION_BUS {
+                return session_bus;
+            }
             all || inherited_by_default(k) || extra.iter().any(|e| same_name(e, k))
         })
         .collect()
@@ -138,7 +151,10 @@ mod tests {
         #[cfg(target_os = "linux")]
         {
             assert!(inherited_by_default("XDG_RUNTIME_DIR"));
-            assert!(inherited_by_default("DBUS_SESSION_BUS_ADDRESS"));
+            assert!(
+                !inherited_by_default("DBUS_SESSION_BUS_ADDRESS"),
+                "the bus leads to the keychain"
+            );
             assert!(!inherited_by_default("Path"), "case matters on Linux");
         }
         #[cfg(windows)]

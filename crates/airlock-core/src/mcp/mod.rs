@@ -174,6 +174,10 @@ pub struct ConnectContext {
     pub app_requests: Option<Arc<dyn crate::forward::AppRequests>>,
     /// Largest message read from the server, in bytes (see [`oversize`]).
     pub max_message_bytes: usize,
+    /// A confined stdio server: the command that starts it in its room.
+    pub wrapped: Option<airlock_sandbox::Wrapped>,
+    /// Hand a stdio server the session bus (unconfined servers only).
+    pub session_bus: bool,
 }
 
 /// What a connect needs for MCP authorization: where tokens live and,

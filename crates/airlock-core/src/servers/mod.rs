@@ -201,6 +201,12 @@ pub struct ServerOptions {
     /// [`crate::limits::MAX_DEFINITION_BYTES`]'s default).
     #[cfg_attr(feature = "ts", ts(type = "number | null"))]
     pub max_definition_bytes: Option<u64>,
+    /// A stdio server's room (see [`airlock_sandbox`]). `None`: configured
+    /// before Airlock confined servers; it runs unconfined until the person
+    /// confines it. Every server added now gets one, confined.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub sandbox: Option<airlock_sandbox::SandboxSettings>,
 }
 
 impl ServerOptions {
@@ -227,6 +233,9 @@ impl ServerOptions {
         }
         if let Some(n) = self.max_definition_bytes {
             crate::limits::MAX_DEFINITION_BYTES.check(n)?;
+        }
+        if let Some(s) = &self.sandbox {
+            s.validate()?;
         }
         Ok(())
     }

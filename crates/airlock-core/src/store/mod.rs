@@ -331,6 +331,16 @@ impl Store {
         Ok(n > 0)
     }
 
+    /// Replace a server's options alone (its room's settings), keeping
+    /// what automatic mode learned.
+    pub fn set_server_options(&self, name: &str, options_json: &str) -> StoreResult<bool> {
+        let n = self.lock().execute(
+            "UPDATE servers SET options_json = ?2, updated_at = ?3 WHERE name = ?1",
+            params![name, options_json, now_ms()],
+        )?;
+        Ok(n > 0)
+    }
+
     /// Remember the protocol revision automatic mode settled on (`None`: forget).
     pub fn set_protocol_learned(&self, name: &str, version: Option<&str>) -> StoreResult<()> {
         self.lock().execute(

@@ -10,7 +10,9 @@ use super::{
     ButtonRole, ConsentView, ConsentWarning, LineKey, Part, Source, ViewAction, ViewButton,
     ViewKind, ViewLine, ViewWarning, WarningCode,
 };
-use crate::elicitation::ports::{Familiarity, FormConsentRequest, UrlConsentRequest};
+use crate::elicitation::ports::{
+    Familiarity, FormConsentRequest, HostConsentRequest, UrlConsentRequest,
+};
 use crate::elicitation::MAX_MESSAGE_CHARS;
 use crate::lifecycle::Origin;
 
@@ -275,6 +277,82 @@ impl ConsentView {
                 button(ViewAction::Decline, s::BUTTON_DECLINE, ButtonRole::Default),
                 button(ViewAction::Accept, s::BUTTON_OPEN, ButtonRole::Proceed),
                 button(ViewAction::Cancel, s::BUTTON_CANCEL, ButtonRole::Other),
+            ],
+        }
+    }
+
+    /// A confined server's connection to a host its room does not list.
+    pub fn host(request: &HostConsentRequest) -> ConsentView {
+        let inspection = &request.inspection;
+        let server = server_name(&request.server);
+        let mut lines = Vec::new();
+        let registrable = inspection.registrable_domain.as_deref();
+        let shown = inspection
+            .display_host
+            .clone()
+            .unwrap_or_else(|| request.host.clone());
+        let split = match (inspection.ascii_host.as_deref(), registrable) {
+            (Some(ascii), Some(registrable)) => split_host(&shown, ascii, registrable),
+            _ => None,
+        };
+        lines.push(ViewLine {
+            split,
+            ..line(
+                LineKey::Host,
+                s::LABEL_HOST,
+                neutralize_for_display(&shown, HOST_CHARS),
+                Source::Server,
+            )
+        });
+        lines.push(line(
+            LineKey::Port,
+            s::LABEL_PORT,
+            request.port.to_string(),
+            Source::Server,
+        ));
+        // The page is never opened: a plain-http or odd-port warning says
+        // nothing about a connection's host.
+        let warnings = url_warnings(inspection)
+            .into_iter()
+            .filter(|w| {
+                !matches!(
+                    w.code,
+                    WarningCode::Url(
+                        airlock_url_safety::Warning::NotHttps
+                            | airlock_url_safety::Warning::NonDefaultPort
+                    )
+                )
+            })
+            .collect();
+        ConsentView {
+            kind: ViewKind::ReachHost,
+            record_id: None,
+            title: format!(
+                "{}{server} wants to reach {}:{}",
+                s::TITLE_PREFIX,
+                neutralize_for_display(&request.host, HOST_CHARS),
+                request.port
+            ),
+            heading: who_asks(None, &server, s::ASKS_REACH_HOST),
+            app: None,
+            server,
+            domain: Some(domain_line(inspection)),
+            lines,
+            familiarity: None,
+            warnings,
+            blocked: None,
+            one_click_ok: false,
+            note: vec![words(s::NOTE_REACH_HOST)],
+            question: s::QUESTION_REACH_HOST.to_owned(),
+            keys: s::KEYS_REACH_HOST.to_owned(),
+            buttons: vec![
+                button(ViewAction::Decline, s::BUTTON_DENY, ButtonRole::Default),
+                button(
+                    ViewAction::Accept,
+                    s::BUTTON_ALLOW_ONCE,
+                    ButtonRole::Proceed,
+                ),
+                button(ViewAction::Always, s::BUTTON_ALWAYS, ButtonRole::Proceed),
             ],
         }
     }

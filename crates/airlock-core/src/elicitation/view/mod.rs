@@ -46,6 +46,9 @@ pub enum ViewKind {
     Form,
     /// A page that is never opened; Close only.
     Blocked,
+    /// A confined server's connection to a host its room does not list:
+    /// Deny, Allow once, Always.
+    ReachHost,
 }
 
 /// Whose words a piece of text is.
@@ -195,6 +198,8 @@ pub enum ViewAction {
     Continue,
     /// Dismiss a notice (a blocked page).
     Close,
+    /// Allow for good (a host, kept in the server's room).
+    Always,
 }
 
 impl ViewAction {
@@ -206,6 +211,7 @@ impl ViewAction {
             Self::Cancel => "cancel",
             Self::Continue => "continue",
             Self::Close => "close",
+            Self::Always => "always",
         }
     }
 }

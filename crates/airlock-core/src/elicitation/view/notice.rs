@@ -55,6 +55,7 @@ impl NoticeAction {
             NoticeDo::Answer(ViewAction::Cancel) => "cancel",
             NoticeDo::Answer(ViewAction::Continue) => "continue",
             NoticeDo::Answer(ViewAction::Close) => "close",
+            NoticeDo::Answer(ViewAction::Always) => "always",
             NoticeDo::Review => "review",
             NoticeDo::Pause => "pause",
         };

@@ -103,6 +103,8 @@ pub const THE_SERVER: &str = "the server";
 pub const ASKS_OPEN_PAGE: &str = "asks you to open a web page";
 pub const ASKS_SIGN_IN: &str = "asks you to sign in";
 pub const ASKS_FORM: &str = "asks you to fill in a form";
+/// A confined server's connection to a host its room does not list.
+pub const ASKS_REACH_HOST: &str = "wants to connect to a host its room does not list";
 /// Between the app's label and the server: `Claude Code → the server …`.
 pub const APP_ARROW: &str = " → ";
 /// Every window title starts with it.
@@ -169,6 +171,9 @@ pub const NOTE_FORM: &str =
 pub const QUESTION_OPEN: &str = "Open it in your browser?";
 pub const QUESTION_SIGN_IN: &str = "Open the sign-in page in your browser?";
 pub const QUESTION_FORM: &str = "Send it?";
+pub const QUESTION_REACH_HOST: &str = "Let it connect?";
+pub const NOTE_REACH_HOST: &str =
+    "The server runs in its own room: its connection waits in Airlock until you answer. Allow once lasts until the server restarts; Always keeps the host in its room.";
 
 pub const BUTTON_OPEN: &str = "Open in browser";
 pub const BUTTON_DECLINE: &str = "Decline";
@@ -177,11 +182,15 @@ pub const BUTTON_CLOSE: &str = "Close";
 pub const BUTTON_CONTINUE: &str = "Continue";
 pub const BUTTON_ACCEPT: &str = "Accept";
 pub const BUTTON_REVIEW: &str = "Review";
+pub const BUTTON_DENY: &str = "Deny";
+pub const BUTTON_ALLOW_ONCE: &str = "Allow once";
+pub const BUTTON_ALWAYS: &str = "Always for this server";
 
 /// The terminal's keys for each question (the CLI reads these letters).
 pub const KEYS_OPEN: &str = "[y]es / [N]o / [c]ancel";
 pub const KEYS_LATE: &str = "Press Enter when you are done, or type c to cancel";
 pub const KEYS_FORM: &str = "[a]ccept / [D]ecline / [c]ancel";
+pub const KEYS_REACH_HOST: &str = "[o]nce / [a]lways / [N]o";
 /// The terminal's keys for each field of a form.
 pub const KEYS_FORM_FIELDS: &str =
     "Enter takes a field's default; - leaves an optional field empty.";
