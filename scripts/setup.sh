@@ -75,6 +75,7 @@ packages=(
   librsvg2-dev libayatana-appindicator3-dev libssl-dev libdbus-1-dev pkg-config build-essential
   xvfb xdotool imagemagick dbus dbus-x11 at-spi2-core webkit2gtk-driver
   dunst gnome-keyring libsecret-tools keyutils xdg-utils tmux
+  bubblewrap
 )
 # Tools the test peers need; Debian's versions are the fallback when absent
 # (this image has Node 20 from NodeSource and Python 3.11 from pyenv).
@@ -207,6 +208,13 @@ install_venv() {
 }
 cached peers-venv "$(sha "$peers/requirements.txt")" "$peers/.venv" install_venv payload bin/python
 step venv "tests/peers/.venv: $did"
+
+install_fetch_venv() {
+  python3 -m venv "$1/payload"
+  "$1/payload/bin/python" -m pip install -q --disable-pip-version-check --no-input -r "$peers/fetch-requirements.txt"
+}
+cached fetch-venv "$(sha "$peers/fetch-requirements.txt")" "$peers/.fetch-venv" install_fetch_venv payload bin/mcp-server-fetch
+step fetch-venv "tests/peers/.fetch-venv: $did"
 
 apps="$root/tests/apps"
 install_apps() {
