@@ -35,6 +35,7 @@ use airlock_core::activity::{ActivityOverview, ActivityQuery};
 use airlock_core::apps::AppProfile;
 use airlock_core::owners::UriConflict;
 use airlock_core::pins::PinChange;
+use airlock_core::rooms::{RoomChange, RoomReport};
 
 /// A declared event: its name, and in its type the payload it carries.
 pub struct Event<T> {

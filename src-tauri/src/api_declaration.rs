@@ -102,6 +102,11 @@ desktop_api! {
         async fn uri_conflicts(server: String) -> Vec<UriConflict>;
         /// Apps read `uri` ("resource" | "template") from `server` from now on.
         async fn choose_uri_owner(uri: String, kind: String, server: String) -> ();
+        /// A stdio server's room: confined or not, what it may read, write
+        /// and reach, and where each entry came from.
+        sync fn server_room(name: String) -> RoomReport;
+        /// One change to a server's room (from its next start); the room then.
+        sync fn change_room(name: String, change: RoomChange) -> RoomReport;
         /// The change a notification's Review asked to show, once (null: none).
         sync fn take_review_request() -> Option<i64>;
         /// The window drew its first data (the server list): the shell prints

@@ -209,6 +209,18 @@ pub fn sign_out(cx: Ctx<'_>, name: String) -> ApiResult<bool> {
     Ok(cx.state.core.logout(&name)?)
 }
 
+pub fn server_room(cx: Ctx<'_>, name: String) -> ApiResult<airlock_core::rooms::RoomReport> {
+    Ok(cx.state.core.room(&name)?)
+}
+
+pub fn change_room(
+    cx: Ctx<'_>,
+    name: String,
+    change: airlock_core::rooms::RoomChange,
+) -> ApiResult<airlock_core::rooms::RoomReport> {
+    Ok(cx.state.core.change_room(&name, &change)?)
+}
+
 pub fn server_logs(cx: Ctx<'_>, name: String, limit: u32) -> ApiResult<Vec<LogLine>> {
     Ok(cx.state.core.logs(&name, limit)?)
 }

@@ -173,7 +173,7 @@ impl DesktopConsent {
             let answer = match choice.await {
                 Ok(Choice::Open) => "accept",
                 Ok(Choice::Decline) => "decline",
-                Ok(Choice::Cancel) | Err(_) => "cancel",
+                Ok(Choice::Cancel | Choice::Always) | Err(_) => "cancel",
             };
             inbox.answer(record_id, PendingKind::Consent, answer);
         });
@@ -181,6 +181,23 @@ impl DesktopConsent {
 }
 
 impl Consent for DesktopConsent {
+    /// A confined server's connection to a host its room does not list:
+    /// the native dialog (Deny is the default button; closing it denies).
+    fn ask_host<'a>(
+        &'a self,
+        request: &'a airlock_core::elicitation::HostConsentRequest,
+    ) -> BoxFuture<'a, airlock_core::elicitation::HostDecision> {
+        use airlock_core::elicitation::HostDecision;
+        Box::pin(async move {
+            let view = presenter::for_dialog(ConsentView::host(request));
+            match native_dialog::show(&self.app, view).await {
+                Ok(Choice::Open) => HostDecision::AllowOnce,
+                Ok(Choice::Always) => HostDecision::Always,
+                _ => HostDecision::Deny,
+            }
+        })
+    }
+
     fn ask_url<'a>(&'a self, request: &'a UrlConsentRequest) -> BoxFuture<'a, ConsentDecision> {
         Box::pin(async move {
             let entry = presenter::inbox_entry(request, PendingKind::Consent, now_ms());

@@ -30,6 +30,8 @@ pub enum Choice {
     Open,
     /// Cancel, Escape, the window closed, or the dialog withdrawn.
     Cancel,
+    /// Allow for good (a host kept in a server's room).
+    Always,
 }
 
 /// Show the dialog of `view` (a consent, or a blocked page); the receiver
@@ -53,6 +55,7 @@ fn choice(action: ViewAction) -> Choice {
     match action {
         ViewAction::Accept => Choice::Open,
         ViewAction::Decline => Choice::Decline,
+        ViewAction::Always => Choice::Always,
         _ => Choice::Cancel,
     }
 }

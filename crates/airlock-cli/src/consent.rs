@@ -355,6 +355,10 @@ impl Consent for JsonFormEcho {
         self.0.ask_url(request)
     }
 
+    fn ask_host<'a>(&'a self, request: &'a HostConsentRequest) -> BoxFuture<'a, HostDecision> {
+        self.0.ask_host(request)
+    }
+
     fn continue_or_cancel<'a>(
         &'a self,
         request: &'a UrlConsentRequest,

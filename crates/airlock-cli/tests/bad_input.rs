@@ -139,6 +139,9 @@ fn bad_stdio_times_out(mode: &str) -> Out {
         "servers",
         "add",
         mode,
+        // Unconfined: the test reads the server's PID from outside, which
+        // a room's PID namespace would hide (tests/rooms.rs confines).
+        "--no-sandbox",
         "--command",
         "sh",
         "--",
@@ -376,6 +379,8 @@ fn a_killed_airlock_takes_its_stdio_servers_down() {
         "servers",
         "add",
         "silent",
+        // The PID as the host sees it (a confined server: below).
+        "--no-sandbox",
         "--command",
         "sh",
         "--",
@@ -459,4 +464,66 @@ fn out_of_bounds_deadlines_are_refused_with_the_reason() {
         assert!(out.stderr.contains(says), "{args:?}: {out:?}");
     }
     assert!(!sb.data.exists(), "a refused run created the data dir");
+}
+
+/// The same for a confined server: bubblewrap's whole room ends with the
+/// Airlock that started it (found by a marker in its command line, since
+/// its own PID is the room's).
+#[test]
+fn a_killed_airlock_takes_its_confined_servers_down() {
+    let sb = Sandbox::new();
+    let marker = format!("room-marker-{}", random_hex());
+    sb.run(&[
+        "servers",
+        "add",
+        "silent",
+        "--command",
+        &s(&py()),
+        "--",
+        &s(&bad_server()),
+        "silent",
+        &marker,
+    ])
+    .ok();
+    let mut airlock = std::process::Command::new(airlock_bin())
+        .arg("--data-dir")
+        .arg(&sb.data)
+        .args(["--connect-timeout", "60", "connect", "silent"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("airlock starts");
+    let with_marker = || -> Vec<u32> {
+        std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| contains_bytes(&c, marker.as_bytes()))
+                    && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                        .is_ok_and(|s| s.contains(") Z "))
+            })
+            .collect()
+    };
+    let running = wait_until(
+        "the confined server to start",
+        Duration::from_secs(20),
+        || {
+            let p = with_marker();
+            (p.len() >= 2).then_some(p)
+        },
+    );
+    assert!(
+        running.len() >= 2,
+        "bubblewrap, its helper and the server: {running:?}"
+    );
+    airlock.kill().expect("SIGKILL airlock");
+    let _ = airlock.wait();
+    wait_until(
+        "the room to end with Airlock",
+        Duration::from_secs(10),
+        || with_marker().is_empty().then_some(()),
+    );
 }

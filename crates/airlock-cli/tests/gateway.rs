@@ -228,7 +228,7 @@ fn consent_ask_without_a_window_refuses_and_says_to_open_airlock() {
 #[test]
 fn apps_attached_at_once_share_one_host_and_one_set_of_server_processes() {
     let sb = Sandbox::new();
-    let spawns = sb.dir().join("spawns.txt");
+    let spawns = sb.peer_out().join("spawns.txt");
     sb.add_py(
         "py",
         &[&format!("AIRLOCK_PEER_SPAWN_LOG={}", spawns.display())],

@@ -9,6 +9,26 @@ static DEFAULT_OPTIONS: std::sync::LazyLock<serde_json::Value> = std::sync::Lazy
             "pins": "hold", "max_message_bytes": null, "max_definition_bytes": null})
 });
 
+/// The options of a stdio server added without any: confined (issue 33).
+static DEFAULT_STDIO_OPTIONS: std::sync::LazyLock<serde_json::Value> =
+    std::sync::LazyLock::new(|| {
+        let mut o = DEFAULT_OPTIONS.clone();
+        o["sandbox"] = serde_json::json!({"enabled": true, "read": [], "write": [], "hosts": [],
+            "host_network": false, "session_bus": false});
+        o
+    });
+
+/// `servers show --json` without its `room` (what the room holds depends
+/// on this machine's programs; tests/rooms.rs checks it), and the room's state.
+fn shown(out: &Out) -> (serde_json::Value, serde_json::Value) {
+    let mut v = out.json();
+    let room = v
+        .as_object_mut()
+        .and_then(|m| m.remove("room"))
+        .unwrap_or_default();
+    (v, room["state"]["state"].clone())
+}
+
 use common::*;
 use serde_json::json;
 
@@ -263,14 +283,16 @@ fn servers_add_list_show_edit_remove_round_trip() {
 
     let show = sb.run(&["--json", "servers", "show", "tool box"]);
     show.ok();
+    let (def, room) = shown(&show);
     assert_eq!(
-        show.json(),
+        def,
         json!({"name": "tool box", "transport": {"type": "stdio", "command": "node",
             "args": ["server.js", "--port", "7"], "env": {"DEBUG": {"value": "1"}}, "cwd": "/tmp"},
-            "options": DEFAULT_OPTIONS.clone(), "protocol_learned": null, "paused": false,
+            "options": DEFAULT_STDIO_OPTIONS.clone(), "protocol_learned": null, "paused": false,
             "trust": {"pins": "hold", "pending_changes": 0, "uri_conflicts": []}}),
         "{show:?}"
     );
+    assert_eq!(room, "confined", "{show:?}");
     let show_text = sb.run(&["servers", "show", "tool box"]);
     show_text.ok();
     assert!(
@@ -293,8 +315,10 @@ fn servers_add_list_show_edit_remove_round_trip() {
         "{edited:?}"
     );
     let show = sb.run(&["--json", "servers", "show", "tool box"]);
+    let (def, room) = shown(&show);
+    assert_eq!(room, "remote", "{show:?}");
     assert_eq!(
-        show.json(),
+        def,
         json!({"name": "tool box", "transport": {"type": "http", "url": "https://tools.example/mcp",
             "headers": {"X-Team": {"value": "blue"}}},
             // HTTP servers also say whether they are signed in (OAuth).

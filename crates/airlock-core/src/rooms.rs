@@ -67,6 +67,81 @@ pub struct RoomReport {
     pub container: Option<Container>,
 }
 
+/// One change a person makes to a room (the CLI's `servers sandbox NAME
+/// ...`, the window's server page). Paths must be absolute (a shell makes
+/// a typed one absolute first).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "change", rename_all = "snake_case")]
+pub enum RoomChange {
+    /// Run it confined (from its next start).
+    On,
+    /// Run it unconfined, with all the person's rights.
+    Off,
+    AllowRead {
+        path: String,
+    },
+    AllowWrite {
+        path: String,
+    },
+    /// `HOST`, `HOST:PORT` or `*.DOMAIN[:PORT]`.
+    AllowHost {
+        host: String,
+    },
+    /// Take back a path or a host (as listed).
+    Remove {
+        entry: String,
+    },
+    /// Share this computer's network (on) or go through the proxy (off).
+    HostNetwork {
+        on: bool,
+    },
+}
+
+impl RoomChange {
+    /// Apply to `s`; the change in words (for the audit trail), or why not.
+    pub fn apply(&self, s: &mut SandboxSettings) -> Result<String, String> {
+        use airlock_sandbox::{GrantSource, HostGrant};
+        Ok(match self {
+            Self::On => {
+                s.enabled = true;
+                s.session_bus = false;
+                "confined".into()
+            }
+            Self::Off => {
+                s.enabled = false;
+                "unconfined".into()
+            }
+            Self::AllowRead { path } => {
+                s.allow_path(false, path, GrantSource::User)?;
+                format!("allow-read {path}")
+            }
+            Self::AllowWrite { path } => {
+                s.allow_path(true, path, GrantSource::User)?;
+                format!("allow-write {path}")
+            }
+            Self::AllowHost { host } => {
+                let g = HostGrant::parse(host, GrantSource::User)?;
+                let label = g.label();
+                s.allow_host(g)?;
+                format!("allow-host {label}")
+            }
+            Self::Remove { entry } => {
+                if !s.remove(entry) {
+                    return Err(format!(
+                        "{entry} was not allowed: nothing to remove (the room lists what is)"
+                    ));
+                }
+                format!("remove {entry}")
+            }
+            Self::HostNetwork { on } => {
+                s.host_network = *on;
+                format!("host-network {}", if *on { "on" } else { "off" })
+            }
+        })
+    }
+}
+
 /// The proxy's questions and refusals for one server.
 pub(crate) struct RoomGate {
     pub server: String,

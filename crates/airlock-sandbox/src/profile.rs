@@ -90,6 +90,9 @@ pub struct Container {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Profile {
+    /// Where the command was found (`None`: nowhere on the server's PATH).
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    pub program: Option<PathBuf>,
     pub read: Vec<PathEntry>,
     pub write: Vec<PathEntry>,
     pub hosts: Vec<HostEntry>,
@@ -171,6 +174,7 @@ pub fn infer(command: &str, args: &[String], settings: &SandboxSettings, ctx: &C
     let mut p = Builder {
         ctx,
         profile: Profile {
+            program: None,
             read: Vec::new(),
             write: Vec::new(),
             hosts: Vec::new(),
@@ -185,6 +189,7 @@ pub fn infer(command: &str, args: &[String], settings: &SandboxSettings, ctx: &C
         return p.profile;
     }
     let resolved = resolve(command, ctx);
+    p.profile.program = resolved.clone();
     match &resolved {
         Some(path) => p.program(path, 0),
         None => p.note(format!(
@@ -564,7 +569,8 @@ impl Builder<'_> {
     /// says the folders are its workspace.
     fn arguments(&mut self, program: &str, args: &[String], launcher: Option<Launcher>) {
         let workspace = writes_its_folders(program, args);
-        for arg in args {
+        let words = Self::script_words(program, args);
+        for arg in args.iter().chain(&words) {
             let value = match arg.split_once('=') {
                 Some((k, v)) if k.starts_with('-') => v,
                 _ => arg.as_str(),
@@ -592,10 +598,48 @@ impl Builder<'_> {
                         "the folder of a script named in its arguments",
                     );
                 }
+                if is_node_script(&path) {
+                    // Node looks for packages in every node_modules above the script.
+                    for modules in path
+                        .ancestors()
+                        .skip(1)
+                        .map(|a| a.join("node_modules"))
+                        .filter(|m| m.is_dir())
+                    {
+                        self.read(
+                            modules,
+                            "the packages a script named in its arguments can import",
+                        );
+                    }
+                }
+            } else if is_executable(&path) {
+                // An interpreter handed to a wrapper (`proxy.py /venv/bin/python server.py`).
+                self.program(&path, 1);
             } else {
                 self.read(path, "a file named in its arguments");
             }
         }
+    }
+
+    /// Absolute paths inside a shell's `-c` script (`sh -c "exec python3
+    /// '/srv/server.py'"`): each word, quotes stripped.
+    fn script_words(program: &str, args: &[String]) -> Vec<String> {
+        let shells = ["sh", "bash", "dash", "zsh"];
+        if !shells.contains(&program) {
+            return Vec::new();
+        }
+        let Some(i) = args.iter().position(|a| a == "-c") else {
+            return Vec::new();
+        };
+        args.get(i + 1)
+            .map(|script| {
+                script
+                    .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
+                    .map(|w| w.trim_matches(|c| c == '\'' || c == '"').to_owned())
+                    .filter(|w| w.starts_with('/'))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     fn path_of(&self, value: &str) -> Option<PathBuf> {
@@ -625,6 +669,13 @@ fn is_script(p: &Path) -> bool {
     )
 }
 
+fn is_node_script(p: &Path) -> bool {
+    matches!(
+        p.extension().and_then(|e| e.to_str()),
+        Some("js" | "mjs" | "cjs" | "ts")
+    )
+}
+
 /// `.../node_modules` above a file inside a package.
 fn enclosing_node_modules(p: &Path) -> Option<PathBuf> {
     p.ancestors()
@@ -633,10 +684,12 @@ fn enclosing_node_modules(p: &Path) -> Option<PathBuf> {
 }
 
 /// The prefix of an installation whose `bin` holds `p` (`~/.nvm/versions/node/v20`
-/// for `.../v20/bin/node`).
+/// for `.../v20/bin/node`), or the version manager whose `shims` holds it
+/// (`~/.pyenv` for `~/.pyenv/shims/python3`: the shim runs the manager,
+/// which picks a version under its root; asdf, rbenv and mise alike).
 fn install_prefix(p: &Path) -> Option<PathBuf> {
     let bin = p.parent()?;
-    if bin.file_name()? != "bin" {
+    if bin.file_name()? != "bin" && bin.file_name()? != "shims" {
         return None;
     }
     bin.parent().map(Path::to_path_buf)

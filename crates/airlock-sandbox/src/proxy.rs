@@ -62,13 +62,33 @@ struct State {
 /// their peers).
 pub struct Proxy {
     path: PathBuf,
+    /// The socket file's identity (device, inode) when it was bound.
+    id: Option<(u64, u64)>,
     task: tokio::task::JoinHandle<()>,
+}
+
+fn file_id(p: &Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::symlink_metadata(p)
+            .ok()
+            .map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = p;
+        None
+    }
 }
 
 impl Drop for Proxy {
     fn drop(&mut self) {
         self.task.abort();
-        let _ = std::fs::remove_file(&self.path);
+        // A newer proxy for the same server may listen at this path now.
+        if self.id.is_some() && file_id(&self.path) == self.id {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 }
 
@@ -118,6 +138,7 @@ impl Proxy {
         });
         Ok(Self {
             path: socket.to_path_buf(),
+            id: file_id(socket),
             task,
         })
     }

@@ -111,6 +111,17 @@ mod imp {
     /// bubblewrap on PATH, and a room it makes actually starting (user
     /// namespaces can be turned off by the kernel or a policy).
     fn probe() -> Result<PathBuf, Unavailable> {
+        // Another bubblewrap than the one on PATH (`AIRLOCK_BWRAP`).
+        if let Some(chosen) = std::env::var_os("AIRLOCK_BWRAP") {
+            let chosen = PathBuf::from(chosen);
+            if !chosen.is_file() {
+                return Err(Unavailable(format!(
+                    "AIRLOCK_BWRAP names {}, which is not there",
+                    chosen.display()
+                )));
+            }
+            return check(chosen);
+        }
         let path = std::env::var_os("PATH").unwrap_or_default();
         let found = std::env::split_paths(&path)
             .chain([PathBuf::from("/usr/bin")])
@@ -121,6 +132,10 @@ mod imp {
                     "bubblewrap (bwrap) is not installed: install the bubblewrap package (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)".into(),
                 )
             })?;
+        check(found)
+    }
+
+    fn check(found: PathBuf) -> Result<PathBuf, Unavailable> {
         let out = std::process::Command::new(&found)
             .args([
                 "--unshare-user",

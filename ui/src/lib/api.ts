@@ -40,6 +40,8 @@ import type { PinChange } from "./bindings/PinChange";
 import type { PinCount } from "./bindings/PinCount";
 import type { PinReview } from "./bindings/PinReview";
 import type { ReviewItem } from "./bindings/ReviewItem";
+import type { RoomChange } from "./bindings/RoomChange";
+import type { RoomReport } from "./bindings/RoomReport";
 import type { UriConflict } from "./bindings/UriConflict";
 import type { UriKind } from "./bindings/UriKind";
 import type { ServerDef } from "./bindings/ServerDef";
@@ -80,6 +82,8 @@ export type {
   PinCount,
   PinReview,
   ReviewItem,
+  RoomChange,
+  RoomReport,
   ServerDef,
   ServerInput,
   ServerView,
@@ -388,6 +392,16 @@ export function decidePinChange(id: number, decision: PinDecision): Promise<PinC
 }
 
 /** Resource URIs this server and another both list. */
+/** A stdio server's room: confined or not, what it may read, write and reach. */
+export function serverRoom(name: string): Promise<RoomReport> {
+  return call("server_room", { name });
+}
+
+/** One change to a server's room (from its next start); the room then. */
+export function changeRoom(name: string, change: RoomChange): Promise<RoomReport> {
+  return call("change_room", { name, change });
+}
+
 export function uriConflicts(server: string): Promise<UriConflict[]> {
   return call("uri_conflicts", { server });
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use airlock_core::pins::PinPolicy;
-use airlock_core::rooms::{RoomReport, RoomState};
+use airlock_core::rooms::{RoomChange, RoomReport, RoomState};
 use airlock_core::servers::{
     parse_config, InputValue, ProtocolChoice, ServerDef, ServerInput, ServerOptions, Transport,
 };
@@ -433,61 +433,34 @@ fn sandbox(
         }
         return Ok(0);
     };
-    let def = core.get_server(name)?;
-    let mut s = def.options.sandbox.clone().unwrap_or_default();
-    let said = match &change {
-        SandboxChange::On => {
-            s.enabled = true;
-            s.session_bus = false;
-            "confined".to_owned()
-        }
-        SandboxChange::Off => {
-            s.enabled = false;
-            "unconfined".to_owned()
-        }
-        SandboxChange::AllowRead { path } => {
-            let p = absolute(path)?;
-            s.allow_path(false, &p, GrantSource::User).map_err(usage)?;
-            format!("allow-read {p}")
-        }
-        SandboxChange::AllowWrite { path } => {
-            let p = absolute(path)?;
-            s.allow_path(true, &p, GrantSource::User).map_err(usage)?;
-            format!("allow-write {p}")
-        }
-        SandboxChange::AllowHost { host } => {
-            let g = HostGrant::parse(host, GrantSource::User).map_err(usage)?;
-            let label = g.label();
-            s.allow_host(g).map_err(usage)?;
-            format!("allow-host {label}")
-        }
-        SandboxChange::Remove { entry } => {
-            let entry = if entry.starts_with('/') || entry.starts_with('.') {
-                absolute(entry)?
+    let change = match change {
+        SandboxChange::On => RoomChange::On,
+        SandboxChange::Off => RoomChange::Off,
+        SandboxChange::AllowRead { path } => RoomChange::AllowRead {
+            path: absolute(&path)?,
+        },
+        SandboxChange::AllowWrite { path } => RoomChange::AllowWrite {
+            path: absolute(&path)?,
+        },
+        SandboxChange::AllowHost { host } => RoomChange::AllowHost { host },
+        SandboxChange::Remove { entry } => RoomChange::Remove {
+            entry: if entry.starts_with('/') || entry.starts_with('.') {
+                absolute(&entry)?
             } else {
-                entry.clone()
-            };
-            if !s.remove(&entry) {
-                return Err(usage(format!(
-                    "{} was not allowed to {}: nothing to remove (`airlock servers sandbox {}` lists what is)",
-                    plain(&entry),
-                    plain(name),
-                    plain(name)
-                )));
-            }
-            format!("remove {entry}")
-        }
-        SandboxChange::HostNetwork { switch } => {
-            s.host_network = switch == "on";
-            format!("host-network {switch}")
-        }
+                entry
+            },
+        },
+        SandboxChange::HostNetwork { switch } => RoomChange::HostNetwork { on: switch == "on" },
     };
-    core.set_sandbox(name, s, &said)?;
+    let room = core.change_room(name, &change).map_err(|e| match e {
+        airlock_core::CoreError::BadInput(why) => usage(why),
+        other => other.into(),
+    })?;
     if json {
-        print_json(&core.room(name)?);
+        print_json(&room);
     } else {
-        say!("{}: {} (from its next start)", plain(name), plain(&said));
-        print_room(&core.room(name)?);
+        say!("{}: changed (from its next start)", plain(name));
+        print_room(&room);
     }
     Ok(0)
 }

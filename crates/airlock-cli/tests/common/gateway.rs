@@ -149,11 +149,13 @@ pub fn call(name: &str, arguments: Value) -> Value {
 /// server `name`; `extra` goes before `--command` (`--protocol ...`). Its
 /// events file is returned.
 pub fn add_py_calls(sb: &Sandbox, name: &str, extra: &[&str]) -> PathBuf {
-    let events = sb.dir().join(format!("{name}-events.txt"));
+    let events = sb.peer_out().join(format!("{name}-events.txt"));
     let env = format!("AIRLOCK_PEER_EVENTS={}", events.display());
     let mut args: Vec<String> = vec!["servers".into(), "add".into(), name.into()];
     args.extend(extra.iter().map(|e| (*e).to_owned()));
     args.extend([
+        "--allow-write".into(),
+        s(&sb.peer_out()),
         "--env".into(),
         env,
         "--command".into(),

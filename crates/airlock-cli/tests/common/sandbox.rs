@@ -29,6 +29,15 @@ impl Sandbox {
         self.tmp.path()
     }
 
+    /// A folder a confined server may write to (`--allow-write`), for what a
+    /// test peer reports (spawn logs, events): its room holds nothing else
+    /// of the test's.
+    pub fn peer_out(&self) -> PathBuf {
+        let d = self.dir().join("peer-out");
+        std::fs::create_dir_all(&d).expect("peer-out");
+        d
+    }
+
     /// `airlock --data-dir <this sandbox>`; add arguments, then `.run()`.
     pub fn cmd(&self) -> Cmd {
         Cmd::new(airlock_bin()).arg("--data-dir").arg(&self.data)
@@ -65,6 +74,10 @@ impl Sandbox {
         for e in env {
             args.push("--env".into());
             args.push((*e).into());
+        }
+        let out = s(&self.peer_out());
+        if env.iter().any(|e| e.contains(&out)) {
+            args.extend(["--allow-write".into(), out]);
         }
         args.extend([
             "--command".into(),

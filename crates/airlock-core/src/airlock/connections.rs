@@ -201,7 +201,23 @@ impl Airlock {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(def.name.clone(), redactor.clone());
-        let room = self.room_launch(def, &transport)?;
+        let room = match self.room_launch(def, &transport) {
+            Ok(room) => room,
+            Err(e) => {
+                // Not started: said where a failed connect is said.
+                let reason = match &e {
+                    CoreError::Connect { source, .. } => source.to_string(),
+                    other => other.to_string(),
+                };
+                if let Ok(row) = self.store.connection_started(&def.name) {
+                    let _ = self
+                        .store
+                        .connection_updated(row, "failed", None, None, Some(&reason));
+                }
+                self.log(&def.name, "error", &format!("connection failed: {reason}"));
+                return Err(e);
+            }
+        };
         if room.is_some() {
             self.log(
                 &def.name,

@@ -9,7 +9,7 @@ use super::Airlock;
 use crate::elicitation::HostDecision;
 use crate::error::{CoreError, CoreResult};
 use crate::mcp::ConnectError;
-use crate::rooms::{RoomGate, RoomReport, RoomState};
+use crate::rooms::{RoomChange, RoomGate, RoomReport, RoomState};
 use crate::servers::{ServerDef, Transport};
 
 /// What a confined server starts with: the wrapped command, and the proxy
@@ -121,9 +121,18 @@ impl Airlock {
         }
     }
 
-    /// Change `name`'s room (validated, stored, audited). A running server
-    /// keeps its room until it restarts: it is disconnected so the next
-    /// use starts it in the new one.
+    /// Make one change to `name`'s room; the room as it is then.
+    pub fn change_room(&self, name: &str, change: &RoomChange) -> CoreResult<RoomReport> {
+        let def = self.get_server(name)?;
+        let mut s = def.options.sandbox.clone().unwrap_or_default();
+        let said = change.apply(&mut s).map_err(CoreError::BadInput)?;
+        self.set_sandbox(name, s, &said)?;
+        self.room(name)
+    }
+
+    /// Replace `name`'s room (validated, stored, audited as `change`). A
+    /// running server keeps its room until it restarts: it is disconnected
+    /// so the next use starts it in the new one.
     pub fn set_sandbox(
         &self,
         name: &str,
@@ -226,6 +235,14 @@ impl Airlock {
         let profile = sandbox::infer(command, args, &settings, &ctx);
         if profile.container.is_some() {
             return Ok(None);
+        }
+        if profile.program.is_none() {
+            return Err(CoreError::Connect {
+                server: def.name.clone(),
+                source: ConnectError::CommandNotFound {
+                    command: command.clone(),
+                },
+            });
         }
         let not_started = |detail: String| CoreError::Connect {
             server: def.name.clone(),

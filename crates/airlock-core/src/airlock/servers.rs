@@ -183,8 +183,19 @@ impl Airlock {
     pub fn update_server(&self, input: &ServerInput) -> CoreResult<ServerDef> {
         let old = self.get_server(&input.name)?;
         let mut input = input.clone();
-        if input.options.sandbox.is_none() {
-            input.options.sandbox = old.options.sandbox.clone();
+        match (&input.transport, &old.transport) {
+            (Transport::Stdio { .. }, Transport::Stdio { .. }) => {
+                if input.options.sandbox.is_none() {
+                    input.options.sandbox = old.options.sandbox.clone();
+                }
+            }
+            // A server that becomes a stdio one is confined like a new one.
+            (Transport::Stdio { .. }, Transport::Http { .. }) => {
+                if input.options.sandbox.is_none() {
+                    input.options.sandbox = Some(airlock_sandbox::SandboxSettings::default());
+                }
+            }
+            (Transport::Http { .. }, _) => input.options.sandbox = None,
         }
         let input = &input;
         let (def, written) = self.store_secrets(input)?;

@@ -20,6 +20,17 @@ pub const OPEN_AIRLOCK_TO_APPROVE: &str =
 pub struct NoOneToAsk;
 
 impl Consent for NoOneToAsk {
+    fn ask_host<'a>(
+        &'a self,
+        request: &'a airlock_core::elicitation::HostConsentRequest,
+    ) -> BoxFuture<'a, airlock_core::elicitation::HostDecision> {
+        crate::catalog::log(&format!(
+            "{}: its room's connection to {}:{} denied: {OPEN_AIRLOCK_TO_APPROVE}",
+            request.server, request.host, request.port
+        ));
+        Box::pin(async { airlock_core::elicitation::HostDecision::Deny })
+    }
+
     fn ask_url<'a>(&'a self, request: &'a UrlConsentRequest) -> BoxFuture<'a, ConsentDecision> {
         crate::catalog::log(&format!(
             "{}: URL request #{} for {} declined: {OPEN_AIRLOCK_TO_APPROVE}",

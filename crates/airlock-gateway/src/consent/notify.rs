@@ -170,6 +170,29 @@ impl Consent for NotifyConsent {
         })
     }
 
+    fn ask_host<'a>(
+        &'a self,
+        request: &'a airlock_core::elicitation::HostConsentRequest,
+    ) -> BoxFuture<'a, airlock_core::elicitation::HostDecision> {
+        use airlock_core::elicitation::HostDecision;
+        Box::pin(async move {
+            let (notice, one_click) = airlock_core::elicitation::view::notice::host_notice(request);
+            if !one_click {
+                crate::catalog::log(&format!(
+                    "{}: its room's connection to {}:{} denied: it needs a review",
+                    request.server, request.host, request.port
+                ));
+                self.show_only(notice);
+                return HostDecision::Deny;
+            }
+            match self.ask(notice, Some(self.wait)).await {
+                Some(ViewAction::Accept) => HostDecision::AllowOnce,
+                Some(ViewAction::Always) => HostDecision::Always,
+                _ => HostDecision::Deny,
+            }
+        })
+    }
+
     fn ask_form<'a>(&'a self, request: &'a FormConsentRequest) -> BoxFuture<'a, FormAnswer> {
         self.show_only(form_notice(request, NoticeHost::Daemon));
         crate::catalog::log(&format!(

@@ -60,6 +60,14 @@ impl Consent for HostConsent {
         self.inner.ask_url(request)
     }
 
+    /// A host is the person's question, never an app's.
+    fn ask_host<'a>(
+        &'a self,
+        request: &'a airlock_core::elicitation::HostConsentRequest,
+    ) -> BoxFuture<'a, airlock_core::elicitation::HostDecision> {
+        self.inner.ask_host(request)
+    }
+
     fn continue_or_cancel<'a>(
         &'a self,
         request: &'a UrlConsentRequest,

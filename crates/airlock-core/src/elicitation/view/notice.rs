@@ -14,7 +14,7 @@ use airlock_url_safety::notice::{notification_domain, notification_name};
 use super::build::utc_date;
 use super::sentences as s;
 use super::ViewAction;
-use crate::elicitation::ports::{FormConsentRequest, UrlConsentRequest};
+use crate::elicitation::ports::{FormConsentRequest, HostConsentRequest, UrlConsentRequest};
 use crate::lifecycle::Origin;
 
 /// Who shows the notification.
@@ -237,6 +237,62 @@ pub fn form_notice(request: &FormConsentRequest, host: NoticeHost) -> Notice {
             body: s::NOTICE_FORM_DAEMON.into(),
             actions: Vec::new(),
         },
+    }
+}
+
+/// The notification for a confined server's connection to a host its room
+/// does not list, and whether it may be answered from the notification:
+/// only when the host has a nameable domain and no warning (an IP address,
+/// Punycode, a look-alike call for the window's review).
+pub fn host_notice(request: &HostConsentRequest) -> (Notice, bool) {
+    let domain = notification_domain(request.inspection.registrable_domain.as_deref());
+    let one_click = request.inspection.warnings.is_empty()
+        && request.inspection.block_reason.is_none()
+        && domain.is_some();
+    let place = domain.clone().unwrap_or_else(|| s::NOTICE_A_HOST.into());
+    let summary = format!(
+        "{} {} {place} (port {})",
+        notification_name(&request.server),
+        s::NOTICE_REACH,
+        request.port
+    );
+    if one_click {
+        (
+            Notice {
+                summary,
+                body: s::NOTICE_REACH_BODY.into(),
+                actions: vec![
+                    NoticeAction::new(NoticeDo::Answer(ViewAction::Accept), s::BUTTON_ALLOW_ONCE),
+                    NoticeAction::new(NoticeDo::Answer(ViewAction::Always), s::BUTTON_ALWAYS),
+                    NoticeAction::new(NoticeDo::Answer(ViewAction::Decline), s::BUTTON_DENY),
+                ],
+            },
+            true,
+        )
+    } else {
+        let why: Vec<&str> = request
+            .inspection
+            .warnings
+            .iter()
+            .map(|&w| s::warning(w).trim_end_matches('.'))
+            .collect();
+        let why = if why.is_empty() {
+            s::NOTICE_NO_DOMAIN.to_owned()
+        } else {
+            why.join("; ")
+        };
+        (
+            Notice {
+                summary,
+                body: format!(
+                    "{} {why}. {}",
+                    s::NOTICE_DAEMON_REVIEW_IN,
+                    s::NOTICE_REACH_DENIED
+                ),
+                actions: Vec::new(),
+            },
+            false,
+        )
     }
 }
 

@@ -203,6 +203,14 @@ pub const FORM_DOES_NOT_FIT: &str = "The answers do not fit the form: declined."
 
 // ----- notifications (names defanged, no URL, no server message) -----
 
+/// `fetch wants to reach github.com (port 443)`.
+pub const NOTICE_REACH: &str = "wants to reach";
+/// In place of a domain a host has none of (an IP address).
+pub const NOTICE_A_HOST: &str = "a host";
+pub const NOTICE_REACH_BODY: &str =
+    "Its room does not list this host; the connection waits for your answer. Always keeps it in the server's room.";
+pub const NOTICE_REACH_DENIED: &str =
+    "Denied for now: allow it with `airlock servers sandbox SERVER allow-host HOST:PORT` if you trust it.";
 /// `… asks you to open example.com`.
 pub const NOTICE_OPEN: &str = "asks you to open";
 /// `… asks you to sign in at example.com`.
