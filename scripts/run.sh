@@ -23,7 +23,8 @@ fi
 cargo build --locked -q -p airlock-cli -p airlock-demo-server
 airlock="$target_dir/debug/airlock"
 if ! "$airlock" servers show demo >/dev/null 2>&1; then
-  "$airlock" servers add demo --command "$target_dir/debug/airlock-demo-server"
+  # Confined, on this computer's network: its page is served on 127.0.0.1 for your browser.
+  "$airlock" servers add demo --host-network --command "$target_dir/debug/airlock-demo-server"
 fi
 "$airlock" connect demo
 cat <<MSG

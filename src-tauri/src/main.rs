@@ -224,7 +224,15 @@ fn configure_demo_once(core: &Arc<Airlock>, data_dir: &std::path::Path) {
     if let Some(path) = demo {
         let input = ServerInput {
             name: "demo".into(),
-            options: Default::default(),
+            // Confined, but on this computer's network: its sign-in page is
+            // served on 127.0.0.1 for the person's browser.
+            options: airlock_core::servers::ServerOptions {
+                sandbox: Some(airlock_sandbox::SandboxSettings {
+                    host_network: true,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
             transport: Transport::Stdio {
                 command: path.display().to_string(),
                 args: Vec::new(),

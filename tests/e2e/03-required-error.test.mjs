@@ -17,7 +17,7 @@ after(() => app?.close());
 
 test('-32042: approve, finish the page, the retry returns the real result', { timeout: 90_000 }, async () => {
   app = await App.launch('03-required-error', {
-    before: (a) => a.cli('servers', 'add', 'demo', '--env', 'AIRLOCK_DEMO_PROTOCOL=2025-11-25', '--command', BIN.demo),
+    before: (a) => a.cli('servers', 'add', 'demo', '--host-network', '--env', 'AIRLOCK_DEMO_PROTOCOL=2025-11-25', '--command', BIN.demo),
   });
   const status = await waitServerState(app, 'demo', 'ready');
   assert.match(status.text, /Ready · MCP 2025-11-25/, 'the demo server is pinned to 2025-11-25');

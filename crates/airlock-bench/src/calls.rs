@@ -42,6 +42,7 @@ struct Setup {
     calls: usize,
     warmup: usize,
     args: Args,
+    no_sandbox: bool,
 }
 
 async fn core_calls(s: &Setup, stages: bool) -> Result<(Vec<f64>, f64), String> {
@@ -63,16 +64,23 @@ async fn core_calls(s: &Setup, stages: bool) -> Result<(Vec<f64>, f64), String> 
         other => return Err(format!("unknown transport {other}")),
     };
     let dir = std::env::temp_dir().join(format!("airlock-bench-{}", std::process::id()));
-    let core = Airlock::open(AirlockOptions::new(
+    let mut opts = AirlockOptions::new(
         dir.clone(),
         Arc::new(FixedConsent(ConsentDecision::Decline)),
         Arc::new(PrintOpener { print: false }),
-    ))
-    .map_err(|x| e(&x))?;
+    );
+    // Confined, as a server added today runs (`--no-sandbox`: unconfined).
+    opts.sandbox_helper = std::env::current_exe().ok();
+    let core = Airlock::open(opts).map_err(|x| e(&x))?;
     core.add_server(&ServerInput {
         name: "everything".into(),
         transport: server,
-        options: Default::default(),
+        options: airlock_core::servers::ServerOptions {
+            sandbox: s
+                .no_sandbox
+                .then(airlock_sandbox::SandboxSettings::unconfined),
+            ..Default::default()
+        },
     })
     .map_err(|x| e(&x))?;
     core.connect("everything").await.map_err(|x| e(&x))?;
@@ -143,6 +151,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         calls: num("--calls", 3000),
         warmup: num("--warmup", 200),
         args: call_args,
+        no_sandbox: args.iter().any(|a| a == "--no-sandbox"),
     };
     let client = arg(args, "--client").unwrap_or_else(|| "airlock-core".into());
     let stages = args.iter().any(|a| a == "--stages");

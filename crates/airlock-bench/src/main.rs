@@ -21,6 +21,8 @@
 //!     The tool budget's reads at scale: an app's most used tools over N
 //!     history rows, and airlock__find_tools' search over N tools (see
 //!     budget.rs).
+//!   airlock-bench rooms [--calls N] [--rounds R]
+//!     Start and call figures of a server confined against unconfined (see rooms.rs).
 //!   airlock-bench noisy [--calls N]
 //!     A quiet server's calls through the gateway while another misbehaves,
 //!     beside the quiet figures (see noisy.rs; scripts/bench-gateway.sh --noisy).
@@ -33,6 +35,7 @@ mod gen;
 mod history;
 mod noisy;
 mod relay;
+mod rooms;
 mod stages;
 
 pub(crate) fn arg(args: &[String], name: &str) -> Option<String> {
@@ -51,7 +54,15 @@ pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 fn main() -> Result<(), String> {
+    // Inside a server's room this binary is the room's helper (the rooms
+    // benchmark, and the calls benchmark's confined default).
+    if let Some(code) = airlock_sandbox::helper::run_if_asked() {
+        std::process::exit(code);
+    }
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("rooms") {
+        return rooms::run(&args);
+    }
     if args.get(1).map(String::as_str) == Some("history") {
         return history::run(&args);
     }

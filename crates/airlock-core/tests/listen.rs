@@ -85,7 +85,10 @@ async fn subscriptions_ride_the_listen_stream_of_a_2026_server() {
     );
     opts.app_requests = Some(updates.clone());
     let core = Airlock::open(opts).unwrap();
+    // Unconfined: the core's test harness cannot be a room's helper (the
+    // CLI's tests/rooms.rs confines).
     let options = ServerOptions {
+        sandbox: Some(airlock_sandbox::SandboxSettings::unconfined()),
         protocol: ProtocolChoice::V2026_07_28,
         ..Default::default()
     };

@@ -79,7 +79,7 @@ async fn reconnects_after_the_server_comes_back() {
     let port = free_port();
     core.add_server(&ServerInput {
         name: "py".into(),
-        options: Default::default(),
+        options: unconfined(),
         transport: Transport::Http {
             url: format!("http://127.0.0.1:{port}/mcp"),
             headers: Default::default(),
@@ -160,7 +160,7 @@ async fn a_server_that_drops_at_once_is_not_respawned_forever() {
     .collect();
     core.add_server(&ServerInput {
         name: "flappy".into(),
-        options: Default::default(),
+        options: unconfined(),
         transport: Transport::Stdio {
             command: peers().join(".venv/bin/python").display().to_string(),
             args: vec![
@@ -210,7 +210,7 @@ fn counted_server(core: &Airlock, name: &str, spawns: &std::path::Path) {
         .collect();
     core.add_server(&ServerInput {
         name: name.into(),
-        options: Default::default(),
+        options: unconfined(),
         transport: Transport::Stdio {
             command: peers().join(".venv/bin/python").display().to_string(),
             args: vec![
@@ -325,5 +325,15 @@ async fn a_disconnect_during_a_connect_leaves_no_process() {
     );
     if let Err(e) = outcome {
         assert!(e.to_string().contains("not connected"), "{e}");
+    }
+}
+
+/// These tests run a real stdio server from the core's test harness, which
+/// cannot be a room's helper (the CLI's binary is: tests/rooms.rs there
+/// confines): the server runs unconfined, by choice, as `--no-sandbox`.
+fn unconfined() -> airlock_core::servers::ServerOptions {
+    airlock_core::servers::ServerOptions {
+        sandbox: Some(airlock_sandbox::SandboxSettings::unconfined()),
+        ..Default::default()
     }
 }

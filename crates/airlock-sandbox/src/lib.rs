@@ -15,7 +15,7 @@ pub mod proxy;
 pub mod room;
 pub mod settings;
 
-pub use profile::{infer, Container, Context, HostEntry, Origin, PathEntry, Profile};
+pub use profile::{infer, Container, Context, EntryOrigin, HostEntry, PathEntry, Profile};
 pub use room::{
     available, mechanism, private_dirs, proxy_socket, room_dir, wrap, Launch, Unavailable, Wrapped,
 };

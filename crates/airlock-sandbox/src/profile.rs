@@ -15,14 +15,14 @@ use crate::settings::{GrantSource, HostGrant, SandboxSettings};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Origin {
+pub enum EntryOrigin {
     /// Worked out from the command; `why` in words.
     Inferred { why: String },
     /// Stored with the server.
     Granted { by: GrantSource },
 }
 
-impl Origin {
+impl EntryOrigin {
     fn inferred(why: impl Into<String>) -> Self {
         Self::Inferred { why: why.into() }
     }
@@ -41,7 +41,7 @@ impl Origin {
 pub struct PathEntry {
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub path: PathBuf,
-    pub origin: Origin,
+    pub origin: EntryOrigin,
 }
 
 /// One host of the room.
@@ -50,7 +50,7 @@ pub struct PathEntry {
 pub struct HostEntry {
     pub host: String,
     pub port: Option<u16>,
-    pub origin: Origin,
+    pub origin: EntryOrigin,
 }
 
 impl HostEntry {
@@ -212,7 +212,7 @@ pub fn infer(command: &str, args: &[String], settings: &SandboxSettings, ctx: &C
         p.profile.hosts.push(HostEntry {
             host: h.host.clone(),
             port: h.port,
-            origin: Origin::Granted { by: h.source },
+            origin: EntryOrigin::Granted { by: h.source },
         });
     }
     p.profile
@@ -342,7 +342,7 @@ impl Builder<'_> {
         None
     }
 
-    fn push(&mut self, write: bool, path: PathBuf, origin: Origin) {
+    fn push(&mut self, write: bool, path: PathBuf, origin: EntryOrigin) {
         let list = if write {
             &mut self.profile.write
         } else {
@@ -384,11 +384,11 @@ impl Builder<'_> {
             ));
             return;
         }
-        self.push(write, path, Origin::inferred(why));
+        self.push(write, path, EntryOrigin::inferred(why));
     }
 
     fn grant(&mut self, write: bool, path: &str, by: GrantSource) {
-        self.push(write, PathBuf::from(path), Origin::Granted { by });
+        self.push(write, PathBuf::from(path), EntryOrigin::Granted { by });
     }
 
     /// The program and what it needs to run: its install prefix, the real
@@ -559,7 +559,7 @@ impl Builder<'_> {
             self.profile.hosts.push(HostEntry {
                 host,
                 port,
-                origin: Origin::inferred(why),
+                origin: EntryOrigin::inferred(why),
             });
         }
     }

@@ -3,4 +3,4 @@
 /**
  * What a button answers.
  */
-export type ViewAction = "accept" | "decline" | "cancel" | "continue" | "close";
+export type ViewAction = "accept" | "decline" | "cancel" | "continue" | "close" | "always";

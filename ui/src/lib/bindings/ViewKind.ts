@@ -4,4 +4,4 @@
  * What the view is about; it decides the heading, the buttons and the
  * question.
  */
-export type ViewKind = "open_page" | "sign_in" | "late" | "form" | "blocked";
+export type ViewKind = "open_page" | "sign_in" | "late" | "form" | "blocked" | "reach_host";

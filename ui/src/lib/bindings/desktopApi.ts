@@ -25,6 +25,8 @@ import type { PendingView } from "./PendingView";
 import type { PinChange } from "./PinChange";
 import type { PinCount } from "./PinCount";
 import type { PinReview } from "./PinReview";
+import type { RoomChange } from "./RoomChange";
+import type { RoomReport } from "./RoomReport";
 import type { ServerDef } from "./ServerDef";
 import type { ServerInput } from "./ServerInput";
 import type { ServerView } from "./ServerView";
@@ -181,6 +183,15 @@ export type Commands = {
    * Apps read `uri` ("resource" | "template") from `server` from now on.
    */
   choose_uri_owner: { args: { uri: string; kind: string; server: string }; result: null };
+  /**
+   * A stdio server's room: confined or not, what it may read, write
+   * and reach, and where each entry came from.
+   */
+  server_room: { args: { name: string }; result: RoomReport };
+  /**
+   * One change to a server's room (from its next start); the room then.
+   */
+  change_room: { args: { name: string; change: RoomChange }; result: RoomReport };
   /**
    * The change a notification's Review asked to show, once (null: none).
    */
