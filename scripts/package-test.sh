@@ -73,11 +73,11 @@ for field in Package Version Maintainer Homepage Description; do
 done
 [[ "$(dpkg-deb -f "$deb" Package)" == airlock ]] || fail "deb package name is not airlock"
 depends=$(dpkg-deb -f "$deb" Depends)
-for dep in libwebkit2gtk-4.1-0 libgtk-3-0 libayatana-appindicator3-1 libc6 xdg-utils; do
+for dep in libwebkit2gtk-4.1-0 libgtk-3-0 libayatana-appindicator3-1 libc6 xdg-utils bubblewrap; do
   grep -qE "(^|, )${dep}( |,|$)" <<<"$depends" || fail "Depends lacks $dep: $depends"
 done
 [[ "$(dpkg-deb -f "$deb" Recommends)" == *gnome-keyring* ]] || fail "Recommends lacks a Secret Service"
-ok "deb metadata: airlock $version, Depends WebKitGTK 4.1, GTK 3, appindicator, libc, xdg-utils; Recommends a Secret Service"
+ok "deb metadata: airlock $version, Depends WebKitGTK 4.1, GTK 3, appindicator, libc, xdg-utils, bubblewrap (servers' rooms); Recommends a Secret Service"
 lintian_rc=0
 lintian_out=$(lintian --fail-on error --display-info --pedantic "$deb" 2>&1) || lintian_rc=$?
 lintian_out=$(grep -v '^running with root' <<<"$lintian_out" || true)
@@ -96,7 +96,7 @@ rpm_q() { rpm -qp --qf "$1" "$rpm_file" 2>/dev/null; }
 rpm_requires=$(rpm -qp --requires "$rpm_file" 2>/dev/null)
 # Shared-library requirements (any distribution's package providing them).
 for dep in 'libwebkit2gtk-4.1.so.0()(64bit)' 'libgtk-3.so.0()(64bit)' \
-  'libayatana-appindicator3.so.1()(64bit)' xdg-utils; do
+  'libayatana-appindicator3.so.1()(64bit)' xdg-utils bubblewrap; do
   grep -qx "$dep" <<<"$rpm_requires" || fail "rpm Requires lacks $dep"
 done
 rpm_list=$(rpm -qlp "$rpm_file" 2>/dev/null)
@@ -109,7 +109,7 @@ for b in /usr/bin/airlock-desktop /usr/bin/airlock; do
   mode=$(rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$rpm_file" 2>/dev/null | awk -v f="$b" '$2 == f {print $1}')
   [[ "$mode" == -rwxr-xr-x ]] || fail "rpm: $b has mode $mode"
 done
-ok "rpm: airlock $version, Apache-2.0, Requires WebKitGTK 4.1, GTK 3, appindicator, xdg-utils; both binaries (0755), desktop entry, ${#icon_sizes[@]} icons, man pages, license"
+ok "rpm: airlock $version, Apache-2.0, Requires WebKitGTK 4.1, GTK 3, appindicator, xdg-utils, bubblewrap; both binaries (0755), desktop entry, ${#icon_sizes[@]} icons, man pages, license"
 
 # ---- install ----------------------------------------------------------------------
 section "deb: install with apt-get"

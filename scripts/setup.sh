@@ -216,6 +216,27 @@ install_fetch_venv() {
 cached fetch-venv "$(sha "$peers/fetch-requirements.txt")" "$peers/.fetch-venv" install_fetch_venv payload bin/mcp-server-fetch
 step fetch-venv "tests/peers/.fetch-venv: $did"
 
+# Local package registries for the rooms' npx/uvx tests: Verdaccio (npm),
+# pypiserver and uv, and a wheelhouse of the Python SDK's wheels for it
+# to serve (tests/registries; crates/airlock-cli/tests/rooms_registries.rs).
+registries="$root/tests/registries"
+install_registries_npm() {
+  cp "$registries/package.json" "$registries/package-lock.json" "$1/"
+  (cd "$1" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+}
+cached registries-npm "$(sha "$registries/package.json" "$registries/package-lock.json")" "$registries/node_modules" \
+  install_registries_npm node_modules .bin/verdaccio
+step verdaccio "tests/registries/node_modules: $did"
+install_registries_venv() {
+  python3 -m venv "$1/payload"
+  "$1/payload/bin/python" -m pip install -q --disable-pip-version-check --no-input -r "$registries/requirements.txt"
+  "$1/payload/bin/python" -m pip download -q --disable-pip-version-check --no-input --no-deps \
+    -d "$1/payload/wheelhouse" -r "$peers/requirements.txt"
+}
+cached registries-venv "$(sha "$registries/requirements.txt" "$peers/requirements.txt")" "$registries/.venv" \
+  install_registries_venv payload bin/pypi-server
+step pypiserver "tests/registries/.venv: $did"
+
 apps="$root/tests/apps"
 install_apps() {
   cp "$apps/package.json" "$apps/package-lock.json" "$1/"

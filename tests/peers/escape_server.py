@@ -232,5 +232,9 @@ def whoami() -> str:
     )
 
 
-if __name__ == "__main__":
+def main() -> None:
     mcp.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -147,8 +147,10 @@ async fn log_lines_go_to_their_caller_and_a_flood_costs_its_server() {
     call_with(&a, "calm__talk", json!({"lines": 1, "message": "calm"}))
         .await
         .unwrap();
+    // Up to 15 s: on a loaded machine (two builds beside the suite) the
+    // 500 loud lines take seconds to go by; the calm one must still come.
     let heard = h
-        .until(Duration::from_secs(5), || {
+        .until(Duration::from_secs(15), || {
             a_state
                 .logs
                 .lock()
@@ -169,7 +171,8 @@ async fn log_lines_go_to_their_caller_and_a_flood_costs_its_server() {
         .count();
     // Its burst, and what its bucket refilled while the test ran (a
     // loaded machine is slow): far from the 500 it sent.
-    let bound = airlock_gateway::limits::LOG_BURST + 5 * airlock_gateway::limits::LOG_LINES_PER_SEC;
+    let bound =
+        airlock_gateway::limits::LOG_BURST + 15 * airlock_gateway::limits::LOG_LINES_PER_SEC;
     assert!(
         (1..=bound as usize).contains(&loud),
         "the loud server's lines are bounded: {loud}"

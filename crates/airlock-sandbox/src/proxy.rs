@@ -408,19 +408,25 @@ fn parse_head(head: &[u8]) -> Result<Target, String> {
     let mut out = format!("{method} {path} {version}\r\n");
     for line in lines {
         let lower = line.to_ascii_lowercase();
-        if lower.starts_with("proxy-authorization:") || lower.starts_with("proxy-connection:") {
+        // One request per connection: what follows on a kept-alive
+        // connection would reach the host unrewritten (and the host is
+        // fixed for the connection's life).
+        if lower.starts_with("proxy-authorization:")
+            || lower.starts_with("proxy-connection:")
+            || lower.starts_with("connection:")
+            || lower.starts_with("keep-alive:")
+            || lower.is_empty()
+        {
             continue;
         }
         out.push_str(line);
         out.push_str("\r\n");
     }
+    out.push_str("Connection: close\r\n\r\n");
     Ok(Target {
         host,
         port,
-        forward_head: Some(out.trim_end_matches("\r\n").to_owned().into_bytes()).map(|mut h| {
-            h.extend_from_slice(b"\r\n\r\n");
-            h
-        }),
+        forward_head: Some(out.into_bytes()),
     })
 }
 
@@ -438,7 +444,10 @@ mod tests {
         .unwrap();
         assert_eq!((t.host.as_str(), t.port), ("127.0.0.1", 8080));
         let fwd = String::from_utf8(t.forward_head.unwrap()).unwrap();
-        assert_eq!(fwd, "GET /a?b=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n");
+        assert_eq!(
+            fwd, "GET /a?b=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nConnection: close\r\n\r\n",
+            "one request per connection"
+        );
         assert!(parse_head(b"GET /relative HTTP/1.1\r\n\r\n").is_err());
         assert!(parse_head(b"GET ftp://x/ HTTP/1.1\r\n\r\n").is_err());
         let t = parse_head(b"CONNECT [::1]:22 HTTP/1.1\r\n\r\n").unwrap();
