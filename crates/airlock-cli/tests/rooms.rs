@@ -722,3 +722,47 @@ fn rooms_flags_are_checked_and_changes_listed() {
     );
     assert!(!plain.stdout.contains("/srv/data"), "{plain:?}");
 }
+
+#[test]
+fn a_data_folder_too_deep_for_a_socket_path_still_gets_its_proxy() {
+    let sb = Sandbox::new();
+    let deep = sb.dir().join("d".repeat(60)).join("e".repeat(60));
+    let cmd = || Cmd::new(airlock_bin()).arg("--data-dir").arg(&deep);
+    cmd()
+        .args([
+            "servers",
+            "add",
+            "esc",
+            "--command",
+            &s(&py()),
+            "--",
+            &s(&escape_server()),
+            "stdio",
+        ])
+        .run()
+        .ok();
+    let listener = Listener::start("deep but reachable");
+    let out = cmd()
+        .args([
+            "--json",
+            "servers",
+            "sandbox",
+            "esc",
+            "allow-host",
+            &format!("127.0.0.1:{}", listener.port),
+        ])
+        .run();
+    out.ok();
+    let out = cmd()
+        .consent("decline")
+        .args(["--json"])
+        .call(
+            "esc",
+            "http_get",
+            &json!({"url": format!("http://127.0.0.1:{}/", listener.port)}).to_string(),
+        )
+        .run();
+    out.ok();
+    assert!(said(&out).contains("deep but reachable"), "{out:?}");
+    assert_eq!(listener.hits(), 1);
+}

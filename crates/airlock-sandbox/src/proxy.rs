@@ -99,10 +99,10 @@ impl Proxy {
         hosts: Vec<HostEntry>,
         gate: Arc<dyn Gate>,
     ) -> std::io::Result<Self> {
-        let _ = std::fs::remove_file(socket);
         if let Some(dir) = socket.parent() {
-            std::fs::create_dir_all(dir)?;
+            private_dir(dir)?;
         }
+        let _ = std::fs::remove_file(socket);
         let listener = UnixListener::bind(socket)?;
         #[cfg(unix)]
         {
@@ -142,6 +142,30 @@ impl Proxy {
             task,
         })
     }
+}
+
+/// Make `dir` (and its parents), then insist that it is a real folder of
+/// this user's that nobody else may enter: a folder someone else made in
+/// a shared temporary folder must not hold a room's socket.
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let m = std::fs::symlink_metadata(dir)?;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        if !m.is_dir() || m.uid() != me {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!("{} is not a folder of this user's", dir.display()),
+            ));
+        }
+        if m.mode() & 0o077 != 0 {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+        }
+    }
+    Ok(())
 }
 
 /// What a request asks for.

@@ -348,9 +348,7 @@ pub fn room_dir(data_dir: &Path, server: &str) -> PathBuf {
         })
         .collect();
     // FNV-1a: stable across builds and platforms.
-    let hash = server.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
+    let hash = fnv(server.as_bytes());
     data_dir.join("rooms").join(format!("{safe}-{hash:016x}"))
 }
 
@@ -360,9 +358,31 @@ pub fn private_dirs(data_dir: &Path, server: &str) -> (PathBuf, PathBuf) {
     (base.join("home"), base.join("tmp"))
 }
 
-/// Where Airlock's proxy for a server listens.
+/// Longest Unix socket path used (the kernel takes 107 bytes and a NUL).
+pub const MAX_SOCKET_PATH: usize = 100;
+
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Where Airlock's proxy for a server listens: in its room's folder, or,
+/// when that path is too long for a socket (a data folder deep in a
+/// temporary folder), in a private folder of the system's temporary one
+/// named after the data folder ([`crate::proxy::Proxy::start`] makes it
+/// 0700 and refuses one that is not this user's).
 pub fn proxy_socket(data_dir: &Path, server: &str) -> PathBuf {
-    room_dir(data_dir, server).join("proxy.sock")
+    let p = room_dir(data_dir, server).join("proxy.sock");
+    if p.as_os_str().len() <= MAX_SOCKET_PATH {
+        return p;
+    }
+    std::env::temp_dir()
+        .join(format!(
+            "airlock-rooms-{:016x}",
+            fnv(data_dir.as_os_str().as_encoded_bytes())
+        ))
+        .join(format!("{:016x}.sock", fnv(server.as_bytes())))
 }
 
 #[cfg(test)]
@@ -376,5 +396,18 @@ mod tests {
         assert_ne!(room_dir(d, "a.b"), room_dir(d, "a_b"));
         let long = "x".repeat(64);
         assert!(proxy_socket(d, &long).as_os_str().len() < 80);
+        let deep = Path::new("/tmp").join("d".repeat(120));
+        let short = proxy_socket(&deep, &long);
+        assert!(
+            short.as_os_str().len() <= MAX_SOCKET_PATH,
+            "{}",
+            short.display()
+        );
+        assert_ne!(short, proxy_socket(&deep, "other"), "one socket per server");
+        assert_ne!(
+            short,
+            proxy_socket(&deep.join("x"), &long),
+            "one folder per data folder"
+        );
     }
 }
