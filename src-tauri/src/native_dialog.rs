@@ -89,12 +89,13 @@ mod imp {
     const SCROLL_MAX_PX: i32 = 130;
 
     /// The GTK response of each answer (and back).
-    const RESPONSES: [(ViewAction, gtk::ResponseType); 5] = [
+    const RESPONSES: [(ViewAction, gtk::ResponseType); 6] = [
         (ViewAction::Decline, gtk::ResponseType::Reject),
         (ViewAction::Accept, gtk::ResponseType::Accept),
         (ViewAction::Cancel, gtk::ResponseType::Cancel),
         (ViewAction::Continue, gtk::ResponseType::Ok),
         (ViewAction::Close, gtk::ResponseType::Close),
+        (ViewAction::Always, gtk::ResponseType::Apply),
     ];
 
     fn response(action: ViewAction) -> gtk::ResponseType {

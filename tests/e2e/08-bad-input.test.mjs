@@ -33,7 +33,12 @@ after(async () => {
 
 async function launch(name) {
   const app = await App.launch(name, {
-    before: (a) => a.cli('servers', 'add', 'hostile', '--command', BIN.python, '--', PEER, 'stdio'),
+    // The vanish test's trigger file is in peer-out, the one folder of the
+    // test's the confined server may read.
+    before: (a) => {
+      fs.mkdirSync(path.join(a.dir, 'peer-out'), { recursive: true });
+      a.cli('servers', 'add', 'hostile', '--allow-read', path.join(a.dir, 'peer-out'), '--command', BIN.python, '--', PEER, 'stdio');
+    },
   });
   apps.push(app);
   await waitServerState(app, 'hostile', 'ready');
@@ -311,7 +316,7 @@ test('the server exits during its consent dialog: the dialog closes, the card go
   timeout: 90_000,
 }, async () => {
   const app = await launch('08-bad-input-vanish');
-  const trigger = path.join(app.dir, 'vanish-now');
+  const trigger = path.join(app.dir, 'peer-out', 'vanish-now');
   await openTool(app, 'hostile', 'vanish');
   await runTool(app, { trigger });
 
