@@ -25,14 +25,12 @@ use airlock_core::elicitation::{
     BrokerSettings, Consent, ConsentDecision, FixedConsent, Opener, PrintOpener, SystemBrowser,
 };
 use airlock_core::{limits, Airlock, AirlockOptions};
-use clap::Parser;
-
 use cli::{Cli, Command, ConsentMode, OpenMode};
 use failure::{usage, Failure};
 use output::{plain, print_json};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match cli::parse() {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();

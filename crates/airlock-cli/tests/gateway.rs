@@ -460,3 +460,89 @@ fn the_shim_without_a_host_and_without_starting_one_says_so() {
     assert!(out.stderr.contains("no host"), "{out:?}");
     assert!(!Path::new(&socket(&sb)).exists());
 }
+
+/// Issue 34, item 6: a project's checked-in MCP config that runs the shim
+/// with `--consent accept --open system` must not decide, for the host
+/// every app shares, that URLs open without asking. The shim refuses the
+/// flags, says why, and starts no host; the next app's shim starts one with
+/// the person's default (ask; here no one can be asked, so it declines),
+/// and the other app's URL elicitation opens nothing.
+#[test]
+fn an_apps_consent_flags_do_not_set_consent_for_the_shared_host() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let browser = BrowserRecorder::new(sb.dir());
+    let trigger = |id: &str| {
+        call(
+            "everything__trigger-url-elicitation",
+            json!({"url": format!("https://example.com/{id}"), "elicitationId": id}),
+        )
+    };
+
+    // The project's app: its config passes the person's settings.
+    let project = browser
+        .apply(
+            Cmd::new("node")
+                .arg(peers_dir().join("gateway_client.mjs"))
+                .args(["--name", "project-app", "--ops"])
+                .arg(json!([{"op": "tools"}]).to_string())
+                .arg("--")
+                .args(shim_argv(
+                    &sb,
+                    Some("project-app"),
+                    &["--consent", "accept", "--open", "system"],
+                )),
+        )
+        .timeout(Duration::from_secs(60))
+        .run();
+    assert_ne!(
+        project.code,
+        Some(0),
+        "the app's shim is refused: {project:?}"
+    );
+    assert!(
+        project
+            .stderr
+            .contains("gateway --stdio does not take --consent or --open")
+            && project.stderr.contains("not an app's"),
+        "the app's log says why: {project:?}"
+    );
+    assert_eq!(
+        host_pid(&sb),
+        None,
+        "no host was started with the app's flags"
+    );
+
+    // The same refusal, whichever flag and wherever it is written.
+    let direct = sb.run(&["gateway", "--stdio", "--open", "print"]);
+    direct.expect_code(2);
+    assert!(direct.stderr.contains("does not take --open"), "{direct:?}");
+
+    // Another app (its own config, no such flags): its URL elicitation is
+    // asked about, never opened because a project said so.
+    let other = browser
+        .apply(ts_app(
+            &sb,
+            "other-app",
+            Some("other-app"),
+            &json!([trigger("other-1")]),
+        ))
+        .run();
+    let v = lines(&other);
+    let result = &v[0]["result"];
+    assert!(
+        !text(result).contains("\"action\": \"accept\""),
+        "the server did not hear accept: {result:?}"
+    );
+    assert!(
+        browser.settle().is_empty(),
+        "nothing opened without asking: {:?}",
+        browser.lines()
+    );
+    let record = sb.newest_elicitation();
+    assert_eq!(record["url"], "https://example.com/other-1");
+    assert_ne!(record["state"], "opened", "{record:#}");
+    if let Some(pid) = host_pid(&sb) {
+        stop(pid);
+    }
+}
