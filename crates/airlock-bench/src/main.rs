@@ -21,7 +21,7 @@
 //!     The tool budget's reads at scale: an app's most used tools over N
 //!     history rows, and airlock__find_tools' search over N tools (see
 //!     budget.rs).
-//!   airlock-bench noisy [--calls N]
+//!   airlock-bench noisy [--calls N] [--one-thread] [--only TEXT]
 //!     A quiet server's calls through the gateway while another misbehaves,
 //!     beside the quiet figures (see noisy.rs; scripts/bench-gateway.sh --noisy).
 

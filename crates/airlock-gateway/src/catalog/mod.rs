@@ -276,7 +276,7 @@ impl Catalog {
             && !self.core.get_server(server).is_ok_and(|d| d.paused)
     }
 
-    async fn refresh_once(&self, server: &str, fetch: bool) {
+    async fn refresh_once(self: &Arc<Self>, server: &str, fetch: bool) {
         if !self.is_served(server) {
             let had = {
                 let mut rooms = self.rooms();
@@ -317,7 +317,17 @@ impl Catalog {
                 None => return,
             }
         };
-        let served = self.serve(server, &raw);
+        // Scanning, pinning and recording a list is database work that
+        // grows with the list: off the runtime's thread (the daemon has
+        // one), so no other server's calls wait on it.
+        let (this, name) = (self.clone(), server.to_owned());
+        let served = match tokio::task::spawn_blocking(move || this.serve(&name, &raw)).await {
+            Ok(served) => served,
+            Err(e) => {
+                log(&format!("{server}: checking its lists failed: {e}"));
+                return;
+            }
+        };
         self.rooms().entry(server.to_owned()).or_default().served = Some(Arc::new(served));
         self.rebuild();
     }
