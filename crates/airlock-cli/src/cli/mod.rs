@@ -368,10 +368,15 @@ pub(crate) struct DaemonArgs {
 pub(crate) enum ToolsCmd {
     /// Show the changes of tools and prompts waiting for your review
     Review { server: Option<String> },
-    /// Approve the change of a server's tool (or prompt): apps see it again
+    /// Approve the change of a server's tool (or prompt) that you reviewed:
+    /// apps see it again. `--change` is the number the review printed
+    /// (#N): if the server changed the item again since, nothing is approved
     Approve {
         server: String,
         name: String,
+        /// The change you reviewed (`airlock tools review` prints #N)
+        #[arg(long, value_name = "N")]
+        change: i64,
         /// It is a prompt, not a tool
         #[arg(long)]
         prompt: bool,
@@ -380,6 +385,9 @@ pub(crate) enum ToolsCmd {
     Reject {
         server: String,
         name: String,
+        /// The change you reviewed (default: the one waiting now)
+        #[arg(long, value_name = "N")]
+        change: Option<i64>,
         #[arg(long)]
         prompt: bool,
     },
