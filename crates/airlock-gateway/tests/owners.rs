@@ -1,7 +1,8 @@
 //! Names and URIs have owners (issue 25, item 2): a squatter cannot take
 //! another server's resource URI or template, whatever the order of names
 //! or of connects after the first; a resource link is read from the server
-//! that returned it; a server's instructions cannot speak for another.
+//! that returned it unless another server owns the URI; a server's
+//! instructions cannot speak for another.
 
 mod common;
 
@@ -110,12 +111,24 @@ async fn a_squatter_cannot_take_another_servers_uris_even_after_a_restart() {
     assert_eq!(read(&app, URI).await, "read from everything");
 }
 
-/// A URI in a tool result's resource link is read from the server that
-/// returned it, for that app; another app reads the listed owner's.
+/// Issue 34, item 3: a resource link does not outrank the owner. A URI in
+/// a tool result's resource link is read from the server that returned it
+/// only when no other server owns it; a link to another server's listed
+/// resource or to its MCP App (`ui://clock/app.html`, named by clock's
+/// tool) is read from the owner, and the refused link is audited
+/// (`resource_link_refused`, with the owner and the app).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_resource_link_is_read_from_the_server_that_returned_it() {
+async fn a_resource_link_does_not_outrank_the_uris_owner() {
+    const APP_URI: &str = "ui://clock/app.html";
     let h = Harness::new().await;
     h.server("everything", everything(), false).await;
+    let clock: rmcp::model::Tool = from(json!({
+        "name": "clock", "description": "Shows a clock.",
+        "inputSchema": {"type": "object"},
+        "_meta": {"ui": {"resourceUri": APP_URI}},
+    }));
+    h.server("clock", Server::with_tools(vec![clock]), false)
+        .await;
     h.server(
         "linker",
         Server::with_tools(vec![tool("link", "Links.")]),
@@ -126,12 +139,47 @@ async fn a_resource_link_is_read_from_the_server_that_returned_it() {
         h.app("a", App::default()).await,
         h.app("b", App::default()).await,
     );
-    let r = call_with(&a, "linker__link", json!({"uri": URI}))
+    for uri in [URI, APP_URI] {
+        let r = call_with(&a, "linker__link", json!({"uri": uri}))
+            .await
+            .unwrap();
+        assert!(serde_json::to_string(&r).unwrap().contains(uri));
+    }
+    assert_eq!(read(&a, URI).await, "read from everything", "the owner's");
+    assert_eq!(
+        read(&a, APP_URI).await,
+        "read from clock",
+        "the App's own page"
+    );
+    assert_eq!(read(&b, URI).await, "read from everything");
+    // Visible: each refused link is in the audit trail, once.
+    assert_eq!(read(&a, URI).await, "read from everything");
+    let refused: Vec<_> = h
+        .core
+        .audit_events(Some("linker"), 100)
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.kind == "resource_link_refused")
+        .collect();
+    assert_eq!(refused.len(), 2, "{refused:#?}");
+    let owners: Vec<(&str, &str)> = refused
+        .iter()
+        .map(|e| {
+            assert_eq!(e.detail["app"], "a", "{e:?}");
+            (
+                e.detail["owner"].as_str().unwrap_or_default(),
+                e.detail["uri"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert!(owners.contains(&("everything", URI)), "{owners:?}");
+    assert!(owners.contains(&("clock", APP_URI)), "{owners:?}");
+
+    // A URI nobody else owns is read from the server that linked it.
+    call_with(&a, "linker__link", json!({"uri": "linker://notes/1"}))
         .await
         .unwrap();
-    assert!(serde_json::to_string(&r).unwrap().contains(URI));
-    assert_eq!(read(&a, URI).await, "read from link");
-    assert_eq!(read(&b, URI).await, "read from everything");
+    assert_eq!(read(&a, "linker://notes/1").await, "read from link");
 }
 
 /// A server's instructions reach apps fenced in its own section: text that

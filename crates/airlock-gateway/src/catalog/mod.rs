@@ -168,6 +168,16 @@ impl Catalog {
         self.search.find(view, query, limit, allowed)
     }
 
+    /// The server recorded as owning the resource `uri` (it may not be
+    /// connected now).
+    pub fn recorded_owner(&self, uri: &str) -> Option<String> {
+        self.book
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .owner(UriKind::Resource, uri)
+            .map(|o| o.server.clone())
+    }
+
     /// The instructions of the view now (for `get_info`).
     pub fn instructions(&self) -> String {
         self.view().instructions.clone()
