@@ -221,3 +221,39 @@ async fn a_servers_instructions_cannot_speak_for_another() {
     );
     assert!(!instructions.contains('\u{200B}'));
 }
+
+/// Issue 34, item 7: what servers return reaches apps without hidden
+/// characters, as the README says of everything served: a tool result's
+/// text, embedded resource and structured content, and a resource read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_and_resource_contents_reach_apps_without_hidden_characters() {
+    let hidden = |s: &str| {
+        s.chars()
+            .any(|c| matches!(c as u32, 0x200B | 0x202E | 0x1b | 0xE0000..=0xE007F))
+    };
+    let h = Harness::new().await;
+    let s = Server::with_tools(vec![tool("hidden", "Hides.")]);
+    s.set(|st| st.resources = vec![resource("hidden://note")]);
+    h.server("s", s, false).await;
+    let app = h.app("cursor", App::default()).await;
+    let r = call_with(&app, "s__hidden", json!({"message": "hello"}))
+        .await
+        .unwrap();
+    let v = serde_json::to_value(&r).unwrap();
+    let texts = [
+        &v["content"][0]["text"],
+        &v["content"][1]["resource"]["text"],
+        &v["structuredContent"]["note"],
+    ];
+    assert!(
+        texts
+            .iter()
+            .all(|t| !hidden(t.as_str().unwrap_or_default())),
+        "{v}"
+    );
+    assert_eq!(v["content"][0]["text"], "hello!", "{v}");
+    assert_eq!(v["content"][1]["resource"]["text"], "hello!", "{v}");
+    assert_eq!(v["structuredContent"]["note"], "hello!", "{v}");
+    let read = read(&app, "hidden://note").await;
+    assert_eq!(read, "read from hidden");
+}
