@@ -74,9 +74,17 @@ fn clean_block(block: &mut ContentBlock) {
     }
 }
 
+/// A text resource's contents cleaned, except an MCP App's page: it is
+/// rendered in the app's sandbox, not read by the model, and passes byte
+/// for byte (its emoji's variation selectors included).
 fn clean_contents(contents: &mut ResourceContents) {
-    if let ResourceContents::TextResourceContents { text, .. } = contents {
-        airlock_scan::clean_in_place(text);
+    if let ResourceContents::TextResourceContents {
+        text, mime_type, ..
+    } = contents
+    {
+        if mime_type.as_deref() != Some(airlock_core::mcp_apps::MCP_APP_MIME_TYPE) {
+            airlock_scan::clean_in_place(text);
+        }
     }
 }
 
