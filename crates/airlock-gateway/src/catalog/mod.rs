@@ -382,10 +382,18 @@ impl Catalog {
             served.prompts = typed(r.served);
             served.held_prompts = r.held;
         }
-        served.resources = cleaned_with_uri(server, &raw.resources, |r: &Resource| r.uri.clone());
-        served.templates = cleaned_with_uri(server, &raw.templates, |t: &ResourceTemplate| {
-            t.uri_template.clone()
-        });
+        served.resources = scanned(
+            server,
+            "resource",
+            cleaned_with_uri(server, &raw.resources, |r: &Resource| r.uri.clone()),
+        );
+        served.templates = scanned(
+            server,
+            "resource template",
+            cleaned_with_uri(server, &raw.templates, |t: &ResourceTemplate| {
+                t.uri_template.clone()
+            }),
+        );
         self.claim(
             server,
             UriKind::Resource,
@@ -545,6 +553,62 @@ where
                 return None;
             }
             Some(cleaned)
+        })
+        .collect()
+}
+
+/// Resources (or templates) as the scanner lets them reach apps: one whose
+/// title or description has a serious finding (directives aimed at the
+/// model, secret paths, hidden text) is served with that text replaced by
+/// a note saying Airlock withheld it; one still serious after that (its
+/// name, say) is not served. Each is logged.
+fn scanned<T>(server: &str, what: &str, items: Vec<T>) -> Vec<T>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned,
+{
+    let ctx = airlock_scan::Context::alone(server);
+    let serious = |v: &serde_json::Value| {
+        airlock_scan::scan_resource(v, &ctx)
+            .into_iter()
+            .find(|f| f.severity == airlock_scan::Severity::Serious)
+    };
+    items
+        .into_iter()
+        .filter_map(|item| {
+            let mut v = serde_json::to_value(&item).ok()?;
+            let Some(found) = serious(&v) else {
+                return Some(item);
+            };
+            let shown = airlock_scan::visible(
+                v.get("uri")
+                    .or_else(|| v.get("uriTemplate"))
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or_default(),
+            );
+            // The finding's kind, not its detail: the detail may quote it.
+            let note = format!(
+                "(Airlock withheld this text: {})",
+                found.kind.as_str().replace('_', " ")
+            );
+            if let Some(o) = v.as_object_mut() {
+                for field in ["description", "title"] {
+                    if o.contains_key(field) {
+                        o.insert(field.to_owned(), serde_json::Value::String(note.clone()));
+                    }
+                }
+            }
+            if let Some(still) = serious(&v) {
+                log(&format!(
+                    "{server}: {what} {shown:?} is not served: {}",
+                    still.detail
+                ));
+                return None;
+            }
+            log(&format!(
+                "{server}: {what} {shown:?}: its description withheld from apps: {}",
+                found.detail
+            ));
+            serde_json::from_value(v).ok()
         })
         .collect()
 }
