@@ -135,7 +135,12 @@ impl Airlock {
         let mut unrecorded = 0usize;
         for s in &seen {
             let pin = pins.get(&s.name);
-            if pin.is_some_and(|p| p.hash == s.hash) {
+            // As approved, unless it is looked at again now with a serious
+            // finding its pin did not have: the same text can name another
+            // server's tools only once that server is listed (shadowing in
+            // either order of listing), or a newer scanner catches more.
+            let newly_serious = pin.and_then(|p| newly_serious(&s.findings, &p.findings));
+            if pin.is_some_and(|p| p.hash == s.hash) && newly_serious.is_none() {
                 // As approved. A change it had pending is moot now.
                 if pending.contains_key(&s.name) {
                     self.store.supersede_pin_changes(server, k, &s.name)?;
@@ -143,6 +148,7 @@ impl Airlock {
                 out.served.push((s.name.clone(), s.cleaned.clone()));
                 continue;
             }
+            let flagged = pin.is_some_and(|p| p.hash == s.hash);
             if rejected.contains(&(s.name.clone(), s.hash.clone())) {
                 out.held.push(Held {
                     name: s.name.clone(),
@@ -177,7 +183,20 @@ impl Airlock {
             let open = pending.get(&s.name);
             let already = open.is_some_and(|c| c.new_hash == s.hash);
             if hold {
-                let mut why = why(server, kind, &s.name, change, &s.findings);
+                let mut why = match newly_serious.as_ref().filter(|_| flagged) {
+                    Some(found) => format!(
+                        "{}'s {k} {} is held again: {} ({}); {}",
+                        shown(server),
+                        shown(&s.name),
+                        found.detail,
+                        found.kind.as_str(),
+                        format_args!(
+                            "review it in Airlock (`airlock tools review {}`)",
+                            shown(server)
+                        )
+                    ),
+                    None => why(server, kind, &s.name, change, &s.findings),
+                };
                 if !already {
                     // A change replacing an open one takes no more room.
                     if open.is_some() || room > 0 {
@@ -349,6 +368,21 @@ impl Airlock {
             pending,
         });
     }
+}
+
+/// The first serious finding of `findings` whose kind the pin's recorded
+/// findings (JSON) do not have.
+fn newly_serious(findings: &[Finding], pinned: &str) -> Option<Finding> {
+    let known: Vec<Finding> = serde_json::from_str(pinned).unwrap_or_default();
+    findings
+        .iter()
+        .find(|f| {
+            f.severity == Severity::Serious
+                && !known
+                    .iter()
+                    .any(|k| k.kind == f.kind && k.severity == Severity::Serious)
+        })
+        .cloned()
 }
 
 /// A change to record once the list is reconciled.

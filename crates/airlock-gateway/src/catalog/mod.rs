@@ -297,6 +297,7 @@ impl Catalog {
             };
             if had {
                 self.rebuild();
+                self.tools_changed_beside(server);
             }
             return;
         }
@@ -338,8 +339,33 @@ impl Catalog {
                 return;
             }
         };
-        self.rooms().entry(server.to_owned()).or_default().served = Some(Arc::new(served));
+        let served = Arc::new(served);
+        let before = self
+            .rooms()
+            .entry(server.to_owned())
+            .or_default()
+            .served
+            .replace(served.clone());
         self.rebuild();
+        if tool_names(before.as_deref()) != tool_names(Some(&served)) {
+            self.tools_changed_beside(server);
+        }
+    }
+
+    /// `server`'s tools changed (or it came or went): every other server's
+    /// definitions are checked again against the new set of tools (a text
+    /// naming another server's tool is caught whichever was listed first),
+    /// from their last lists, without asking them.
+    fn tools_changed_beside(self: &Arc<Self>, server: &str) {
+        let others: Vec<String> = self
+            .rooms()
+            .iter()
+            .filter(|(name, room)| name.as_str() != server && room.raw.is_some())
+            .map(|(name, _)| name.clone())
+            .collect();
+        for other in others {
+            self.schedule(&other, false);
+        }
     }
 
     /// What the apps may see of `raw` (one server's lists): pins applied,
@@ -555,6 +581,15 @@ where
             Some(cleaned)
         })
         .collect()
+}
+
+/// The own names of the tools `served` serves, sorted.
+fn tool_names(served: Option<&Served>) -> Vec<&str> {
+    let mut names: Vec<&str> = served
+        .map(|s| s.tools.iter().map(|(n, _)| n.as_str()).collect())
+        .unwrap_or_default();
+    names.sort_unstable();
+    names
 }
 
 /// Resources (or templates) as the scanner lets them reach apps: one whose
