@@ -435,7 +435,7 @@ impl Catalog {
                 .collect(),
         );
         served.section = raw.instructions.as_deref().and_then(|own| {
-            instructions::section(server, &names::prefix(server), &self.separator, own)
+            instructions::section(server, &names::prefix(server), &self.separator, own, &tools)
         });
         served
     }
