@@ -348,3 +348,37 @@ async fn instructions_steering_another_servers_tool_are_withheld_in_either_order
         );
     }
 }
+
+/// Issue 34, item 5 (its templates part): a template of a whole scheme
+/// (`file:///{+path}`) listed first does not claim every later server's
+/// URIs of that scheme: a later server's resource and more specific
+/// template are served and read from it; what no one else claims is still
+/// read from the scheme-wide template's server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scheme_wide_template_does_not_claim_later_servers_uris() {
+    let h = Harness::new().await;
+    let wide = Server::with_tools(vec![tool("wide", "Files.")]);
+    wide.set(|st| st.templates = vec![template("file:///{+path}")]);
+    h.server("wide", wide, false).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let notes = Server::with_tools(vec![tool("notes", "Notes.")]);
+    notes.set(|st| {
+        st.resources = vec![resource("file:///home/me/notes.txt")];
+        st.templates = vec![template("file:///projects/{name}")];
+    });
+    h.server("notes", notes, false).await;
+    let app = h.app("cursor", App::default()).await;
+    assert_eq!(
+        read(&app, "file:///home/me/notes.txt").await,
+        "read from notes"
+    );
+    assert_eq!(
+        read(&app, "file:///projects/airlock").await,
+        "read from notes"
+    );
+    assert_eq!(read(&app, "file:///etc/hosts").await, "read from wide");
+    let templates = app.peer().list_all_resource_templates().await.unwrap();
+    assert_eq!(templates.len(), 2, "{templates:?}");
+    let conflicts = h.core.uri_conflicts(Some("notes")).unwrap();
+    assert!(conflicts.is_empty(), "{conflicts:#?}");
+}
