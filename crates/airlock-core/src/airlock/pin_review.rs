@@ -15,10 +15,18 @@ impl Airlock {
             .collect())
     }
 
+    /// The waiting changes without their definitions (for notices).
+    pub(crate) fn pending_pin_change_heads(
+        &self,
+        server: Option<&str>,
+    ) -> CoreResult<Vec<crate::store::pins::ChangeRow>> {
+        Ok(self.store.pending_pin_change_heads(server)?)
+    }
+
     /// How many changes wait for the user, per server.
     pub fn pending_pin_counts(&self) -> CoreResult<Vec<(String, usize)>> {
         let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
-        for c in self.store.pending_pin_changes(None)? {
+        for c in self.store.pending_pin_change_heads(None)? {
             *counts.entry(c.server).or_default() += 1;
         }
         Ok(counts.into_iter().collect())

@@ -355,6 +355,19 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// [`Store::pending_pin_changes`] without their definitions (`None`):
+    /// what notices and counts need, cheap however large the definitions.
+    pub fn pending_pin_change_heads(&self, server: Option<&str>) -> StoreResult<Vec<ChangeRow>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare_cached(
+            "SELECT id, server, kind, name, change, NULL, NULL, new_hash, findings, state, seen_at, decided_at
+             FROM pin_changes
+             WHERE state = 'pending' AND (?1 IS NULL OR server = ?1) ORDER BY id LIMIT 10000",
+        )?;
+        let rows = stmt.query_map(params![server], change_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// The newest changes of `server` (any state), newest first.
     pub fn recent_pin_changes(&self, server: &str, limit: u32) -> StoreResult<Vec<ChangeRow>> {
         let conn = self.lock();
