@@ -156,6 +156,7 @@ mod tests {
             change: ChangeKind::Changed,
             state: ChangeState::Pending,
             diff: Vec::new(),
+            complete: true,
             findings: Vec::new(),
             seen_at: id,
             decided_at: None,

@@ -23,7 +23,7 @@
 //!     budget.rs).
 //!   airlock-bench rooms [--calls N] [--rounds R]
 //!     Start and call figures of a server confined against unconfined (see rooms.rs).
-//!   airlock-bench noisy [--calls N]
+//!   airlock-bench noisy [--calls N] [--one-thread] [--only TEXT]
 //!     A quiet server's calls through the gateway while another misbehaves,
 //!     beside the quiet figures (see noisy.rs; scripts/bench-gateway.sh --noisy).
 

@@ -1,6 +1,8 @@
-//! `airlock-bench noisy [--calls N]`: a quiet server's calls through the
-//! gateway while another server misbehaves in each way issue 25 names,
-//! beside the same calls with the other server idle. The gateway runs in
+//! `airlock-bench noisy [--calls N] [--one-thread] [--only TEXT]`: a quiet
+//! server's calls through the gateway while another server misbehaves in
+//! each way issues 25 and 34 name (with --only: the scenarios whose name
+//! has TEXT), beside the same calls with the other server idle; on two
+//! worker threads, or with --one-thread on one as `airlock daemon` runs. The gateway runs in
 //! this process (airlock_gateway::test_support): servers and apps on the
 //! official Rust SDK over in-memory pipes, so the figures are the gateway's
 //! own isolation, not process hops. Goal: each scenario's p99 within
@@ -28,6 +30,7 @@ enum Noise {
     LogFlood,
     SamplingFlood,
     OversizedAnswers,
+    NameChurn,
 }
 
 impl Noise {
@@ -39,6 +42,7 @@ impl Noise {
             Self::LogFlood => "log flood (5,000 lines per call, in a loop)",
             Self::SamplingFlood => "sampling flood (50 at once, in a loop)",
             Self::OversizedAnswers => "answers over the limit (20 MB, in a loop)",
+            Self::NameChurn => "1,000 fresh tool names at every refresh",
         }
     }
 }
@@ -73,6 +77,24 @@ async fn start(h: &Harness, noisy: &Server, noise: Noise, stop: Arc<AtomicBool>)
                     tokio::time::sleep(Duration::from_millis(20)).await;
                 }
                 noisy.set(|s| s.list_delay = Duration::ZERO);
+            });
+        }
+        Noise::NameChurn => {
+            // Issue 34: every name new, so every refresh is a thousand
+            // changes held for review (and the last ones dropped).
+            let noisy = noisy.clone();
+            tokio::spawn(async move {
+                let mut round = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let names = (0..1000)
+                        .map(|i| tool(&format!("t{round}_{i}"), "A tool that came just now."))
+                        .collect();
+                    noisy.set(|s| s.tools = names);
+                    noisy.tools_changed().await;
+                    round += 1;
+                    // Past the catalog's one refresh a second.
+                    tokio::time::sleep(Duration::from_millis(1100)).await;
+                }
             });
         }
         Noise::StuckSubscriptions => {
@@ -117,6 +139,10 @@ async fn start(h: &Harness, noisy: &Server, noise: Noise, stop: Arc<AtomicBool>)
     }
 }
 
+/// Between two quiet calls: a call is timed from when it was wanted, so a
+/// blocked thread counts whether it delays the call or its wake-up.
+const GAP: Duration = Duration::from_millis(2);
+
 /// `calls` quiet calls, each timed (ms), sorted.
 async fn quiet_calls(
     app: &rmcp::service::RunningService<rmcp::service::RoleClient, App>,
@@ -124,7 +150,8 @@ async fn quiet_calls(
 ) -> Result<Vec<f64>, String> {
     let mut times = Vec::with_capacity(calls);
     for i in 0..calls {
-        let t = Instant::now();
+        let t = Instant::now() + GAP;
+        tokio::time::sleep(GAP).await;
         let r = call(app, "quiet__echo", &format!("m{i}"))
             .await
             .map_err(|e| format!("quiet call {i}: {e}"))?;
@@ -164,11 +191,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .map(|c| c.parse().map_err(|_| "--calls: a number".to_owned()))
         .transpose()?
         .unwrap_or(500);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())?;
+    // --one-thread: as `airlock daemon` runs (work that blocks its thread
+    // shows); otherwise two workers.
+    let rt = if args.iter().any(|a| a == "--one-thread") {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+    }
+    .map_err(|e| e.to_string())?;
+    let only = arg(args, "--only");
     let noises = [
         Noise::Quiet,
         Noise::SlowListerFlood,
@@ -176,6 +212,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         Noise::LogFlood,
         Noise::SamplingFlood,
         Noise::OversizedAnswers,
+        Noise::NameChurn,
     ];
     println!("a quiet server's echo through the gateway while another server misbehaves ({calls} calls each, ms)");
     println!(
@@ -185,6 +222,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut quiet_p99 = 0.0;
     let mut missed = 0;
     for noise in noises {
+        let wanted = only
+            .as_deref()
+            .is_none_or(|o| noise.name().contains(o) || matches!(noise, Noise::Quiet));
+        if !wanted {
+            continue;
+        }
         let times = rt.block_on(scenario(noise, calls))?;
         let (p50, p99) = (percentile(&times, 0.5), percentile(&times, 0.99));
         let max = times.last().copied().unwrap_or(0.0);

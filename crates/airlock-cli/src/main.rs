@@ -25,8 +25,6 @@ use airlock_core::elicitation::{
     BrokerSettings, Consent, ConsentDecision, FixedConsent, Opener, PrintOpener, SystemBrowser,
 };
 use airlock_core::{limits, Airlock, AirlockOptions};
-use clap::Parser;
-
 use cli::{Cli, Command, ConsentMode, OpenMode};
 use failure::{usage, Failure};
 use output::{plain, print_json};
@@ -37,7 +35,7 @@ fn main() -> ExitCode {
     if let Some(code) = airlock_sandbox::helper::run_if_asked() {
         return ExitCode::from(u8::try_from(code).unwrap_or(126));
     }
-    let cli = match Cli::try_parse() {
+    let cli = match cli::parse() {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();

@@ -248,8 +248,16 @@ fn a_held_rug_pull_is_one_notification_saying_how_to_review_and_decisions_withdr
         monitor.closed().is_empty(),
         "one change still waits: the notification stays"
     );
-    sb.run(&["tools", "approve", "weather", "get_forecast"])
-        .ok();
+    let reviewed = sb.change_id("weather", "get_forecast");
+    sb.run(&[
+        "tools",
+        "approve",
+        "weather",
+        "get_forecast",
+        "--change",
+        &reviewed,
+    ])
+    .ok();
     let id = n.id.expect("id");
     wait_until(
         "the notification withdrawn",

@@ -460,3 +460,131 @@ fn the_shim_without_a_host_and_without_starting_one_says_so() {
     assert!(out.stderr.contains("no host"), "{out:?}");
     assert!(!Path::new(&socket(&sb)).exists());
 }
+
+/// Issue 34, item 6: a project's checked-in MCP config that runs the shim
+/// with `--consent accept --open system` must not decide, for the host
+/// every app shares, that URLs open without asking. The shim refuses the
+/// flags, says why, and starts no host; the next app's shim starts one with
+/// the person's default (ask; here no one can be asked, so it declines),
+/// and the other app's URL elicitation opens nothing.
+#[test]
+fn an_apps_consent_flags_do_not_set_consent_for_the_shared_host() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let browser = BrowserRecorder::new(sb.dir());
+    let trigger = |id: &str| {
+        call(
+            "everything__trigger-url-elicitation",
+            json!({"url": format!("https://example.com/{id}"), "elicitationId": id}),
+        )
+    };
+
+    // The project's app: its config passes the person's settings.
+    let project = browser
+        .apply(
+            Cmd::new("node")
+                .arg(peers_dir().join("gateway_client.mjs"))
+                .args(["--name", "project-app", "--ops"])
+                .arg(json!([{"op": "tools"}]).to_string())
+                .arg("--")
+                .args(shim_argv(
+                    &sb,
+                    Some("project-app"),
+                    &["--consent", "accept", "--open", "system"],
+                )),
+        )
+        .timeout(Duration::from_secs(60))
+        .run();
+    assert_ne!(
+        project.code,
+        Some(0),
+        "the app's shim is refused: {project:?}"
+    );
+    assert!(
+        project
+            .stderr
+            .contains("gateway --stdio does not take --consent or --open")
+            && project.stderr.contains("not an app's"),
+        "the app's log says why: {project:?}"
+    );
+    assert_eq!(
+        host_pid(&sb),
+        None,
+        "no host was started with the app's flags"
+    );
+
+    // The same refusal, whichever flag and wherever it is written.
+    let direct = sb.run(&["gateway", "--stdio", "--open", "print"]);
+    direct.expect_code(2);
+    assert!(direct.stderr.contains("does not take --open"), "{direct:?}");
+
+    // Another app (its own config, no such flags): its URL elicitation is
+    // asked about, never opened because a project said so.
+    let other = browser
+        .apply(ts_app(
+            &sb,
+            "other-app",
+            Some("other-app"),
+            &json!([trigger("other-1")]),
+        ))
+        .run();
+    let v = lines(&other);
+    let result = &v[0]["result"];
+    assert!(
+        !text(result).contains("\"action\": \"accept\""),
+        "the server did not hear accept: {result:?}"
+    );
+    assert!(
+        browser.settle().is_empty(),
+        "nothing opened without asking: {:?}",
+        browser.lines()
+    );
+    let record = sb.newest_elicitation();
+    assert_eq!(record["url"], "https://example.com/other-1");
+    assert_ne!(record["state"], "opened", "{record:#}");
+    if let Some(pid) = host_pid(&sb) {
+        stop(pid);
+    }
+}
+
+/// Issue 34, item 8: a data folder someone opened up (0755) is made
+/// private again at the next start, said on stderr and in the audit
+/// trail; the shim does not attach to a socket another user owns (here a
+/// listener chowned to `nobody`, which needs root: the test says so and
+/// checks the folder alone otherwise).
+#[test]
+fn an_opened_data_folder_is_made_private_and_the_shim_refuses_another_users_socket() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(&sb.data).unwrap();
+    std::fs::set_permissions(&sb.data, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = sb.run(&["servers", "list"]);
+    out.ok();
+    let mode = std::fs::metadata(&sb.data).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o700, "made private again");
+    assert!(out.stderr.contains("made private again (0700)"), "{out:?}");
+    assert!(
+        sb.audit()
+            .iter()
+            .any(|e| e["kind"] == "data_dir_made_private"),
+        "audited"
+    );
+    // Private already: nothing to say the next time.
+    let again = sb.run(&["servers", "list"]);
+    assert!(!again.stderr.contains("made private"), "{again:?}");
+
+    // Another user's socket where the host's would be.
+    let listener = std::os::unix::net::UnixListener::bind(socket(&sb)).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    const NOBODY: u32 = 65534;
+    if let Err(e) = std::os::unix::fs::chown(socket(&sb), Some(NOBODY), None) {
+        eprintln!("not root ({e}): the socket's owner check is left to the unit test");
+        return;
+    }
+    let shim = sb.run(&["gateway", "--stdio", "--no-start"]);
+    shim.expect_code(1);
+    assert!(
+        shim.stderr.contains("is not your socket") && shim.stderr.contains("uid 65534"),
+        "{shim:?}"
+    );
+    assert!(listener.accept().is_err(), "the shim never connected to it");
+}

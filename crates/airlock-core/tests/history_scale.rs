@@ -243,8 +243,15 @@ fn pruning_many_rows_goes_in_batches_and_leaves_the_search_index_in_step() {
     assert_eq!(removed, old);
     assert_eq!(search(&store, "ancient").len(), 0);
     assert_eq!(search(&store, "recent").len(), 5);
+    // Its own event (opening a data dir that was not private adds one of
+    // the store's: tempdirs are 0755 here).
     assert_eq!(
-        store.audit_events(None, 10).unwrap().len(),
+        store
+            .audit_events(None, 10)
+            .unwrap()
+            .iter()
+            .filter(|e| e.kind == "test")
+            .count(),
         1,
         "newer than the cut-off"
     );

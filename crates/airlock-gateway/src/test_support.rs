@@ -250,6 +250,18 @@ impl ServerHandler for Server {
                 tokio::time::sleep(Duration::from_millis(number("ms"))).await;
                 "slept".to_owned()
             }
+            "hidden" => {
+                // Hidden characters in every text a result carries.
+                let hidden = format!("{}\u{200B}\u{E0041}\u{202E}\u{1b}[31m!", word("message"));
+                let result: CallToolResult = from(json!({
+                    "content": [
+                        {"type": "text", "text": hidden},
+                        {"type": "resource", "resource": {"uri": "demo://hidden", "text": hidden}},
+                    ],
+                    "structuredContent": {"note": hidden},
+                }));
+                return Ok(CallToolResponse::Complete(result));
+            }
             "link" => {
                 let link: ContentBlock = from(json!({
                     "type": "resource_link", "uri": word("uri"), "name": "linked",
@@ -302,9 +314,15 @@ impl ServerHandler for Server {
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
         }
+        // A URI starting `hidden://` is read with hidden characters.
+        let extra = if request.uri.starts_with("hidden://") {
+            "\u{200B}\u{E0041}\u{202E}"
+        } else {
+            ""
+        };
         let contents: ResourceContents = from(json!({
             "uri": request.uri,
-            "text": format!("read from {}", self.name()),
+            "text": format!("read from {}{extra}", self.name()),
         }));
         Ok(ReadResourceResponse::Complete(ReadResourceResult::new(
             vec![contents],

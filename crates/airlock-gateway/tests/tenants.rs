@@ -217,3 +217,124 @@ async fn a_sampling_flood_is_bounded_per_server() {
         "{said}"
     );
 }
+
+/// Issue 34, item 1: a server that lists a thousand fresh tool names at
+/// every list_changed. Its pending "added" changes are those it lists now
+/// (the names it dropped are not waiting for anyone), at most
+/// `MAX_PENDING_CHANGES_PER_SERVER`; and reconciling them does not stall
+/// the daemon's one thread (this test runs on one, as `airlock daemon`
+/// does): a quiet server's calls meanwhile stay fast.
+#[tokio::test(flavor = "current_thread")]
+async fn a_server_churning_tool_names_leaves_bounded_pending_changes_and_stalls_nobody() {
+    const NAMES: usize = 1000;
+    const REFRESHES: usize = 6;
+    let h = Harness::new().await;
+    let quiet = Server::with_tools(vec![tool("echo", "Echo.")]);
+    let churn = Server::with_tools(vec![tool("seed", "Seed.")]);
+    h.server("quiet", quiet.clone(), false).await;
+    h.server("churn", churn.clone(), false).await;
+    let app = h.app("cursor", App::default()).await;
+    let pending = || {
+        h.core
+            .pending_pin_changes(Some("churn"))
+            .expect("pending changes")
+            .len()
+    };
+    // The quiet server's calls before: its baseline.
+    const GAP: Duration = Duration::from_millis(5);
+    let mut before = Vec::new();
+    for i in 0..100 {
+        let wanted = Instant::now() + GAP;
+        tokio::time::sleep(GAP).await;
+        call(&app, "quiet__echo", &format!("b{i}")).await.unwrap();
+        before.push(wanted.elapsed());
+    }
+    let mut during = Vec::new();
+    for round in 0..REFRESHES {
+        let names: Vec<_> = (0..NAMES)
+            .map(|i| tool(&format!("t{round}_{i}"), "A tool that came just now."))
+            .collect();
+        churn.set(|s| s.tools = names);
+        let lists = churn.lists.load(Ordering::SeqCst);
+        churn.tools_changed().await;
+        // Calls of the quiet server while the churning one is listed and
+        // reconciled, until its refresh settled.
+        // A call wanted every 5 ms: its latency is from when it was wanted
+        // (a stalled thread delays the wake-up as much as the answer).
+        let started = Instant::now();
+        let mut i = 0;
+        loop {
+            let wanted = Instant::now() + GAP;
+            tokio::time::sleep(GAP).await;
+            let r = call(&app, "quiet__echo", &format!("r{round}-{i}"))
+                .await
+                .unwrap();
+            during.push(wanted.elapsed());
+            assert_eq!(text(&r), format!("echo: r{round}-{i}"));
+            i += 1;
+            let listed = churn.lists.load(Ordering::SeqCst) > lists;
+            let settled = listed
+                && h.gateway
+                    .catalog
+                    .view()
+                    .tool(&format!("churn__t{round}_0"))
+                    .is_none()
+                && h.core
+                    .pending_pin_changes(Some("churn"))
+                    .unwrap()
+                    .iter()
+                    .any(|c| c.name.starts_with(&format!("t{round}_")));
+            if settled || started.elapsed() > Duration::from_secs(60) {
+                break;
+            }
+        }
+        // The next list_changed is not coalesced with this one.
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+    }
+    let left = pending();
+    let p99 = |v: &mut Vec<Duration>| {
+        v.sort();
+        v[(v.len() * 99 / 100).min(v.len() - 1)]
+    };
+    let (base, churning) = (p99(&mut before), p99(&mut during));
+    eprintln!(
+        "pending after {REFRESHES} refreshes of {NAMES} names: {left}; quiet calls p99 {base:?} before, {churning:?} while churning ({} calls, slowest {:?})",
+        during.len(),
+        during.last().copied().unwrap_or_default()
+    );
+    // At the bound, not past it: the names it lists now wait for review
+    // (the first ones listed), the names it dropped wait for no one.
+    let cap = airlock_core::store::pins::MAX_PENDING_CHANGES_PER_SERVER;
+    assert_eq!(left, cap, "pending changes of one server");
+    let waiting = h.core.pending_pin_changes(Some("churn")).unwrap();
+    let last = REFRESHES - 1;
+    assert!(
+        waiting
+            .iter()
+            .all(|c| c.name.starts_with(&format!("t{last}_"))),
+        "only names it lists now wait"
+    );
+    // A name past the bound is held too, and its call says why.
+    let past = call(&app, &format!("churn__t{last}_{}", NAMES - 1), "x")
+        .await
+        .unwrap();
+    assert_eq!(past.is_error, Some(true));
+    let why = text(&past);
+    assert!(
+        why.contains(&format!(
+            "{cap} changes of churn already wait for your review"
+        )),
+        "{why}"
+    );
+    // One within the bound is held with its own change to review.
+    let within = call(&app, &format!("churn__t{last}_0"), "x").await.unwrap();
+    assert!(
+        text(&within).contains("churn added tool t5_0, which waits for your approval"),
+        "{}",
+        text(&within)
+    );
+    assert!(
+        churning <= base + Duration::from_millis(50),
+        "a quiet server's calls stalled: p99 {churning:?} while churning, {base:?} before"
+    );
+}

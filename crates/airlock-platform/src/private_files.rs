@@ -28,6 +28,22 @@ pub fn create_dir(dir: &Path) -> io::Result<()> {
     imp::create_dir(dir)
 }
 
+/// Make an existing folder private again (Linux and macOS: 0700 when any
+/// group or other bit is set; `Ok(true)` when it had to be changed). A
+/// folder owned by another user, or shared (the sticky bit of `/tmp`), is
+/// refused (`PermissionDenied`): Airlock keeps nothing in a folder someone
+/// else controls. Windows: checked at
+/// creation only (`Ok(false)`).
+pub fn make_dir_private(dir: &Path) -> io::Result<bool> {
+    imp::make_dir_private(dir)
+}
+
+/// The current user's id (Linux and macOS: the effective uid).
+#[cfg(unix)]
+pub fn current_uid() -> u32 {
+    imp::current_uid()
+}
+
 /// Open `path` with `options`; a file it creates is private. On Windows
 /// the file is made private even when it existed (callers only open their
 /// own files this way).
@@ -82,6 +98,52 @@ mod imp {
         options.mode(FILE_MODE).open(path)
     }
 
+    pub(super) fn current_uid() -> u32 {
+        // SAFETY: geteuid takes nothing, cannot fail and touches no memory.
+        #[allow(unsafe_code, reason = "geteuid: no arguments, no failure")]
+        unsafe {
+            libc::geteuid()
+        }
+    }
+
+    pub(super) fn make_dir_private(dir: &Path) -> io::Result<bool> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::symlink_metadata(dir)?;
+        let me = current_uid();
+        if meta.uid() != me {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "{} belongs to another user (uid {}, you are uid {me})",
+                    dir.display(),
+                    meta.uid()
+                ),
+            ));
+        }
+        if !meta.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} is not a folder", dir.display()),
+            ));
+        }
+        let mode = meta.permissions().mode();
+        if mode & 0o1000 != 0 {
+            // /tmp and the like: a folder others share, never Airlock's.
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "{} is a folder other users share (sticky bit)",
+                    dir.display()
+                ),
+            ));
+        }
+        if mode & 0o077 == 0 {
+            return Ok(false);
+        }
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(DIR_MODE))?;
+        Ok(true)
+    }
+
     pub(super) fn restrict(path: &Path) -> io::Result<()> {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(FILE_MODE))
     }
@@ -118,6 +180,10 @@ mod imp {
     /// Most folders created in one call (a data dir nested this deep under
     /// an existing folder is refused rather than walked without end).
     const MAX_NEW_FOLDERS: usize = 64;
+
+    pub(super) fn make_dir_private(_dir: &Path) -> io::Result<bool> {
+        Ok(false)
+    }
 
     pub(super) fn create_dir(dir: &Path) -> io::Result<()> {
         if dir.is_dir() {
@@ -298,5 +364,27 @@ mod tests {
         assert_eq!(is_private(&new).unwrap(), was_private);
         restrict(&new).unwrap();
         assert!(is_private(&new).unwrap());
+    }
+}
+
+#[cfg(all(test, unix))]
+mod make_private_tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::make_dir_private;
+
+    #[test]
+    fn an_opened_folder_is_made_private_and_a_shared_one_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mode =
+            |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(make_dir_private(dir.path()).unwrap(), "it had to change");
+        assert_eq!(mode(dir.path()), 0o700);
+        assert!(!make_dir_private(dir.path()).unwrap(), "private already");
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
+        let shared = make_dir_private(dir.path()).unwrap_err();
+        assert_eq!(shared.kind(), std::io::ErrorKind::PermissionDenied);
+        assert_eq!(mode(dir.path()), 0o1777, "a shared folder is left alone");
     }
 }

@@ -186,6 +186,17 @@ pub fn clean(text: &str) -> String {
     clean_counted(text).0
 }
 
+/// [`clean`] in place: `text` is left untouched (not copied) when it has
+/// nothing to clean. Returns how many characters were removed or replaced.
+pub fn clean_in_place(text: &mut String) -> usize {
+    if !needs_cleaning(text) {
+        return 0;
+    }
+    let (cleaned, n) = clean_counted(text);
+    *text = cleaned;
+    n
+}
+
 /// [`clean`], and how many characters of `text` were removed or replaced.
 pub(crate) fn clean_counted(text: &str) -> (String, usize) {
     if !needs_cleaning(text) {

@@ -58,7 +58,7 @@ mod words;
 
 use serde::{Deserialize, Serialize};
 
-pub use chars::{clean, visible, MAX_VISIBLE_CHARS};
+pub use chars::{clean, clean_in_place, visible, MAX_VISIBLE_CHARS};
 pub use excerpt::MAX_EXCERPT_CHARS;
 pub use shadow::{ToolIndex, MIN_BARE_NAME};
 pub use walk::{

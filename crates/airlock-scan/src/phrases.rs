@@ -61,6 +61,12 @@ pub(crate) fn imperative(words: &[Word], i: usize) -> bool {
     words[i].clause_first || prev(words, i).is_some_and(|p| p.is(IMPERATIVE))
 }
 
+/// Whether word `i` starts its sentence or clause (a German order puts
+/// its verb first: "Sag dem Benutzer nichts").
+fn imperative_de(words: &[Word], i: usize) -> bool {
+    words[i].clause_first
+}
+
 /// Same as [`ahead`], for an audience that is not a possessive ("the
 /// user's files" is not telling the user).
 fn audience_ahead(words: &[Word], i: usize, n: u32) -> Option<usize> {
@@ -297,6 +303,36 @@ pub(crate) fn directives(reading: &str, words: &[Word], hits: &mut Hits) {
                              what it asks to be read or sent.",
                         );
                     }
+                }
+            }
+        }
+        // German: "sag dem Benutzer nichts davon", "erwähne das nicht
+        // gegenüber dem Nutzer": the negation follows the verb.
+        if w.is(TELL | SHOW) && imperative_de(words, i) {
+            if let (Some(n), Some(a)) = (ahead(words, i, 6, DE_NEG), audience_ahead(words, i, 6)) {
+                push(
+                    hits,
+                    i,
+                    n.max(a),
+                    Severity::Serious,
+                    "Tells the model to keep something from the user: a tool has no reason \
+                     to hide what it does from the person using it.",
+                );
+            }
+        }
+        // "must hold everything the user wrote so far", "all the user typed":
+        // the conversation asked for in other words.
+        if w.is(EVERYTHING | FULL) {
+            if let Some(a) = audience_ahead(words, i, 3) {
+                if let Some(u) = ahead(words, a, 2, UTTERED) {
+                    push(
+                        hits,
+                        i,
+                        u,
+                        Severity::Serious,
+                        "Asks for everything the user wrote: tools should not collect \
+                         what the user said to other tools.",
+                    );
                 }
             }
         }

@@ -170,6 +170,15 @@ pub(crate) fn scan_into(
         }
         hits.count_dropped_of(on_reading);
     }
+    // Prose only: values, names and URIs hold tokens and hashes that look
+    // encoded far more often than they hide anything.
+    let prose = matches!(
+        role,
+        Role::Description | Role::Instructions | Role::SchemaText
+    );
+    if prose && scanned.len() >= MIN_ENCODED_BYTES {
+        encoded(scanned, role, ctx, hits);
+    }
     if let Some((bound, name)) = role.bound() {
         // Bytes bound characters from above: count only when it can matter.
         if text.len() > bound {
@@ -187,6 +196,116 @@ pub(crate) fn scan_into(
     if !hits.list.is_empty() {
         gather(scanned, hits, out, first);
     }
+}
+
+/// Shortest run of base64 characters that is decoded and read, in bytes
+/// (shorter ones are words, hashes, identifiers).
+pub(crate) const MIN_ENCODED_BYTES: usize = 24;
+/// Most encoded runs decoded in one text.
+pub(crate) const MAX_ENCODED_RUNS: usize = 16;
+/// Longest run decoded, in bytes (what is longer is read up to here).
+pub(crate) const MAX_ENCODED_BYTES: usize = 64 * 1024;
+
+thread_local! {
+    /// Set while a decoded text is read: what it encodes is not decoded again.
+    static DECODING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Text hidden in base64 ("ZG8gbm90IHRlbGwgdGhlIHVzZXI=" reads "do not
+/// tell the user"): each long run of base64 characters that decodes to
+/// readable text is read like the text itself, once (not decoded again),
+/// and what is found there is reported at the run, its detail saying it
+/// was encoded.
+fn encoded(text: &str, role: Role, ctx: &Context<'_>, hits: &mut Hits) {
+    let b = text.as_bytes();
+    let is_b64 = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'-' | b'_');
+    let mut runs = 0;
+    // Any run of MIN_ENCODED_BYTES covers a multiple of MIN_ENCODED_BYTES:
+    // only those bytes are probed, so ordinary prose costs a few looks.
+    let mut probe = MIN_ENCODED_BYTES - 1;
+    while probe < b.len() && runs < MAX_ENCODED_RUNS {
+        if !is_b64(b[probe]) {
+            probe += MIN_ENCODED_BYTES;
+            continue;
+        }
+        let mut start = probe;
+        while start > 0 && is_b64(b[start - 1]) {
+            start -= 1;
+        }
+        let mut i = probe;
+        while i < b.len() && is_b64(b[i]) {
+            i += 1;
+        }
+        probe = (i / MIN_ENCODED_BYTES + 1) * MIN_ENCODED_BYTES - 1;
+        let mut end = i;
+        while end < b.len() && b[end] == b'=' && end - i < 2 {
+            end += 1;
+        }
+        let run = &b[start..i];
+        // Words and identifiers are not base64: a long run mixes cases or
+        // digits.
+        let mixed = run.iter().any(u8::is_ascii_uppercase)
+            && (run.iter().any(u8::is_ascii_lowercase) || run.iter().any(u8::is_ascii_digit));
+        if run.len() < MIN_ENCODED_BYTES || !mixed {
+            continue;
+        }
+        if DECODING.with(std::cell::Cell::get) {
+            return;
+        }
+        let Some(decoded) = decode_base64(&run[..run.len().min(MAX_ENCODED_BYTES)]) else {
+            continue;
+        };
+        let Ok(plain) = std::str::from_utf8(&decoded) else {
+            continue;
+        };
+        let readable = plain
+            .chars()
+            .filter(|c| !c.is_control() || c.is_whitespace())
+            .count();
+        if readable * 10 < plain.chars().count() * 9 || !plain.contains(' ') {
+            continue;
+        }
+        runs += 1;
+        DECODING.with(|d| d.set(true));
+        let inner = scan(plain, role, ctx);
+        DECODING.with(|d| d.set(false));
+        for p in inner {
+            if p.kind == FindingKind::ExtremeLength {
+                continue;
+            }
+            hits.add(p.kind, p.severity, start, end, || {
+                format!("Hidden in base64 (decoded: {}): {}", p.excerpt, p.detail)
+            });
+        }
+    }
+}
+
+/// Base64 (standard or URL-safe alphabet, padding optional) decoded; `None`
+/// when it is not.
+fn decode_base64(run: &[u8]) -> Option<Vec<u8>> {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => u32::from(c - b'A'),
+            b'a'..=b'z' => u32::from(c - b'a') + 26,
+            b'0'..=b'9' => u32::from(c - b'0') + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        })
+    };
+    if run.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(run.len() / 4 * 3 + 2);
+    for chunk in run.chunks(4) {
+        let mut n = 0u32;
+        for (k, &c) in chunk.iter().enumerate() {
+            n |= value(c)? << (18 - 6 * k);
+        }
+        let bytes = n.to_be_bytes();
+        out.extend_from_slice(&bytes[1..chunk.len()]);
+    }
+    Some(out)
 }
 
 /// One finding per kind: the worst severity, its first place, and how many

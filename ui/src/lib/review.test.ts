@@ -12,6 +12,7 @@ function change(id: number, server: string, seen: number, extra: Partial<PinChan
     change: "changed",
     state: "pending",
     diff: [],
+    complete: true,
     findings: [],
     seen_at: seen,
     decided_at: null,

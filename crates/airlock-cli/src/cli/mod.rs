@@ -35,6 +35,40 @@ pub(crate) struct Cli {
     pub(crate) give_up_after: u64,
     #[command(subcommand)]
     pub(crate) command: Command,
+    /// The person's settings given on this command line (`--consent`,
+    /// `--open`), which `gateway --stdio` refuses: see [`parse`].
+    #[arg(skip)]
+    pub(crate) person_settings_given: Vec<&'static str>,
+}
+
+/// The person's settings among the global flags: how URLs are answered and
+/// opened. An app's config must not set them for a shared host.
+pub(crate) const PERSON_SETTINGS: [&str; 2] = ["consent", "open"];
+
+/// The command line, noting which of [`PERSON_SETTINGS`] were given on it
+/// (their defaults cannot be told apart from a value otherwise).
+pub(crate) fn parse() -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command().try_get_matches()?;
+    let mut cli = Cli::from_arg_matches(&matches)?;
+    cli.person_settings_given = PERSON_SETTINGS
+        .into_iter()
+        .filter(|id| given_on_command_line(&matches, id))
+        .collect();
+    Ok(cli)
+}
+
+/// Whether the global flag `id` was typed, before or after the subcommand
+/// (clap records a global in the matches of the command it was given to).
+fn given_on_command_line(matches: &clap::ArgMatches, id: &str) -> bool {
+    let mut m = Some(matches);
+    while let Some(here) = m {
+        if here.value_source(id) == Some(clap::parser::ValueSource::CommandLine) {
+            return true;
+        }
+        m = here.subcommand().map(|(_, sub)| sub);
+    }
+    false
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -165,7 +199,11 @@ pub(crate) enum Command {
     },
     /// Serve the servers Airlock manages to other apps as one MCP server
     /// over stdio: the command an app puts in its MCP config. Attaches to
-    /// the running Airlock host (starting `airlock daemon` if none runs)
+    /// the running Airlock host (starting `airlock daemon` if none runs).
+    /// It refuses --consent and --open: the host is shared by every app, and
+    /// how URLs are answered and opened is the person's setting, not an
+    /// app's (a host it starts asks in desktop notifications; set them on
+    /// `airlock daemon` or use the window)
     Gateway(GatewayArgs),
     /// The headless Airlock host: owns the server connections, consent and
     /// history for every app attached with `airlock gateway --stdio`
@@ -382,10 +420,15 @@ pub(crate) struct DaemonArgs {
 pub(crate) enum ToolsCmd {
     /// Show the changes of tools and prompts waiting for your review
     Review { server: Option<String> },
-    /// Approve the change of a server's tool (or prompt): apps see it again
+    /// Approve the change of a server's tool (or prompt) that you reviewed:
+    /// apps see it again. `--change` is the number the review printed
+    /// (#N): if the server changed the item again since, nothing is approved
     Approve {
         server: String,
         name: String,
+        /// The change you reviewed (`airlock tools review` prints #N)
+        #[arg(long, value_name = "N")]
+        change: i64,
         /// It is a prompt, not a tool
         #[arg(long)]
         prompt: bool,
@@ -394,6 +437,9 @@ pub(crate) enum ToolsCmd {
     Reject {
         server: String,
         name: String,
+        /// The change you reviewed (default: the one waiting now)
+        #[arg(long, value_name = "N")]
+        change: Option<i64>,
         #[arg(long)]
         prompt: bool,
     },

@@ -10,12 +10,30 @@ use airlock_core::Airlock;
 use airlock_gateway::routing::router::Router;
 use airlock_gateway::{HostOptions, ShimOptions};
 
-use crate::cli::{Cli, ConsentMode, DaemonArgs, GatewayArgs, OpenMode};
+use crate::cli::{Cli, DaemonArgs, GatewayArgs};
 use crate::failure::{usage, Failure};
 
-/// `airlock gateway --stdio`: attach to the host, starting one with this
-/// command's consent and opener flags when none runs.
+/// `airlock gateway --stdio`: attach to the host, starting one with the
+/// person's default consent and opener when none runs. `--consent` and
+/// `--open` are refused: the host serves every app, and an app's config
+/// (a project's checked-in `.mcp.json`) must not decide how every app's
+/// URLs are answered and opened.
 pub(crate) fn shim(cli: &Cli, args: &GatewayArgs) -> Result<u8, Failure> {
+    if !cli.person_settings_given.is_empty() {
+        let flags: Vec<String> = cli
+            .person_settings_given
+            .iter()
+            .map(|f| format!("--{f}"))
+            .collect();
+        return Err(usage(format!(
+            "gateway --stdio does not take {}: the Airlock host is shared by every app, \
+             and how URLs are answered and opened is your setting, not an app's. \
+             Remove {} from this app's MCP config; set it on `airlock daemon` \
+             (a host the gateway starts asks in desktop notifications) or use the window",
+            flags.join(" or "),
+            if flags.len() == 1 { "it" } else { "them" },
+        )));
+    }
     let data_dir = airlock_core::paths::resolve_data_dir(cli.data_dir.clone());
     let start_host = if args.no_start {
         None
@@ -44,24 +62,12 @@ pub(crate) fn shim(cli: &Cli, args: &GatewayArgs) -> Result<u8, Failure> {
 }
 
 /// The command line of a host started by the shim: the same data dir and
-/// the shim's own consent, opener and deadline flags; it stops when no app
-/// has been attached for a while.
+/// the shim's deadline flags, the person's default consent and opener (ask,
+/// in desktop notifications; the system browser); it stops when no app has
+/// been attached for a while.
 fn daemon_args(cli: &Cli, data_dir: &std::path::Path) -> Vec<OsString> {
     let mut a: Vec<OsString> = vec!["--data-dir".into(), data_dir.as_os_str().to_owned()];
-    let consent = match cli.consent {
-        ConsentMode::Ask => "ask",
-        ConsentMode::Accept => "accept",
-        ConsentMode::Decline => "decline",
-        ConsentMode::Cancel => "cancel",
-    };
-    let open = match cli.open {
-        OpenMode::System => "system",
-        OpenMode::Print => "print",
-        OpenMode::None => "none",
-    };
     for (flag, value) in [
-        ("--consent", consent.to_owned()),
-        ("--open", open.to_owned()),
         ("--connect-timeout", cli.connect_timeout.to_string()),
         ("--late-after", cli.late_after.to_string()),
         ("--give-up-after", cli.give_up_after.to_string()),

@@ -1,5 +1,5 @@
 //! `airlock tools review [SERVER]`, `airlock tools approve|reject SERVER
-//! NAME`: the changes of pinned tools and prompts that wait for the user
+//! NAME --change N`: the changes of pinned tools and prompts that wait for the user
 //! (airlock_core::pins), each with its findings and its diff, hidden
 //! characters made visible; and the decisions. A running host applies a
 //! decision within a couple of seconds.
@@ -19,13 +19,23 @@ pub(crate) fn run(core: &Arc<Airlock>, cmd: ToolsCmd, json: bool) -> Result<u8, 
         ToolsCmd::Approve {
             server,
             name,
+            change,
             prompt,
-        } => decide(core, &server, &name, prompt, Decision::Approve, json),
+        } => decide(
+            core,
+            &server,
+            &name,
+            Some(change),
+            prompt,
+            Decision::Approve,
+            json,
+        ),
         ToolsCmd::Reject {
             server,
             name,
+            change,
             prompt,
-        } => decide(core, &server, &name, prompt, Decision::Reject, json),
+        } => decide(core, &server, &name, change, prompt, Decision::Reject, json),
     }
 }
 
@@ -63,6 +73,40 @@ fn print_change(c: &PinChange) {
             _ => say!("    {}", plain(line.old.as_deref().unwrap_or_default())),
         }
     }
+    let prompt = if c.kind == PinKind::Prompt {
+        " --prompt"
+    } else {
+        ""
+    };
+    let (server, name) = (shell_word(&c.server), shell_word(&c.name));
+    if c.complete {
+        say!(
+            "  approve: airlock tools approve {server} {name} --change {}{prompt}",
+            c.id
+        );
+    } else {
+        say!(
+            "  NOT SHOWN WHOLE (over {} lines, or a text over {} characters): it cannot be approved",
+            airlock_core::pins::MAX_REVIEW_LINES,
+            airlock_core::pins::MAX_VISIBLE_CHARS
+        );
+    }
+    say!(
+        "  reject:  airlock tools reject {server} {name} --change {}{prompt}",
+        c.id
+    );
+}
+
+/// A name as a shell reads it: quoted unless plain.
+fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
+    {
+        s.to_owned()
+    } else {
+        format!("'{}'", plain(s).replace('\'', "'\\''"))
+    }
 }
 
 fn review(core: &Arc<Airlock>, server: Option<&str>, json: bool) -> Result<u8, Failure> {
@@ -83,7 +127,7 @@ fn review(core: &Arc<Airlock>, server: Option<&str>, json: bool) -> Result<u8, F
         say!("");
     }
     say!(
-        "approve or reject each: `airlock tools approve SERVER NAME` / `airlock tools reject SERVER NAME` (--prompt for a prompt)"
+        "approve or reject each change by its number: `airlock tools approve SERVER NAME --change N` (a later change of the same item is not approved)"
     );
     Ok(0)
 }
@@ -92,19 +136,22 @@ fn decide(
     core: &Arc<Airlock>,
     server: &str,
     name: &str,
+    change: Option<i64>,
     prompt: bool,
     decision: Decision,
     json: bool,
 ) -> Result<u8, Failure> {
     core.get_server(server)?;
-    let kind = Some(if prompt {
+    let kind = if prompt {
         PinKind::Prompt
     } else {
         PinKind::Tool
-    });
-    let decided = core
-        .decide_pin(server, name, kind, decision)
-        .map_err(|e| usage(e.to_string()))?;
+    };
+    let decided = match change {
+        Some(id) => core.decide_reviewed_pin(server, name, kind, id, decision),
+        None => core.decide_pin(server, name, Some(kind), decision),
+    }
+    .map_err(|e| usage(e.to_string()))?;
     if json {
         print_json(&decided);
     } else {

@@ -149,6 +149,20 @@ impl Sandbox {
             .clone()
     }
 
+    /// The number of the change of `server`'s `name` that waits for review
+    /// (`tools review --json`), as `tools approve --change` takes it.
+    pub fn change_id(&self, server: &str, name: &str) -> String {
+        let review = self.run(&["--json", "tools", "review", server]).ok().json();
+        review
+            .as_array()
+            .expect("changes")
+            .iter()
+            .find(|c| c["name"] == name)
+            .and_then(|c| c["id"].as_i64())
+            .unwrap_or_else(|| panic!("no change of {server}'s {name} waits: {review}"))
+            .to_string()
+    }
+
     /// The newest elicitation record.
     pub fn newest_elicitation(&self) -> Value {
         self.elicitations()

@@ -48,6 +48,20 @@ impl Airlock {
         Ok(())
     }
 
+    /// Audit a resource link `linker` returned to `app` for a URI `owner`
+    /// owns: the read went to the owner (`resource_link_refused`).
+    pub fn note_foreign_link(&self, linker: &str, owner: &str, uri: &str, app: &str) {
+        let _ = self.store.audit(
+            Some(linker),
+            "resource_link_refused",
+            &serde_json::json!({
+                "uri": crate::url_safety::neutralize_for_display(uri, 500),
+                "owner": owner,
+                "app": app,
+            }),
+        );
+    }
+
     /// Record the conflicts the catalog sees now.
     pub fn set_uri_conflicts(&self, conflicts: &[UriConflict]) -> CoreResult<()> {
         let rows: Vec<ConflictRow> = conflicts

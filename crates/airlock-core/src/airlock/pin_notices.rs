@@ -71,7 +71,7 @@ impl Airlock {
                 .collect();
             for server in ripe {
                 due.remove(&server);
-                let Ok(pending) = self.store.pending_pin_changes(Some(&server)) else {
+                let Ok(pending) = self.store.pending_pin_change_heads(Some(&server)) else {
                     continue;
                 };
                 if let Some(e) = tracker.update(&server, &pending) {

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::pins::reconcile::*;
 use crate::pins::{canonical, definition_hash, ChangeKind, ChangeState, PinKind, PinPolicy};
-use crate::store::pins::{ChangeRow, NewChange, PinRow};
+use crate::store::pins::{NewChange, PendingHead, PinRow, MAX_PENDING_CHANGES_PER_SERVER};
 use crate::{Airlock, CoreResult};
 
 impl Airlock {
@@ -106,18 +106,41 @@ impl Airlock {
             .into_iter()
             .map(|p| (p.name.clone(), p))
             .collect();
-        let pending: HashMap<String, ChangeRow> = self
-            .store
-            .pending_pin_changes(Some(server))?
+        let heads = self.store.pending_pin_heads(server, k)?;
+        // An item added (or first seen) and then no longer listed waits
+        // for no one: its change is closed, so a server listing fresh
+        // names at every refresh leaves only the ones it lists now.
+        let gone: Vec<i64> = heads
+            .iter()
+            .filter(|c| {
+                !names.contains(&c.name)
+                    && (c.change == ChangeKind::Added.as_str()
+                        || c.change == ChangeKind::FirstSight.as_str())
+            })
+            .map(|c| c.id)
+            .collect();
+        self.store.supersede_pin_change_ids(&gone)?;
+        let pending: HashMap<String, PendingHead> = heads
             .into_iter()
-            .filter(|c| c.kind == k)
+            .filter(|c| !gone.contains(&c.id))
             .map(|c| (c.name.clone(), c))
             .collect();
+        let rejected = self.store.rejected_pin_versions(server, k)?;
+        // Room left under the cap on open changes of this server.
+        let mut room =
+            MAX_PENDING_CHANGES_PER_SERVER.saturating_sub(self.store.pending_pin_count(server)?);
         let first_sight = !self.store.pin_seen(server, k)?;
         let mut pinned_now: Vec<String> = Vec::new();
+        let mut to_record: Vec<ToRecord> = Vec::new();
+        let mut unrecorded = 0usize;
         for s in &seen {
             let pin = pins.get(&s.name);
-            if pin.is_some_and(|p| p.hash == s.hash) {
+            // As approved, unless it is looked at again now with a serious
+            // finding its pin did not have: the same text can name another
+            // server's tools only once that server is listed (shadowing in
+            // either order of listing), or a newer scanner catches more.
+            let newly_serious = pin.and_then(|p| newly_serious(&s.findings, &p.findings));
+            if pin.is_some_and(|p| p.hash == s.hash) && newly_serious.is_none() {
                 // As approved. A change it had pending is moot now.
                 if pending.contains_key(&s.name) {
                     self.store.supersede_pin_changes(server, k, &s.name)?;
@@ -125,11 +148,8 @@ impl Airlock {
                 out.served.push((s.name.clone(), s.cleaned.clone()));
                 continue;
             }
-            let rejected = self
-                .store
-                .pin_change_for(server, k, &s.name, &s.hash, ChangeState::Rejected.as_str())?
-                .is_some();
-            if rejected {
+            let flagged = pin.is_some_and(|p| p.hash == s.hash);
+            if rejected.contains(&(s.name.clone(), s.hash.clone())) {
                 out.held.push(Held {
                     name: s.name.clone(),
                     why: format!(
@@ -160,34 +180,59 @@ impl Airlock {
                 (None, false) => ChangeKind::Added,
             };
             let hold = policy == PinPolicy::Hold;
-            let already = pending.get(&s.name).is_some_and(|c| c.new_hash == s.hash);
-            if !already {
-                let state = if hold {
-                    ChangeState::Pending
-                } else {
-                    ChangeState::Notified
-                };
-                self.record_change(
-                    server,
-                    kind,
-                    &s.name,
-                    change,
-                    state,
-                    pin.map(|p| p.definition.as_str()),
-                    Some(&s.text),
-                    &s.hash,
-                    &s.findings,
-                )?;
-                if hold {
-                    out.new_pending += 1;
-                }
-            }
+            let open = pending.get(&s.name);
+            let already = open.is_some_and(|c| c.new_hash == s.hash);
             if hold {
+                let mut why = match newly_serious.as_ref().filter(|_| flagged) {
+                    Some(found) => format!(
+                        "{}'s {k} {} is held again: {} ({}); {}",
+                        shown(server),
+                        shown(&s.name),
+                        found.detail,
+                        found.kind.as_str(),
+                        format_args!(
+                            "review it in Airlock (`airlock tools review {}`)",
+                            shown(server)
+                        )
+                    ),
+                    None => why(server, kind, &s.name, change, &s.findings),
+                };
+                if !already {
+                    // A change replacing an open one takes no more room.
+                    if open.is_some() || room > 0 {
+                        room = room.saturating_sub(usize::from(open.is_none()));
+                        to_record.push(ToRecord::new(
+                            kind,
+                            &s.name,
+                            change,
+                            ChangeState::Pending,
+                            pin.map(|p| p.definition.clone()),
+                            Some(s.text.clone()),
+                            &s.hash,
+                            &s.findings,
+                        ));
+                    } else {
+                        unrecorded += 1;
+                        why = full(server, kind, &s.name);
+                    }
+                }
                 out.held.push(Held {
                     name: s.name.clone(),
-                    why: why(server, kind, &s.name, change, &s.findings),
+                    why,
                 });
             } else {
+                if !already {
+                    to_record.push(ToRecord::new(
+                        kind,
+                        &s.name,
+                        change,
+                        ChangeState::Notified,
+                        pin.map(|p| p.definition.clone()),
+                        Some(s.text.clone()),
+                        &s.hash,
+                        &s.findings,
+                    ));
+                }
                 self.store.set_pin(
                     server,
                     k,
@@ -204,30 +249,44 @@ impl Airlock {
             if names.contains(name) {
                 continue;
             }
-            let open = pending
-                .get(name)
-                .is_some_and(|c| c.change == ChangeKind::Removed.as_str());
-            if open {
+            let open = pending.get(name);
+            if open.is_some_and(|c| c.change == ChangeKind::Removed.as_str()) {
                 continue;
             }
             let state = if policy == PinPolicy::Hold {
-                out.new_pending += 1;
+                if open.is_none() && room == 0 {
+                    // Recorded at a later refresh, once there is room: the
+                    // pin stays, and nothing of it is served meanwhile.
+                    unrecorded += 1;
+                    continue;
+                }
+                room = room.saturating_sub(usize::from(open.is_none()));
                 ChangeState::Pending
             } else {
                 self.store.delete_pin(server, k, name)?;
                 ChangeState::Notified
             };
-            self.record_change(
-                server,
+            to_record.push(ToRecord::new(
                 kind,
                 name,
                 ChangeKind::Removed,
                 state,
-                Some(&pin.definition),
+                Some(pin.definition.clone()),
                 None,
                 &pin.hash,
                 &[],
-            )?;
+            ));
+        }
+        out.new_pending += to_record
+            .iter()
+            .filter(|r| r.state == ChangeState::Pending)
+            .count();
+        self.record_changes(server, &to_record)?;
+        if unrecorded > 0 {
+            tracing::warn!(
+                "{}: {unrecorded} more {k} changes held but not recorded: {MAX_PENDING_CHANGES_PER_SERVER} wait for review already",
+                shown(server)
+            );
         }
         if !seen.is_empty() {
             self.store.mark_pin_seen(server, k)?;
@@ -246,70 +305,132 @@ impl Airlock {
                 }),
             );
         }
-        if out.new_pending > 0 {
+        if out.new_pending > 0 || !gone.is_empty() {
             self.pins_changed(server);
         }
         Ok(out)
     }
 
-    /// Record (and audit) one change of `server`'s `name`.
-    #[allow(clippy::too_many_arguments)]
-    fn record_change(
-        &self,
-        server: &str,
-        kind: PinKind,
-        name: &str,
-        change: ChangeKind,
-        state: ChangeState,
-        old: Option<&str>,
-        new: Option<&str>,
-        hash: &str,
-        findings: &[Finding],
-    ) -> CoreResult<i64> {
-        let id = self.store.insert_pin_change(&NewChange {
-            server,
-            kind: kind.as_str(),
-            name,
-            change: change.as_str(),
-            old_definition: old,
-            new_definition: new,
-            new_hash: hash,
-            findings: &findings_json(findings),
-            state: state.as_str(),
-        })?;
-        let serious = findings
+    /// Record (and audit) changes of `server`'s items, in one transaction.
+    fn record_changes(&self, server: &str, changes: &[ToRecord]) -> CoreResult<()> {
+        let findings: Vec<String> = changes.iter().map(|c| findings_json(&c.findings)).collect();
+        let rows: Vec<NewChange<'_>> = changes
+            .iter()
+            .zip(&findings)
+            .map(|(c, f)| NewChange {
+                server,
+                kind: c.kind.as_str(),
+                name: &c.name,
+                change: c.change.as_str(),
+                old_definition: c.old.as_deref(),
+                new_definition: c.new.as_deref(),
+                new_hash: &c.hash,
+                findings: f,
+                state: c.state.as_str(),
+            })
+            .collect();
+        let ids = self.store.insert_pin_changes(&rows)?;
+        for (c, id) in changes.iter().zip(ids) {
+            self.audit_change(server, id, c);
+        }
+        Ok(())
+    }
+
+    /// The audit event of one recorded change.
+    fn audit_change(&self, server: &str, id: i64, c: &ToRecord) {
+        let serious = c
+            .findings
             .iter()
             .filter(|f| f.severity == Severity::Serious)
             .count();
-        let kinds: Vec<&str> = findings.iter().map(|f| f.kind.as_str()).collect();
+        let kinds: Vec<&str> = c.findings.iter().map(|f| f.kind.as_str()).collect();
         let _ = self.store.audit(
             Some(server),
             "pin_change",
             &serde_json::json!({
                 "id": id,
-                "kind": kind.as_str(),
-                "name": airlock_scan::visible(name),
-                "change": change.as_str(),
-                "state": state.as_str(),
-                "hash": hash,
+                "kind": c.kind.as_str(),
+                "name": airlock_scan::visible(&c.name),
+                "change": c.change.as_str(),
+                "state": c.state.as_str(),
+                "hash": c.hash,
                 "serious_findings": serious,
                 "findings": kinds,
             }),
         );
-        Ok(id)
     }
 
     /// Tell the shells that `server`'s changes waiting for review changed.
     pub(crate) fn pins_changed(&self, server: &str) {
-        let pending = self
-            .store
-            .pending_pin_changes(Some(server))
-            .map_or(0, |c| c.len());
+        let pending = self.store.pending_pin_count(server).unwrap_or(0);
         let _ = self.events.send(crate::events::CoreEvent::PinChanges {
             server: server.to_owned(),
             pending,
         });
     }
+}
+
+/// The first serious finding of `findings` whose kind the pin's recorded
+/// findings (JSON) do not have.
+fn newly_serious(findings: &[Finding], pinned: &str) -> Option<Finding> {
+    let known: Vec<Finding> = serde_json::from_str(pinned).unwrap_or_default();
+    findings
+        .iter()
+        .find(|f| {
+            f.severity == Severity::Serious
+                && !known
+                    .iter()
+                    .any(|k| k.kind == f.kind && k.severity == Severity::Serious)
+        })
+        .cloned()
+}
+
+/// A change to record once the list is reconciled.
+struct ToRecord {
+    kind: PinKind,
+    name: String,
+    change: ChangeKind,
+    state: ChangeState,
+    old: Option<String>,
+    new: Option<String>,
+    hash: String,
+    findings: Vec<Finding>,
+}
+
+impl ToRecord {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        kind: PinKind,
+        name: &str,
+        change: ChangeKind,
+        state: ChangeState,
+        old: Option<String>,
+        new: Option<String>,
+        hash: &str,
+        findings: &[Finding],
+    ) -> Self {
+        Self {
+            kind,
+            name: name.to_owned(),
+            change,
+            state,
+            old,
+            new,
+            hash: hash.to_owned(),
+            findings: findings.to_vec(),
+        }
+    }
+}
+
+/// Why an item is held without its change recorded: the server's open
+/// changes are at [`MAX_PENDING_CHANGES_PER_SERVER`].
+fn full(server: &str, kind: PinKind, name: &str) -> String {
+    format!(
+        "{s} changed or added {k} {n}, not served: {MAX_PENDING_CHANGES_PER_SERVER} changes of {s} already wait for your review; decide those first (`airlock tools review {s}`)",
+        s = shown(server),
+        k = kind.as_str(),
+        n = shown(name)
+    )
 }
 
 #[cfg(test)]

@@ -15,10 +15,18 @@ impl Airlock {
             .collect())
     }
 
+    /// The waiting changes without their definitions (for notices).
+    pub(crate) fn pending_pin_change_heads(
+        &self,
+        server: Option<&str>,
+    ) -> CoreResult<Vec<crate::store::pins::ChangeRow>> {
+        Ok(self.store.pending_pin_change_heads(server)?)
+    }
+
     /// How many changes wait for the user, per server.
     pub fn pending_pin_counts(&self) -> CoreResult<Vec<(String, usize)>> {
         let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
-        for c in self.store.pending_pin_changes(None)? {
+        for c in self.store.pending_pin_change_heads(None)? {
             *counts.entry(c.server).or_default() += 1;
         }
         Ok(counts.into_iter().collect())
@@ -51,6 +59,15 @@ impl Airlock {
             return Err(CoreError::BadInput(format!(
                 "change #{id} is {} already, not waiting for a decision",
                 row.state
+            )));
+        }
+        if decision == Decision::Approve && !PinChange::from_row(row.clone()).complete {
+            return Err(CoreError::BadInput(format!(
+                "change #{id} of {}'s {} {} cannot be shown whole (over {MAX_REVIEW_LINES} lines, or a text over {} characters), so it cannot be approved: what you could not review is not approved. Reject it, or ask the server's maker for a smaller definition",
+                airlock_scan::visible(&row.server),
+                row.kind,
+                airlock_scan::visible(&row.name),
+                airlock_scan::MAX_VISIBLE_CHARS
             )));
         }
         if decision == Decision::Approve {
@@ -98,6 +115,52 @@ impl Airlock {
         self.pins_changed(&row.server);
         let decided = self.store.pin_change(id)?.unwrap_or(row);
         Ok(PinChange::from_row(decided))
+    }
+
+    /// [`Airlock::decide_pin_change`] of change `id`, the one the person
+    /// reviewed, after checking that it is `server`'s `name` (of `kind`)
+    /// and still the one waiting: when the server changed the item again
+    /// since, the newer change is neither approved nor rejected, and the
+    /// error says to review again.
+    pub fn decide_reviewed_pin(
+        &self,
+        server: &str,
+        name: &str,
+        kind: PinKind,
+        id: i64,
+        decision: Decision,
+    ) -> CoreResult<PinChange> {
+        let review = format!("`airlock tools review {}`", airlock_scan::visible(server));
+        let row = self.store.pin_change(id)?.filter(|r| {
+            r.server == server
+                && r.kind == kind.as_str()
+                && (r.name == name || airlock_scan::visible(&r.name) == name)
+        });
+        let Some(row) = row else {
+            return Err(CoreError::BadInput(format!(
+                "change #{id} is not a change of {server}'s {} {name} ({review} lists the changes and their numbers)",
+                kind.as_str()
+            )));
+        };
+        if row.state == ChangeState::Superseded.as_str() {
+            let newer = self
+                .store
+                .pending_pin_heads(&row.server, &row.kind)?
+                .into_iter()
+                .find(|c| c.name == row.name);
+            return Err(CoreError::BadInput(match newer {
+                Some(c) => format!(
+                    "{server} changed {} {name} again after the change #{id} you reviewed: nothing was decided; review change #{} ({review})",
+                    kind.as_str(),
+                    c.id
+                ),
+                None => format!(
+                    "change #{id} of {server}'s {} {name} no longer waits: the server changed it again or went back to what you approved ({review})",
+                    kind.as_str()
+                ),
+            }));
+        }
+        self.decide_pin_change(row.id, decision)
     }
 
     /// [`Airlock::decide_pin_change`] of the open change of `server`'s

@@ -24,9 +24,11 @@ pub(crate) mod review;
 
 use serde::{Deserialize, Serialize};
 
+/// Longest text a review shows whole, in characters.
+pub use airlock_scan::MAX_VISIBLE_CHARS;
 pub use canonical::{canonical, definition_hash};
 pub use reconcile::{Held, Reconciled};
-pub use review::{Decision, PinChange};
+pub use review::{Decision, PinChange, MAX_REVIEW_LINES};
 
 /// What is pinned: a server's tools or its prompts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

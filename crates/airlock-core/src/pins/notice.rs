@@ -185,7 +185,7 @@ impl PinNoticeTracker {
     /// shell started (its badge shows them); only later ones are noticed.
     pub fn seeded(core: &Airlock) -> Self {
         let mut told: HashMap<String, HashSet<i64>> = HashMap::new();
-        for change in core.pending_pin_changes(None).unwrap_or_default() {
+        for change in core.pending_pin_change_heads(None).unwrap_or_default() {
             told.entry(change.server).or_default().insert(change.id);
         }
         Self { told }

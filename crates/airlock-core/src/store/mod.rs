@@ -88,6 +88,8 @@ pub enum StoreError {
     Sql(#[from] rusqlite::Error),
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+    #[error("{0}")]
+    Unsafe(String),
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;
@@ -169,9 +171,33 @@ fn make_private_file(path: &Path) -> std::io::Result<()> {
 impl Store {
     /// Open (creating if needed) the database file and bring it to the latest schema.
     pub fn open(path: &Path) -> StoreResult<Store> {
-        if let Some(parent) = path.parent() {
+        Self::open_checked(path, false)
+    }
+
+    /// [`Store::open`]; with `data_dir`, the folder holding the database is
+    /// Airlock's data dir and is checked again at every start: made 0700 if
+    /// someone opened it up, refused if another user owns it. (Only then: a
+    /// database given by path, a benchmark's say, may sit in any folder.)
+    fn open_checked(path: &Path, data_dir: bool) -> StoreResult<Store> {
+        let mut made_private = None;
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             // A missing parent shows up as an Open error below, with the path.
             let _ = create_private_dir(parent);
+            let checked = if data_dir {
+                airlock_platform::private_files::make_dir_private(parent)
+            } else {
+                Ok(false)
+            };
+            match checked {
+                Ok(true) => made_private = Some(parent.to_owned()),
+                Ok(false) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                    return Err(StoreError::Unsafe(format!(
+                        "the data folder {e}: Airlock keeps its database only in a folder of yours (use another --data-dir)"
+                    )));
+                }
+                Err(_) => {}
+            }
         }
         // Only this user may read the database; SQLite gives its -wal and
         // -shm files the same mode.
@@ -186,17 +212,29 @@ impl Store {
         conn.pragma_update(None, "foreign_keys", "ON")?;
         search::register(&conn)?;
         migrate::migrate(&conn, path, LATEST_VERSION)?;
-        Ok(Store {
+        let store = Store {
             conn: Mutex::new(conn),
             path: path.to_owned(),
             run_id: std::sync::OnceLock::new(),
             app_writes: std::sync::atomic::AtomicU64::new(0),
-        })
+        };
+        if let Some(dir) = made_private {
+            eprintln!(
+                "airlock: the data folder {} could be read by other users: made private again (0700)",
+                dir.display()
+            );
+            let _ = store.audit(
+                None,
+                "data_dir_made_private",
+                &serde_json::json!({"path": dir.display().to_string()}),
+            );
+        }
+        Ok(store)
     }
 
     /// Open the database in a data dir (`<dir>/airlock.sqlite3`).
     pub fn open_in(data_dir: &Path) -> StoreResult<Store> {
-        Self::open(&data_dir.join(DB_FILE))
+        Self::open_checked(&data_dir.join(DB_FILE), true)
     }
 
     pub fn path(&self) -> &Path {

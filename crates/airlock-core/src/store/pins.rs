@@ -11,6 +11,11 @@ use super::{now_ms, Store, StoreResult};
 /// audit trail keeps every one).
 pub const MAX_CHANGES_PER_SERVER: i64 = 2000;
 
+/// Changes waiting for review per server: past it, a new change is held
+/// unrecorded until the person has decided some (a server that lists fresh
+/// names at every refresh cannot grow the table, nor every reconcile).
+pub const MAX_PENDING_CHANGES_PER_SERVER: usize = 500;
+
 /// One pinned definition.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PinRow {
@@ -38,6 +43,15 @@ pub struct ChangeRow {
     pub state: String,
     pub seen_at: i64,
     pub decided_at: Option<i64>,
+}
+
+/// An open change as a reconcile needs it (no definitions).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingHead {
+    pub id: i64,
+    pub name: String,
+    pub change: String,
+    pub new_hash: String,
 }
 
 /// A change to record.
@@ -197,6 +211,125 @@ impl Store {
         Ok(id)
     }
 
+    /// Record several changes at once, in one transaction (see
+    /// [`Store::insert_pin_change`]). Returns the new rows' ids, in order.
+    pub fn insert_pin_changes(&self, changes: &[NewChange<'_>]) -> StoreResult<Vec<i64>> {
+        if changes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        let now = now_ms();
+        let mut ids = Vec::with_capacity(changes.len());
+        {
+            let mut supersede = tx.prepare_cached(
+                "UPDATE pin_changes SET state = 'superseded', decided_at = ?4
+                 WHERE server = ?1 AND kind = ?2 AND name = ?3 AND state = 'pending'",
+            )?;
+            let mut insert = tx.prepare_cached(
+                "INSERT INTO pin_changes (server, kind, name, change, old_definition, new_definition,
+                                          new_hash, findings, state, seen_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )?;
+            for c in changes {
+                supersede.execute(params![c.server, c.kind, c.name, now])?;
+                insert.execute(params![
+                    c.server,
+                    c.kind,
+                    c.name,
+                    c.change,
+                    c.old_definition,
+                    c.new_definition,
+                    c.new_hash,
+                    c.findings,
+                    c.state,
+                    now
+                ])?;
+                ids.push(tx.last_insert_rowid());
+            }
+        }
+        let mut servers: Vec<&str> = changes.iter().map(|c| c.server).collect();
+        servers.sort_unstable();
+        servers.dedup();
+        for server in servers {
+            tx.execute(
+                "DELETE FROM pin_changes WHERE server = ?1 AND state != 'pending' AND id NOT IN
+                   (SELECT id FROM pin_changes WHERE server = ?1 ORDER BY id DESC LIMIT ?2)",
+                params![server, MAX_CHANGES_PER_SERVER],
+            )?;
+        }
+        tx.commit()?;
+        Ok(ids)
+    }
+
+    /// What a reconcile needs of `server`'s open changes of `kind`: no
+    /// definitions (a server's open changes may be hundreds of large ones).
+    pub fn pending_pin_heads(&self, server: &str, kind: &str) -> StoreResult<Vec<PendingHead>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare_cached(
+            "SELECT id, name, change, new_hash FROM pin_changes
+             WHERE state = 'pending' AND server = ?1 AND kind = ?2 ORDER BY id",
+        )?;
+        let rows = stmt.query_map(params![server, kind], |r| {
+            Ok(PendingHead {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                change: r.get(2)?,
+                new_hash: r.get(3)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The `(name, hash)` of every version of `server`'s `kind` the user
+    /// rejected (kept among the server's last [`MAX_CHANGES_PER_SERVER`]).
+    pub fn rejected_pin_versions(
+        &self,
+        server: &str,
+        kind: &str,
+    ) -> StoreResult<std::collections::HashSet<(String, String)>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare_cached(
+            "SELECT name, new_hash FROM pin_changes
+             WHERE state = 'rejected' AND server = ?1 AND kind = ?2",
+        )?;
+        let rows = stmt.query_map(params![server, kind], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// How many changes of `server` wait for the user.
+    pub fn pending_pin_count(&self, server: &str) -> StoreResult<usize> {
+        let n: i64 = self
+            .lock()
+            .prepare_cached(
+                "SELECT COUNT(*) FROM pin_changes WHERE state = 'pending' AND server = ?1",
+            )?
+            .query_row(params![server], |r| r.get(0))?;
+        Ok(usize::try_from(n).unwrap_or(usize::MAX))
+    }
+
+    /// Close the open changes `ids` (their items are no longer listed, say).
+    pub fn supersede_pin_change_ids(&self, ids: &[i64]) -> StoreResult<usize> {
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        let now = now_ms();
+        let mut n = 0;
+        {
+            let mut stmt = tx.prepare_cached(
+                "UPDATE pin_changes SET state = 'superseded', decided_at = ?2
+                 WHERE id = ?1 AND state = 'pending'",
+            )?;
+            for id in ids {
+                n += stmt.execute(params![id, now])?;
+            }
+        }
+        tx.commit()?;
+        Ok(n)
+    }
+
     /// Close the open changes of `name` (it came back as pinned, say).
     pub fn supersede_pin_changes(
         &self,
@@ -218,6 +351,19 @@ impl Store {
             "SELECT {CHANGE_COLUMNS} FROM pin_changes
              WHERE state = 'pending' AND (?1 IS NULL OR server = ?1) ORDER BY id LIMIT 10000"
         ))?;
+        let rows = stmt.query_map(params![server], change_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// [`Store::pending_pin_changes`] without their definitions (`None`):
+    /// what notices and counts need, cheap however large the definitions.
+    pub fn pending_pin_change_heads(&self, server: Option<&str>) -> StoreResult<Vec<ChangeRow>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare_cached(
+            "SELECT id, server, kind, name, change, NULL, NULL, new_hash, findings, state, seen_at, decided_at
+             FROM pin_changes
+             WHERE state = 'pending' AND (?1 IS NULL OR server = ?1) ORDER BY id LIMIT 10000",
+        )?;
         let rows = stmt.query_map(params![server], change_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }

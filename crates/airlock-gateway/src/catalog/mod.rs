@@ -168,6 +168,16 @@ impl Catalog {
         self.search.find(view, query, limit, allowed)
     }
 
+    /// The server recorded as owning the resource `uri` (it may not be
+    /// connected now).
+    pub fn recorded_owner(&self, uri: &str) -> Option<String> {
+        self.book
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .owner(UriKind::Resource, uri)
+            .map(|o| o.server.clone())
+    }
+
     /// The instructions of the view now (for `get_info`).
     pub fn instructions(&self) -> String {
         self.view().instructions.clone()
@@ -276,7 +286,7 @@ impl Catalog {
             && !self.core.get_server(server).is_ok_and(|d| d.paused)
     }
 
-    async fn refresh_once(&self, server: &str, fetch: bool) {
+    async fn refresh_once(self: &Arc<Self>, server: &str, fetch: bool) {
         if !self.is_served(server) {
             let had = {
                 let mut rooms = self.rooms();
@@ -287,6 +297,7 @@ impl Catalog {
             };
             if had {
                 self.rebuild();
+                self.tools_changed_beside(server);
             }
             return;
         }
@@ -317,9 +328,44 @@ impl Catalog {
                 None => return,
             }
         };
-        let served = self.serve(server, &raw);
-        self.rooms().entry(server.to_owned()).or_default().served = Some(Arc::new(served));
+        // Scanning, pinning and recording a list is database work that
+        // grows with the list: off the runtime's thread (the daemon has
+        // one), so no other server's calls wait on it.
+        let (this, name) = (self.clone(), server.to_owned());
+        let served = match tokio::task::spawn_blocking(move || this.serve(&name, &raw)).await {
+            Ok(served) => served,
+            Err(e) => {
+                log(&format!("{server}: checking its lists failed: {e}"));
+                return;
+            }
+        };
+        let served = Arc::new(served);
+        let before = self
+            .rooms()
+            .entry(server.to_owned())
+            .or_default()
+            .served
+            .replace(served.clone());
         self.rebuild();
+        if tool_names(before.as_deref()) != tool_names(Some(&served)) {
+            self.tools_changed_beside(server);
+        }
+    }
+
+    /// `server`'s tools changed (or it came or went): every other server's
+    /// definitions are checked again against the new set of tools (a text
+    /// naming another server's tool is caught whichever was listed first),
+    /// from their last lists, without asking them.
+    fn tools_changed_beside(self: &Arc<Self>, server: &str) {
+        let others: Vec<String> = self
+            .rooms()
+            .iter()
+            .filter(|(name, room)| name.as_str() != server && room.raw.is_some())
+            .map(|(name, _)| name.clone())
+            .collect();
+        for other in others {
+            self.schedule(&other, false);
+        }
     }
 
     /// What the apps may see of `raw` (one server's lists): pins applied,
@@ -362,10 +408,18 @@ impl Catalog {
             served.prompts = typed(r.served);
             served.held_prompts = r.held;
         }
-        served.resources = cleaned_with_uri(server, &raw.resources, |r: &Resource| r.uri.clone());
-        served.templates = cleaned_with_uri(server, &raw.templates, |t: &ResourceTemplate| {
-            t.uri_template.clone()
-        });
+        served.resources = scanned(
+            server,
+            "resource",
+            cleaned_with_uri(server, &raw.resources, |r: &Resource| r.uri.clone()),
+        );
+        served.templates = scanned(
+            server,
+            "resource template",
+            cleaned_with_uri(server, &raw.templates, |t: &ResourceTemplate| {
+                t.uri_template.clone()
+            }),
+        );
         self.claim(
             server,
             UriKind::Resource,
@@ -381,7 +435,7 @@ impl Catalog {
                 .collect(),
         );
         served.section = raw.instructions.as_deref().and_then(|own| {
-            instructions::section(server, &names::prefix(server), &self.separator, own)
+            instructions::section(server, &names::prefix(server), &self.separator, own, &tools)
         });
         served
     }
@@ -525,6 +579,71 @@ where
                 return None;
             }
             Some(cleaned)
+        })
+        .collect()
+}
+
+/// The own names of the tools `served` serves, sorted.
+fn tool_names(served: Option<&Served>) -> Vec<&str> {
+    let mut names: Vec<&str> = served
+        .map(|s| s.tools.iter().map(|(n, _)| n.as_str()).collect())
+        .unwrap_or_default();
+    names.sort_unstable();
+    names
+}
+
+/// Resources (or templates) as the scanner lets them reach apps: one whose
+/// title or description has a serious finding (directives aimed at the
+/// model, secret paths, hidden text) is served with that text replaced by
+/// a note saying Airlock withheld it; one still serious after that (its
+/// name, say) is not served. Each is logged.
+fn scanned<T>(server: &str, what: &str, items: Vec<T>) -> Vec<T>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned,
+{
+    let ctx = airlock_scan::Context::alone(server);
+    let serious = |v: &serde_json::Value| {
+        airlock_scan::scan_resource(v, &ctx)
+            .into_iter()
+            .find(|f| f.severity == airlock_scan::Severity::Serious)
+    };
+    items
+        .into_iter()
+        .filter_map(|item| {
+            let mut v = serde_json::to_value(&item).ok()?;
+            let Some(found) = serious(&v) else {
+                return Some(item);
+            };
+            let shown = airlock_scan::visible(
+                v.get("uri")
+                    .or_else(|| v.get("uriTemplate"))
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or_default(),
+            );
+            // The finding's kind, not its detail: the detail may quote it.
+            let note = format!(
+                "(Airlock withheld this text: {})",
+                found.kind.as_str().replace('_', " ")
+            );
+            if let Some(o) = v.as_object_mut() {
+                for field in ["description", "title"] {
+                    if o.contains_key(field) {
+                        o.insert(field.to_owned(), serde_json::Value::String(note.clone()));
+                    }
+                }
+            }
+            if let Some(still) = serious(&v) {
+                log(&format!(
+                    "{server}: {what} {shown:?} is not served: {}",
+                    still.detail
+                ));
+                return None;
+            }
+            log(&format!(
+                "{server}: {what} {shown:?}: its description withheld from apps: {}",
+                found.detail
+            ));
+            serde_json::from_value(v).ok()
         })
         .collect()
 }

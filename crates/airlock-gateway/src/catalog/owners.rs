@@ -65,6 +65,16 @@ pub fn too_broad(pattern: &str) -> bool {
     }
 }
 
+/// A template whose literal start is a scheme and nothing more
+/// (`file:///{+path}`, `https://{host}/{path}`): it is served and reads the
+/// URIs of its scheme that no one else claims, but never takes a resource
+/// or a template of another server, whichever came first (issue 34).
+pub fn scheme_wide(pattern: &str) -> bool {
+    let lit = literal(pattern);
+    lit.find(':')
+        .is_some_and(|i| lit[i + 1..].trim_start_matches('/').is_empty())
+}
+
 /// Could the two templates match one URI?
 pub fn overlaps(a: &str, b: &str) -> bool {
     let (la, lb) = (literal(a), literal(b));
@@ -110,6 +120,16 @@ mod tests {
             claimed_at: at,
             chosen,
         }
+    }
+
+    #[test]
+    fn a_template_of_a_whole_scheme_is_scheme_wide() {
+        assert!(scheme_wide("file:///{+path}"));
+        assert!(scheme_wide("https://{host}/{path}"));
+        assert!(scheme_wide("notes:{id}"));
+        assert!(!scheme_wide("file:///home/{+path}"));
+        assert!(!scheme_wide("demo://resource/{id}"));
+        assert!(!scheme_wide("{uri}"));
     }
 
     #[test]

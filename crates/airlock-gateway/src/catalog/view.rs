@@ -284,8 +284,13 @@ fn serve_templates<'a>(
     for (server, t) in &candidates {
         let pattern = t.uri_template.as_str();
         let mine = owners::rank(book.owner(UriKind::Template, pattern), server);
+        // A scheme-wide template neither takes another's template nor is
+        // taken by one: reads go to the longest literal start.
+        let scheme_wide = owners::scheme_wide(pattern);
         let stronger = candidates.iter().find(|(other, o)| {
             other != server
+                && !scheme_wide
+                && !owners::scheme_wide(&o.uri_template)
                 && owners::overlaps(pattern, &o.uri_template)
                 && owners::rank(book.owner(UriKind::Template, &o.uri_template), other) < mine
         });
@@ -330,7 +335,8 @@ fn serve_resources(
                 (*other != server)
                     .then(|| {
                         list.iter().find(|t| {
-                            owners::fits(&t.uri_template, uri)
+                            !owners::scheme_wide(&t.uri_template)
+                                && owners::fits(&t.uri_template, uri)
                                 && owners::rank(
                                     book.owner(UriKind::Template, &t.uri_template),
                                     other,

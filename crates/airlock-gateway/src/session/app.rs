@@ -587,17 +587,42 @@ impl ServerHandler for AppSession {
         let slot = self.slot()?;
         let (app, profile) = self.profile(&context)?;
         let view = self.gateway.catalog.view();
-        // A link a server returned to this app is read from that server.
-        let linked = self
-            .links
-            .server_of(&request.uri)
-            .map(|server| crate::catalog::Route {
-                server,
+        // The URI's owner: the server that lists it (or whose template or
+        // App it is), else the one recorded as owning it.
+        let owner = view.resource_route(&request.uri).or_else(|| {
+            self.gateway
+                .catalog
+                .recorded_owner(&request.uri)
+                .map(|server| crate::catalog::Route {
+                    server,
+                    name: request.uri.clone(),
+                })
+        });
+        // A link a server returned to this app is read from that server,
+        // unless the URI is another server's: the owner wins (a link must
+        // not make one server's page or data pass for another's), and the
+        // link is forgotten, logged and audited.
+        let route = match (self.links.server_of(&request.uri), owner) {
+            (Some(linker), Some(owner)) if owner.server != linker => {
+                self.links.forget(&request.uri);
+                crate::catalog::log(&format!(
+                    "{linker} linked {} for app {app}, a URI {} owns: read from {}",
+                    truncate(&request.uri, 200),
+                    owner.server,
+                    owner.server
+                ));
+                self.gateway
+                    .core
+                    .note_foreign_link(&linker, &owner.server, &request.uri, &app);
+                Some(owner)
+            }
+            (Some(linker), _) => Some(crate::catalog::Route {
+                server: linker,
                 name: request.uri.clone(),
-            });
-        let route = linked
-            .or_else(|| view.resource_route(&request.uri))
-            .filter(|r| profile.allows_server(&r.server));
+            }),
+            (None, owner) => owner,
+        }
+        .filter(|r| profile.allows_server(&r.server));
         let Some(route) = route else {
             return Err(ErrorData::resource_not_found(
                 format!(

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolResponse, CallToolResult, ContentBlock, GetPromptResult, MetaObject,
-    ReadResourceResult, ResultType,
+    ReadResourceResult, ResourceContents, ResultType,
 };
 use rmcp::service::RoleServer;
 
@@ -25,19 +25,67 @@ fn as_airlocks(result_type: &mut Option<ResultType>, meta: &mut Option<MetaObjec
 
 fn for_the_app(mut result: CallToolResult) -> CallToolResult {
     as_airlocks(&mut result.result_type, &mut result.meta);
+    result.content.iter_mut().for_each(clean_block);
+    if let Some(structured) = result.structured_content.as_mut() {
+        airlock_scan::clean_json(structured);
+    }
     result
 }
 
 /// A prompt as the app gets it (see [`for_the_app`]).
 pub(crate) fn prompt_for_the_app(mut result: GetPromptResult) -> GetPromptResult {
     as_airlocks(&mut result.result_type, &mut result.meta);
+    if let Some(d) = result.description.as_mut() {
+        airlock_scan::clean_in_place(d);
+    }
+    for message in &mut result.messages {
+        clean_block(&mut message.content);
+    }
     result
 }
 
 /// A resource's contents as the app gets it (see [`for_the_app`]).
 pub(crate) fn resource_for_the_app(mut result: ReadResourceResult) -> ReadResourceResult {
     as_airlocks(&mut result.result_type, &mut result.meta);
+    result.contents.iter_mut().for_each(clean_contents);
     result
+}
+
+/// The text of a block without hidden characters (invisible, format, bidi,
+/// tag, variation-selector and control characters, terminal escapes: what
+/// a model reads and a person does not see). Images, audio and blobs are
+/// left as they are; their `_meta` too.
+fn clean_block(block: &mut ContentBlock) {
+    match block {
+        ContentBlock::Text(t) => {
+            airlock_scan::clean_in_place(&mut t.text);
+        }
+        ContentBlock::Resource(r) => clean_contents(&mut r.resource),
+        ContentBlock::ResourceLink(link) => {
+            airlock_scan::clean_in_place(&mut link.name);
+            if let Some(t) = link.title.as_mut() {
+                airlock_scan::clean_in_place(t);
+            }
+            if let Some(d) = link.description.as_mut() {
+                airlock_scan::clean_in_place(d);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A text resource's contents cleaned, except an MCP App's page: it is
+/// rendered in the app's sandbox, not read by the model, and passes byte
+/// for byte (its emoji's variation selectors included).
+fn clean_contents(contents: &mut ResourceContents) {
+    if let ResourceContents::TextResourceContents {
+        text, mime_type, ..
+    } = contents
+    {
+        if mime_type.as_deref() != Some(airlock_core::mcp_apps::MCP_APP_MIME_TYPE) {
+            airlock_scan::clean_in_place(text);
+        }
+    }
 }
 
 /// Where a 2026-07-28 server names itself in a result's `_meta`.

@@ -1,7 +1,8 @@
 //! Resources a server linked in its tool results (`resource_link` content
-//! blocks): when the same app reads such a URI, the read goes to the server
-//! that returned the link, whoever else lists that URI, so a second server
-//! cannot answer for a link the first one gave. At most
+//! blocks): when the same app reads such a URI and no other server owns it
+//! (lists it, or its template or MCP App, or was recorded as its owner), the
+//! read goes to the server that returned the link. A link to a URI another
+//! server owns is read from the owner, and forgotten (session/app.rs). At most
 //! [`MAX_LINKS_PER_APP`] per app (the oldest are forgotten), URIs of at
 //! most [`crate::limits::MAX_RESOURCE_URI_BYTES`].
 
@@ -40,6 +41,15 @@ impl Links {
                     by_uri.remove(&old);
                 }
             }
+        }
+    }
+
+    /// Forget the link of `uri` (it named another server's URI).
+    pub fn forget(&self, uri: &str) {
+        let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (by_uri, order) = &mut *guard;
+        if by_uri.remove(uri).is_some() {
+            order.retain(|u| u != uri);
         }
     }
 

@@ -17,4 +17,11 @@ name: string, change: ChangeKind, state: ChangeState,
  * Side by side: the approved definition and the new one, as pretty
  * JSON with every hidden character made visible.
  */
-diff: Array<DiffLine>, findings: Array<Finding>, seen_at: number, decided_at: number | null, };
+diff: Array<DiffLine>, 
+/**
+ * The diff shows both versions whole: no line past
+ * [`MAX_REVIEW_LINES`], no text cut at
+ * [`airlock_scan::MAX_VISIBLE_CHARS`]. A change that is not whole
+ * cannot be approved (what the person did not see is not approved).
+ */
+complete: boolean, findings: Array<Finding>, seen_at: number, decided_at: number | null, };

@@ -28,9 +28,33 @@ pub fn address(data_dir: &Path) -> PathBuf {
 }
 
 /// Connect to the host of `data_dir`, if one listens (`NotFound` or
-/// `ConnectionRefused` when none does).
+/// `ConnectionRefused` when none does). Only to a socket of this user
+/// (`PermissionDenied` otherwise): another user's socket in a shared or
+/// opened-up folder would get the app's calls, arguments and secrets.
 pub fn connect(data_dir: &Path) -> io::Result<Stream> {
-    Stream::connect(address(data_dir))
+    connect_owned_by(data_dir, airlock_platform::private_files::current_uid())
+}
+
+/// [`connect`], the socket's owner to be `uid`.
+fn connect_owned_by(data_dir: &Path, uid: u32) -> io::Result<Stream> {
+    let socket = address(data_dir);
+    let meta = std::fs::symlink_metadata(&socket)?;
+    if meta.uid() != uid || meta.file_type().is_symlink() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} is not your socket (its owner is uid {}, you are uid {uid}{}): Airlock does not attach to another user's host",
+                socket.display(),
+                meta.uid(),
+                if meta.file_type().is_symlink() {
+                    "; it is a symbolic link"
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    Stream::connect(socket)
 }
 
 /// The bound socket; its file is removed when this is dropped.
@@ -126,6 +150,35 @@ mod tests {
         drop(listener);
         assert!(!address(dir.path()).exists());
         assert!(connect(dir.path()).is_err());
+    }
+
+    /// Issue 34, item 8: the shim attaches only to a socket its own user
+    /// owns (and not through a symbolic link); nothing connects otherwise.
+    #[test]
+    fn the_shim_attaches_only_to_a_socket_of_its_own_user() {
+        let dir = tempfile::tempdir().unwrap();
+        let listener = UnixListener::bind(address(dir.path())).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let me = airlock_platform::private_files::current_uid();
+        let other = me.wrapping_add(1);
+        let refused = connect_owned_by(dir.path(), other).unwrap_err();
+        assert_eq!(refused.kind(), io::ErrorKind::PermissionDenied);
+        assert!(
+            refused.to_string().contains("is not your socket"),
+            "{refused}"
+        );
+        assert!(
+            listener.accept().is_err(),
+            "nothing connected to the other user's socket"
+        );
+        // Through a symbolic link to a socket: refused too.
+        let linked = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(address(dir.path()), address(linked.path())).unwrap();
+        let refused = connect(linked.path()).unwrap_err();
+        assert!(refused.to_string().contains("symbolic link"), "{refused}");
+        // Its own: attached.
+        assert!(connect(dir.path()).is_ok());
+        assert!(listener.accept().is_ok());
     }
 
     #[test]
