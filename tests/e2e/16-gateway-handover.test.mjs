@@ -1,10 +1,11 @@
 // "Always there" (issue 13): an app (the official TypeScript SDK client,
 // `airlock gateway --stdio --app cursor`) starts before the window, so its
-// shim starts `airlock daemon` (told to decline every consent). Then the
+// shim starts `airlock daemon` (an app's config cannot set its consent:
+// it asks in desktop notifications, or declines when no one can). Then the
 // window starts: it asks the daemon to hand the socket over, the daemon
 // exits, the shim attaches to the window and replays the app's handshake.
 // The app's next call asks to open a page: the consent is the window's
-// native dialog (the daemon would have declined), the app gets the real
+// native dialog (not the daemon's notification), the app gets the real
 // result, and it saw exactly one initialize answer.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -52,7 +53,7 @@ test('an app attached to the daemon gets the window\'s consent once the window s
       ];
       const client = spawn('node', [
         path.join(ROOT, 'tests/peers/gateway_client.mjs'), '--name', 'cursor-e2e', '--ops', JSON.stringify(ops), '--',
-        BIN.cli, '--data-dir', a.dataDir, '--consent', 'decline', 'gateway', '--stdio', '--app', 'cursor',
+        BIN.cli, '--data-dir', a.dataDir, 'gateway', '--stdio', '--app', 'cursor',
       ], { env: a.env, stdio: ['ignore', 'pipe', 'pipe'] });
       client.stdout.on('data', (d) => { out += d; });
       client.stderr.on('data', (d) => { err += d; });
