@@ -507,12 +507,24 @@ fn a_killed_airlock_takes_its_confined_servers_down() {
             })
             .collect()
     };
+    // Until the server itself runs (its own command line starts with the
+    // interpreter), not only bubblewrap setting the room up: a bubblewrap
+    // killed halfway through its own setup is bubblewrap's race, not this.
+    let server_runs = || {
+        with_marker().into_iter().any(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| {
+                c.split(|b| *b == 0)
+                    .next()
+                    .is_some_and(|argv0| argv0.ends_with(b"python") || argv0.ends_with(b"python3"))
+            })
+        })
+    };
     let running = wait_until(
         "the confined server to start",
         Duration::from_secs(20),
         || {
             let p = with_marker();
-            (p.len() >= 2).then_some(p)
+            (p.len() >= 2 && server_runs()).then_some(p)
         },
     );
     assert!(
