@@ -365,3 +365,87 @@ fn decline_in_the_notification_is_a_clear_tool_error_and_nothing_opens() {
     );
     drop(daemon);
 }
+
+/// A confined server reaching for a host its room does not list (issue
+/// 33), through an app attached to the daemon: the daemon asks in a
+/// notification naming the server, the domain and the port, with Allow
+/// once / Always / Deny; Always is kept in the server's room. A raw IP gets
+/// a notification without buttons and is denied (it needs the window).
+#[test]
+fn the_daemon_asks_about_a_host_in_a_notification_and_always_is_kept() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let _notifier = Notifier::ensure(sb.dir());
+    let monitor = Monitor::start(sb.dir());
+    sb.run(&[
+        "servers",
+        "add",
+        "esc",
+        "--command",
+        &s(&py()),
+        "--",
+        &s(&peers_dir().join("escape_server.py")),
+        "stdio",
+    ])
+    .ok();
+    let browser = BrowserRecorder::new(sb.dir());
+    let daemon = ask_daemon(&sb, &browser);
+
+    let app = app_calls(
+        &sb,
+        "claude-code",
+        "esc__http_get",
+        json!({"url": "https://api.example.com/v1"}),
+    );
+    let n = monitor.wait_for("wants to reach");
+    assert_eq!(
+        n.summary, "esc wants to reach example.com (port 443)",
+        "{n:?}"
+    );
+    assert_eq!(
+        n.actions,
+        [
+            "open",
+            "Allow once",
+            "always",
+            "Always for this server",
+            "decline",
+            "Deny"
+        ],
+        "{n:?}"
+    );
+    click(n.id.expect("id"), "always");
+    // The host does not resolve here (no network): the call ends either way.
+    let _ = app.join().expect("app thread");
+    let room = sb.run(&["--json", "servers", "sandbox", "esc"]).ok().json();
+    assert_eq!(
+        room["settings"]["hosts"],
+        json!([{"host": "api.example.com", "port": 443, "source": "asked"}]),
+        "{room}"
+    );
+
+    // An IP address: told, not asked; denied.
+    let app = app_calls(
+        &sb,
+        "claude-code",
+        "esc__http_get",
+        json!({"url": "http://127.0.0.1:9/"}),
+    );
+    let n = monitor.wait_for("(port 9)");
+    assert_eq!(n.summary, "esc wants to reach 127.0.0.1 (port 9)", "{n:?}");
+    assert!(n.actions.is_empty(), "no one-click answer for an IP: {n:?}");
+    assert!(n.body.contains("Review in Airlock"), "{n:?}");
+    let out = app.join().expect("app thread");
+    assert!(
+        out.stdout.contains("403"),
+        "denied: the server got the proxy's refusal: {out:?}"
+    );
+    let decisions: Vec<String> = sb
+        .audit()
+        .iter()
+        .filter(|e| e["kind"] == "sandbox_host")
+        .map(|e| e["detail"]["decision"].as_str().unwrap_or("?").to_owned())
+        .collect();
+    assert_eq!(decisions, ["always", "deny"]);
+    drop(daemon);
+}
