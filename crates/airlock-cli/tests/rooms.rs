@@ -766,3 +766,48 @@ fn a_data_folder_too_deep_for_a_socket_path_still_gets_its_proxy() {
     assert!(said(&out).contains("deep but reachable"), "{out:?}");
     assert_eq!(listener.hits(), 1);
 }
+
+/// The room's helper on its own, as bubblewrap starts it: a server that
+/// ignores the end of its input is killed once its stdin has had no writer
+/// for the helper's grace (Airlock gone: bubblewrap's own `--die-with-parent`
+/// misses an Airlock killed while bubblewrap sets the room up).
+#[test]
+fn the_rooms_helper_ends_a_server_whose_airlock_is_gone() {
+    let spec = json!({"proxy": false, "read": ["/"], "write": ["/tmp"]}).to_string();
+    let mut child = std::process::Command::new(airlock_bin())
+        .args([
+            "__airlock-confine",
+            &spec,
+            "--",
+            "sh",
+            "-c",
+            "while :; do sleep 1; done",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the helper starts");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(
+        child.try_wait().expect("try_wait").is_none(),
+        "it runs while its input is open"
+    );
+    let gone = std::time::Instant::now();
+    drop(child.stdin.take());
+    let status = wait_until(
+        "the helper to end the server",
+        std::time::Duration::from_secs(30),
+        || child.try_wait().expect("try_wait"),
+    );
+    assert_eq!(
+        status.code(),
+        Some(128 + 9),
+        "the server was killed: {status:?}"
+    );
+    assert!(
+        gone.elapsed() >= std::time::Duration::from_secs(9),
+        "only after the grace: {:?}",
+        gone.elapsed()
+    );
+}

@@ -26,6 +26,12 @@ pub struct Spec {
 /// Most connections the forwarder holds open at once.
 pub const MAX_FORWARDED: usize = 64;
 
+/// How long a server may run on once its stdin has no writer left (Airlock
+/// gone) before the room's helper kills it. Longer than Airlock's own
+/// stop (stdin closed, then SIGTERM after its grace), so it only acts when
+/// Airlock could not.
+pub const LIFELINE_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// When this process was started as a room's helper, run as one and
 /// return the exit code; otherwise `None` (start as usual).
 pub fn run_if_asked() -> Option<i32> {
@@ -103,12 +109,46 @@ mod imp {
             drop(listener);
             child(&spec, &argv);
         }
-        // The parent: not the server's reader or writer.
+        // The parent: not the server's reader or writer, but it watches
+        // the server's stdin for its end (below).
+        // SAFETY: dup of a descriptor this process has; the copy is ours.
+        let lifeline = unsafe { libc::dup(0) };
         release_stdio();
+        if lifeline >= 0 {
+            std::thread::spawn(move || lifeline_watch(lifeline, pid));
+        }
         if let Some(listener) = listener {
             std::thread::spawn(move || forward(listener));
         }
         wait_for(pid)
+    }
+
+    /// A second way for the room to end with Airlock: bubblewrap's
+    /// `--die-with-parent` misses an Airlock killed while bubblewrap is
+    /// still setting the room up. When every writer of the server's stdin
+    /// is gone (Airlock ended, or closed it to stop the server) and the
+    /// server has not stopped within [`LIFELINE_GRACE`], it is killed.
+    /// The pipe is only polled, never read: the server's input is untouched.
+    fn lifeline_watch(fd: libc::c_int, pid: libc::pid_t) {
+        loop {
+            let mut p = libc::pollfd {
+                fd,
+                events: 0,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd for the call's duration.
+            let r = unsafe { libc::poll(&mut p, 1, -1) };
+            if r > 0 && p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+                break;
+            }
+            if r < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                return;
+            }
+        }
+        std::thread::sleep(super::LIFELINE_GRACE);
+        // SAFETY: kill(2) of our own child (if it was reaped meanwhile the
+        // pid is not reused inside this room before we exit).
+        unsafe { libc::kill(pid, libc::SIGKILL) };
     }
 
     fn release_stdio() {
