@@ -9,7 +9,9 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::settings::{GrantSource, HostGrant, SandboxSettings};
+use crate::settings::{GrantSource, SandboxSettings};
+
+pub use container::Container;
 
 /// Where an entry of the room came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -55,35 +57,12 @@ pub struct HostEntry {
 
 impl HostEntry {
     pub fn label(&self) -> String {
-        HostGrant {
-            host: self.host.clone(),
-            port: self.port,
-            source: GrantSource::User,
-        }
-        .label()
+        crate::settings::host_label(&self.host, self.port)
     }
 
     pub fn admits(&self, host: &str, port: u16) -> bool {
-        HostGrant {
-            host: self.host.clone(),
-            port: self.port,
-            source: GrantSource::User,
-        }
-        .admits(host, port)
+        crate::settings::host_admits(&self.host, self.port, host, port)
     }
-}
-
-/// A server that a container engine runs: not wrapped again.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct Container {
-    /// `Docker` or `Podman`.
-    pub engine: String,
-    /// What its flags mount (`-v`, `--mount`) and publish (`-p`).
-    pub mounts: Vec<String>,
-    pub publishes: Vec<String>,
-    /// Sentences: the Docker socket, the home folder, `--privileged`, the host's network.
-    pub warnings: Vec<String>,
 }
 
 /// The room a server gets: what it may read, write and reach.
@@ -161,9 +140,6 @@ pub const SECRET_PLACES: &[&str] = &[
     ".node_repl_history",
 ];
 
-/// Programs that run their server in a container.
-const CONTAINER_ENGINES: &[(&str, &str)] = &[("docker", "Docker"), ("podman", "Podman")];
-
 /// Folders of the system that every room reads (the programs and libraries).
 pub const SYSTEM_READ: &[&str] = &[
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
@@ -184,8 +160,8 @@ pub fn infer(command: &str, args: &[String], settings: &SandboxSettings, ctx: &C
         },
     };
     let program = basename(command);
-    if let Some((_, engine)) = CONTAINER_ENGINES.iter().find(|(p, _)| *p == program) {
-        p.profile.container = Some(container(engine, args, ctx));
+    if let Some(c) = container::describe(&program, args, ctx.home.as_deref()) {
+        p.profile.container = Some(c);
         return p.profile;
     }
     let resolved = resolve(command, ctx);
@@ -732,72 +708,6 @@ fn shebang(p: &Path) -> Option<String> {
     }
 }
 
-/// What a `docker run` / `podman run` mounts and publishes, and the
-/// dangerous ones.
-fn container(engine: &str, args: &[String], ctx: &Context) -> Container {
-    let mut c = Container {
-        engine: engine.to_owned(),
-        mounts: Vec::new(),
-        publishes: Vec::new(),
-        warnings: Vec::new(),
-    };
-    let mut it = args.iter().peekable();
-    while let Some(a) = it.next() {
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_owned())),
-            _ => (a.as_str(), None),
-        };
-        let mut value = || inline.clone().or_else(|| it.next().cloned());
-        match flag {
-            "-v" | "--volume" | "--mount" => {
-                if let Some(v) = value() {
-                    c.mounts.push(v);
-                }
-            }
-            "-p" | "--publish" => {
-                if let Some(v) = value() {
-                    c.publishes.push(v);
-                }
-            }
-            "--privileged" => c
-                .warnings
-                .push("runs privileged: the container can do anything on this computer".into()),
-            "--network" | "--net" | "--pid" => {
-                let what = match flag {
-                    "--pid" => "sees this computer's processes (--pid host)",
-                    _ => "shares this computer's network (--network host)",
-                };
-                if value().as_deref() == Some("host") {
-                    c.warnings.push(what.into());
-                }
-            }
-            _ => {}
-        }
-    }
-    for m in &c.mounts {
-        let source = m
-            .split(',')
-            .find_map(|kv| {
-                kv.strip_prefix("source=")
-                    .or_else(|| kv.strip_prefix("src="))
-            })
-            .unwrap_or_else(|| m.split(':').next().unwrap_or_default());
-        if source.contains("docker.sock") || source.contains("podman.sock") {
-            c.warnings.push(format!(
-                "mounts the {engine} socket ({source}): the container can start others with any access"
-            ));
-        }
-        let src = Path::new(source);
-        if ctx.home.as_deref() == Some(src) || source == "~" || source == "$HOME" {
-            c.warnings
-                .push(format!("mounts the home folder ({source})"));
-        }
-        if source == "/" {
-            c.warnings.push("mounts the whole file system (/)".into());
-        }
-    }
-    c
-}
-
+mod container;
 #[cfg(test)]
 mod tests;

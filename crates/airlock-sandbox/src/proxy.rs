@@ -29,6 +29,10 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 pub const MAX_WAITING: usize = 16;
 /// Most connections the proxy serves at once per server.
 pub const MAX_OPEN: usize = 128;
+/// Most hosts one run of a server may ask the person about; past that,
+/// every unlisted host is denied without a question (a hostile server
+/// cannot bury the person in dialogs by trying host after host).
+pub const MAX_QUESTIONS: usize = 8;
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -56,6 +60,8 @@ struct State {
     denied: Vec<(String, u16)>,
     open: usize,
     waiting: usize,
+    /// Questions asked since the proxy started.
+    asked: usize,
 }
 
 /// A running proxy; dropping it stops accepting (open tunnels end with
@@ -115,6 +121,7 @@ impl Proxy {
             denied: Vec::new(),
             open: 0,
             waiting: 0,
+            asked: 0,
         }));
         let asking = Arc::new(tokio::sync::Mutex::new(()));
         let task = tokio::spawn(async move {
@@ -278,11 +285,25 @@ async fn decide(
     }
     // One question at a time; the answer may settle the ones behind it.
     let _turn = asking.lock().await;
-    let settled = known(&state.lock().unwrap_or_else(|e| e.into_inner()));
+    let (settled, may_ask) = {
+        let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
+        let settled = known(&s);
+        let may_ask = settled.is_none() && s.asked < MAX_QUESTIONS;
+        if may_ask {
+            s.asked += 1;
+        }
+        (settled, may_ask)
+    };
     let verdict = match settled {
         Some(true) => Verdict::AllowOnce,
         Some(false) => Verdict::Deny,
-        None => gate.ask(host.to_owned(), port).await,
+        None if may_ask => gate.ask(host.to_owned(), port).await,
+        None => {
+            state.lock().unwrap_or_else(|e| e.into_inner()).waiting -= 1;
+            return Err(format!(
+                "{host}:{port}: not asked, this server already asked about {MAX_QUESTIONS} hosts since it started (allow hosts in its room, or restart it)"
+            ));
+        }
     };
     let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
     s.waiting -= 1;
@@ -402,9 +423,19 @@ fn parse_head(head: &[u8]) -> Result<Target, String> {
             .rsplit_once(':')
             .ok_or_else(|| "CONNECT needs host:port".to_owned())?;
         let port: u16 = port.parse().map_err(|_| "bad port".to_owned())?;
-        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let host = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .trim_end_matches('.')
+            .to_ascii_lowercase();
+        // What the person is asked about is what the proxy would reach: a
+        // plain host name or address, nothing a display could read otherwise.
+        if host.starts_with("*.") {
+            return Err(format!("{host:?} is not a host"));
+        }
+        crate::settings::check_host(&host)?;
         return Ok(Target {
-            host: host.trim_end_matches('.').to_ascii_lowercase(),
+            host,
             port,
             forward_head: None,
         });
@@ -457,6 +488,62 @@ fn parse_head(head: &[u8]) -> Result<Target, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_connect_target_is_a_plain_host_or_refused() {
+        for bad in [
+            "CONNECT evil.example/@accounts.google.com:443 HTTP/1.1\r\n\r\n",
+            "CONNECT g\u{43e}\u{43e}gle.com:443 HTTP/1.1\r\n\r\n",
+            "CONNECT *.example.com:443 HTTP/1.1\r\n\r\n",
+            "CONNECT :443 HTTP/1.1\r\n\r\n",
+            "CONNECT a\u{202e}moc.evil:443 HTTP/1.1\r\n\r\n",
+        ] {
+            assert!(parse_head(bad.as_bytes()).is_err(), "{bad:?}");
+        }
+        assert!(parse_head(b"CONNECT xn--ggle-55da.com:443 HTTP/1.1\r\n\r\n").is_ok());
+    }
+
+    /// Counts the questions; answers Deny.
+    struct Counting(Arc<std::sync::atomic::AtomicUsize>);
+
+    impl Gate for Counting {
+        fn ask(&self, _host: String, _port: u16) -> BoxFuture<'static, Verdict> {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Box::pin(async { Verdict::Deny })
+        }
+        fn refused(&self, _host: &str, _port: u16, _why: &str) {}
+    }
+
+    async fn connect_to(socket: &Path, host: &str) -> String {
+        let mut c = UnixStream::connect(socket).await.expect("connect");
+        c.write_all(format!("CONNECT {host}:443 HTTP/1.1\r\n\r\n").as_bytes())
+            .await
+            .expect("write");
+        let mut out = String::new();
+        c.read_to_string(&mut out).await.expect("read");
+        out
+    }
+
+    #[tokio::test]
+    async fn a_server_cannot_bury_the_person_in_questions() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let socket = dir.path().join("p.sock");
+        let asked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let _proxy =
+            Proxy::start(&socket, Vec::new(), Arc::new(Counting(asked.clone()))).expect("proxy");
+        for i in 0..MAX_QUESTIONS + 5 {
+            let answer = connect_to(&socket, &format!("host{i}.example")).await;
+            assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+        }
+        // The same host again: the Deny stands, no new question.
+        let answer = connect_to(&socket, "host0.example").await;
+        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+        assert_eq!(
+            asked.load(std::sync::atomic::Ordering::SeqCst),
+            MAX_QUESTIONS,
+            "asked about the first {MAX_QUESTIONS} hosts only"
+        );
+    }
 
     #[test]
     fn heads_parse() {

@@ -100,26 +100,37 @@ impl HostGrant {
 
     /// Does this grant admit `host` (lowercase, no trailing dot) on `port`?
     pub fn admits(&self, host: &str, port: u16) -> bool {
-        if self.port.is_some_and(|p| p != port) {
-            return false;
-        }
-        match self.host.strip_prefix("*.") {
-            Some(domain) => host.len() > domain.len() + 1 && host.ends_with(&format!(".{domain}")),
-            None => self.host == host,
-        }
+        host_admits(&self.host, self.port, host, port)
     }
 
     /// As typed back: `host`, `host:443`, `[::1]:80`.
     pub fn label(&self) -> String {
-        let host = if self.host.contains(':') {
-            format!("[{}]", self.host)
-        } else {
-            self.host.clone()
-        };
-        match self.port {
-            Some(p) => format!("{host}:{p}"),
-            None => host,
-        }
+        host_label(&self.host, self.port)
+    }
+}
+
+/// Does the pattern `pattern` (a host, or `*.domain`) on `port` (`None`:
+/// any) admit `host` on `on`? Shared by stored grants and a room's entries.
+pub(crate) fn host_admits(pattern: &str, port: Option<u16>, host: &str, on: u16) -> bool {
+    if port.is_some_and(|p| p != on) {
+        return false;
+    }
+    match pattern.strip_prefix("*.") {
+        Some(domain) => host.len() > domain.len() + 1 && host.ends_with(&format!(".{domain}")),
+        None => pattern == host,
+    }
+}
+
+/// `host`, `host:443`, `[::1]:80`.
+pub(crate) fn host_label(host: &str, port: Option<u16>) -> String {
+    let host = if host.contains(':') {
+        format!("[{host}]")
+    } else {
+        host.to_owned()
+    };
+    match port {
+        Some(p) => format!("{host}:{p}"),
+        None => host,
     }
 }
 
@@ -147,7 +158,7 @@ fn port_of(p: &str) -> Option<u16> {
     p.parse::<u16>().ok().filter(|p| *p != 0)
 }
 
-fn check_host(host: &str) -> Result<(), String> {
+pub(crate) fn check_host(host: &str) -> Result<(), String> {
     if host.is_empty() || host.chars().count() > MAX_HOST_CHARS {
         return Err(format!(
             "a host must be 1 to {MAX_HOST_CHARS} characters (got {host:?})"

@@ -92,6 +92,8 @@ export type {
   UriKind,
 };
 export type { ChangeKind } from "./bindings/ChangeKind";
+export type { EntryOrigin } from "./bindings/EntryOrigin";
+export type { PathEntry } from "./bindings/PathEntry";
 export type { ChangeState } from "./bindings/ChangeState";
 export type { DiffLine } from "./bindings/DiffLine";
 export type { Finding } from "./bindings/Finding";

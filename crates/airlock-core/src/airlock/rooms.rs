@@ -259,10 +259,10 @@ impl Airlock {
         }
         let helper = self.sandbox_helper.clone().unwrap_or_default();
         let (home, tmp) = sandbox::private_dirs(&self.data_dir, &def.name);
+        let socket = sandbox::proxy_socket(&self.data_dir, &def.name);
         let proxy = if settings.host_network {
             None
         } else {
-            let socket = sandbox::proxy_socket(&self.data_dir, &def.name);
             let gate = Arc::new(RoomGate {
                 server: def.name.clone(),
                 consent: self.broker.consent.clone(),
@@ -272,7 +272,6 @@ impl Airlock {
                 .map_err(|e| not_started(format!("its network proxy could not start: {e}")))?;
             Some(proxy)
         };
-        let socket = sandbox::proxy_socket(&self.data_dir, &def.name);
         let launch = sandbox::Launch {
             command,
             args,
