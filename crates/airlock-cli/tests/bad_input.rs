@@ -467,8 +467,10 @@ fn out_of_bounds_deadlines_are_refused_with_the_reason() {
 }
 
 /// The same for a confined server: bubblewrap's whole room ends with the
-/// Airlock that started it (found by a marker in its command line, since
-/// its own PID is the room's).
+/// Airlock that started it (found by a marker in its environment, which
+/// bubblewrap, the helper and the server all carry, since the server's own
+/// PID is the room's; the silent server must really be running: it does
+/// not stop on its own).
 #[test]
 fn a_killed_airlock_takes_its_confined_servers_down() {
     let sb = Sandbox::new();
@@ -477,12 +479,13 @@ fn a_killed_airlock_takes_its_confined_servers_down() {
         "servers",
         "add",
         "silent",
+        "--env",
+        &format!("AIRLOCK_ROOM_MARKER={marker}"),
         "--command",
         &s(&py()),
         "--",
         &s(&bad_server()),
         "silent",
-        &marker,
     ])
     .ok();
     let mut airlock = std::process::Command::new(airlock_bin())
@@ -500,7 +503,7 @@ fn a_killed_airlock_takes_its_confined_servers_down() {
             .filter_map(Result::ok)
             .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
             .filter(|pid| {
-                std::fs::read(format!("/proc/{pid}/cmdline"))
+                std::fs::read(format!("/proc/{pid}/environ"))
                     .is_ok_and(|c| contains_bytes(&c, marker.as_bytes()))
                     && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
                         .is_ok_and(|s| s.contains(") Z "))
@@ -530,6 +533,11 @@ fn a_killed_airlock_takes_its_confined_servers_down() {
     assert!(
         running.len() >= 2,
         "bubblewrap, its helper and the server: {running:?}"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        server_runs(),
+        "the silent server keeps running until Airlock goes"
     );
     airlock.kill().expect("SIGKILL airlock");
     let _ = airlock.wait();
