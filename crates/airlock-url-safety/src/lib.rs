@@ -25,17 +25,21 @@
 mod idn;
 mod ip;
 mod lookalike;
+mod mentions;
 pub mod notice;
 mod shorteners;
 mod text;
+mod well_known;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use url::{Host, Url};
 
 pub use lookalike::{closest_resemblance, resemblance, skeleton, Resemblance, MAX_DOMAIN_LEN};
+pub use mentions::{named_domains, MAX_NAMED};
 pub use shorteners::LINK_SHORTENERS;
 pub use text::{elide_middle, neutralize_for_display};
+pub use well_known::{embedded_well_known, is_well_known, well_known_domains};
 
 /// Longest raw URL (in bytes) that is inspected at all; anything longer is
 /// blocked with [`BlockReason::TooLong`].
@@ -118,11 +122,19 @@ pub enum Warning {
     /// The host is a link shortener ([`LINK_SHORTENERS`]): where the link
     /// really goes cannot be shown without following it.
     LinkShortener,
+    /// The host carries a well-known domain that is not its own
+    /// (`accounts.google.com.evil.example`, `paypal-com.example`,
+    /// `secure-paypal.com`); which one is [`Inspection::embedded_domain`].
+    EmbedsWellKnown,
+    /// The text that came with the URL (a server's message) names a site
+    /// other than the page's registrable domain; which one is
+    /// [`Inspection::named_domain`]. Only from [`inspect_with_text`].
+    NamesOtherSite,
 }
 
 impl Warning {
     /// All warnings, in the order [`Inspection::warnings`] lists them.
-    pub const ALL: [Warning; 8] = [
+    pub const ALL: [Warning; 10] = [
         Warning::NotHttps,
         Warning::Punycode,
         Warning::IpLiteral,
@@ -131,7 +143,27 @@ impl Warning {
         Warning::NonDefaultPort,
         Warning::HiddenCharacters,
         Warning::LinkShortener,
+        Warning::EmbedsWellKnown,
+        Warning::NamesOtherSite,
     ];
+
+    /// How much the warning weighs: a sign that someone imitates a site or
+    /// hides what the link says is [`Weight::Danger`]; what the user should
+    /// know of an ordinary link is [`Weight::Caution`].
+    pub fn weight(&self) -> Weight {
+        match self {
+            Warning::Punycode
+            | Warning::Userinfo
+            | Warning::HiddenCharacters
+            | Warning::EmbedsWellKnown
+            | Warning::NamesOtherSite => Weight::Danger,
+            Warning::NotHttps
+            | Warning::IpLiteral
+            | Warning::LocalAddress
+            | Warning::NonDefaultPort
+            | Warning::LinkShortener => Weight::Caution,
+        }
+    }
 
     /// Stable snake_case code, identical to the serde form.
     pub fn code(&self) -> &'static str {
@@ -144,6 +176,8 @@ impl Warning {
             Warning::NonDefaultPort => "non_default_port",
             Warning::HiddenCharacters => "hidden_characters",
             Warning::LinkShortener => "link_shortener",
+            Warning::EmbedsWellKnown => "embeds_well_known",
+            Warning::NamesOtherSite => "names_other_site",
         }
     }
 }
@@ -152,6 +186,19 @@ impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.code())
     }
+}
+
+/// How loud a warning is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum Weight {
+    /// Someone may be imitating a site or hiding what the link says.
+    Danger,
+    /// Worth knowing before opening.
+    Caution,
+    /// Neutral information (a page on this computer).
+    Note,
 }
 
 /// Why a URL must not be opened.
@@ -224,6 +271,15 @@ pub struct Inspection {
     pub warnings: Vec<Warning>,
     /// Set when the URL must not be opened.
     pub block_reason: Option<BlockReason>,
+    /// True when the host is this computer (`localhost`, 127.0.0.0/8,
+    /// `::1`): a local development server or sign-in callback.
+    pub loopback: bool,
+    /// With [`Warning::EmbedsWellKnown`]: the well-known domain the host
+    /// carries.
+    pub embedded_domain: Option<String>,
+    /// With [`Warning::NamesOtherSite`]: the first site the text names that
+    /// is not the page's registrable domain.
+    pub named_domain: Option<String>,
 }
 
 impl Inspection {
@@ -238,6 +294,9 @@ impl Inspection {
             port: None,
             warnings: Vec::new(),
             block_reason: None,
+            loopback: false,
+            embedded_domain: None,
+            named_domain: None,
         }
     }
 
@@ -334,6 +393,13 @@ pub fn inspect(raw: &str, policy: &Policy) -> Inspection {
         if !h.ip_literal && shorteners::is_link_shortener(&h.registrable) {
             warnings.push(Warning::LinkShortener);
         }
+        out.loopback = h.loopback;
+        if is_web && !h.ip_literal && !h.local && h.valid {
+            if let Some(d) = well_known::embedded_well_known(&h.ascii) {
+                warnings.push(Warning::EmbedsWellKnown);
+                out.embedded_domain = Some(d.to_owned());
+            }
+        }
     }
     if !url.username().is_empty()
         || url.password().is_some()
@@ -366,6 +432,54 @@ pub fn inspect(raw: &str, policy: &Policy) -> Inspection {
     }
 
     out.finish(warnings)
+}
+
+/// [`inspect`], and the text that came with the URL (a server's message):
+/// when the text names a site (a URL, an e-mail address, a domain name)
+/// whose registrable domain is not the page's, [`Warning::NamesOtherSite`]
+/// with the first such site in [`Inspection::named_domain`]. A URL that is
+/// blocked is not compared.
+pub fn inspect_with_text(raw: &str, text: &str, policy: &Policy) -> Inspection {
+    let out = inspect(raw, policy);
+    if out.block_reason.is_some() {
+        return out;
+    }
+    let Some(own) = out.registrable_domain.clone() else {
+        return out;
+    };
+    let other = mentions::named_domains(text)
+        .into_iter()
+        .find(|d| !d.eq_ignore_ascii_case(&own));
+    match other {
+        Some(d) => {
+            let mut out = out;
+            out.named_domain = Some(d);
+            let mut warnings = std::mem::take(&mut out.warnings);
+            warnings.push(Warning::NamesOtherSite);
+            out.finish(warnings)
+        }
+        None => out,
+    }
+}
+
+/// The registrable domain of a host name (ASCII or Unicode, any case), by
+/// the rules of [`Inspection::registrable_domain`]; `None` for IP
+/// addresses, local-network names, public suffixes themselves and names
+/// that cannot exist.
+pub fn registrable_domain_of(host: &str) -> Option<String> {
+    let Ok(Host::Domain(d)) = Host::parse(host) else {
+        return None;
+    };
+    let d = d.strip_suffix('.').unwrap_or(&d);
+    if d.is_empty()
+        || !idna::uts46::verify_dns_length(d, false)
+        || ip::is_localhost_name(d)
+        || ip::local_name_suffix(d).is_some()
+    {
+        return None;
+    }
+    let (registrable, suffix) = split_registrable(d);
+    (registrable != suffix).then(|| registrable.to_owned())
 }
 
 /// What we derive from a parsed host.

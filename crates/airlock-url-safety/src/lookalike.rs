@@ -232,6 +232,46 @@ pub fn closest_resemblance<'a>(
     best.map(|(_, k, r)| (k, r))
 }
 
+/// A host's words, for the well-known list ([`crate::well_known`]).
+pub(crate) struct HostWords {
+    /// The skeletons of the host's labels, split at `.` and `-`.
+    pub words: Vec<String>,
+    /// How many of `words` stand in front of the public suffix.
+    pub suffix_at: usize,
+    /// The host's registrable domain, ASCII, lower-case.
+    pub registrable: String,
+}
+
+/// The words of `host` (see [`HostWords`]); `None` for IP addresses and
+/// refused input.
+pub(crate) fn host_words(host: &str) -> Option<HostWords> {
+    let mut scratch = Scratch::default();
+    let mut n = Name::default();
+    if parse(host, Need::Host, &mut scratch, &mut n) != Kind::Name {
+        return None;
+    }
+    let mut words = Vec::new();
+    let mut suffix_at = 0;
+    // `host_words` is `.w1.w2.` and `suffix_words_at` the offset of the dot
+    // in front of the suffix's first word.
+    let mut dot = 0;
+    for w in n.host_words.get(1..).unwrap_or("").split('.') {
+        if w.is_empty() {
+            continue;
+        }
+        if dot < n.suffix_words_at {
+            suffix_at += 1;
+        }
+        words.push(w.to_owned());
+        dot += w.len() + 1;
+    }
+    Some(HostWords {
+        words,
+        suffix_at,
+        registrable: n.ascii,
+    })
+}
+
 /// What an input reduces to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {

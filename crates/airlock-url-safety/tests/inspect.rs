@@ -665,8 +665,9 @@ fn link_shorteners() {
             &[NotHttps, LinkShortener],
             Some(InsecureScheme),
         ),
-        // Not a shortener: only its own registrable domain counts.
-        ("https://bit.ly.evil.example/x", &[], None),
+        // Not a shortener: only its own registrable domain counts (it
+        // carries the shortener's name, though).
+        ("https://bit.ly.evil.example/x", &[EmbedsWellKnown], None),
         ("https://notbit.ly/x", &[], None),
         ("https://bitly.example/x", &[], None),
         ("https://t.com/x", &[], None),
@@ -868,8 +869,10 @@ fn idn_display() {
         assert_eq!(i.has_warning(Punycode), *puny, "{raw:?}: {i:?}");
         assert_eq!(i.block_reason, None, "{raw:?}");
     }
+    // A whole name that folds to a well-known one also carries it.
     let i = run("https://\u{0430}pple.com/");
-    assert_eq!(i.warnings, vec![Punycode]);
+    assert_eq!(i.warnings, vec![Punycode, EmbedsWellKnown]);
+    assert_eq!(i.embedded_domain.as_deref(), Some("apple.com"));
     assert_eq!(i.verdict, Verdict::Warn);
     assert_eq!(i.url.as_deref(), Some("https://xn--pple-43d.com/"));
     assert_eq!(i.registrable_domain.as_deref(), Some("xn--pple-43d.com"));
@@ -956,7 +959,10 @@ fn combined_warnings_and_ordering() {
     );
     assert_eq!(i.verdict, Verdict::Warn);
     let i = run("https://paypal.com@\u{0430}pple.com:8443/");
-    assert_eq!(i.warnings, vec![Punycode, Userinfo, NonDefaultPort]);
+    assert_eq!(
+        i.warnings,
+        vec![Punycode, Userinfo, NonDefaultPort, EmbedsWellKnown]
+    );
     // Blocked URLs still carry their warnings.
     let i = run("http://user@example.com:81/");
     assert_eq!(i.block_reason, Some(InsecureScheme));
@@ -974,6 +980,8 @@ fn codes() {
         (NonDefaultPort, "non_default_port"),
         (HiddenCharacters, "hidden_characters"),
         (LinkShortener, "link_shortener"),
+        (EmbedsWellKnown, "embeds_well_known"),
+        (NamesOtherSite, "names_other_site"),
     ];
     assert_eq!(Warning::ALL.len(), expected.len());
     for (w, code) in expected {
