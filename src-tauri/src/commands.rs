@@ -91,10 +91,17 @@ pub fn get_settings(cx: Ctx<'_>) -> ApiResult<Settings> {
         .unwrap_or_default())
 }
 
-pub fn save_settings(cx: Ctx<'_>, settings: Settings) -> ApiResult<Settings> {
+pub fn save_settings(cx: Ctx<'_>, mut settings: Settings) -> ApiResult<Settings> {
+    // A form without the mark keeps the one there is.
+    if settings.consent_mark.trim().is_empty() {
+        if let Ok(s) = cx.state.settings.read() {
+            settings.consent_mark = s.consent_mark.clone();
+        }
+    }
     settings
         .save(&cx.state.data_dir)
         .map_err(ApiError::bad_input)?;
+    crate::native_dialog::set_mark(&settings.consent_mark);
     // Deadlines, limits and the URL policy apply to the next request.
     cx.state.core.set_broker_settings(settings.broker())?;
     if let Ok(mut s) = cx.state.settings.write() {
@@ -257,6 +264,19 @@ pub async fn call_tool(
         serde_json::Value::Null => None,
         _ => return Err(ApiError::bad_input("tool arguments must be a JSON object")),
     };
+    // A version whose change waits for review does not run from the window
+    // either (apps do not see it at all).
+    let held = cx
+        .state
+        .core
+        .pending_pin_changes(Some(&server))?
+        .iter()
+        .any(|c| c.kind == airlock_core::pins::PinKind::Tool && c.name == tool);
+    if held {
+        return Err(ApiError::bad_input(format!(
+            "{tool} cannot run: its change waits for your review (Review page)"
+        )));
+    }
     Ok(cx.state.core.call_tool(&server, &tool, args).await?)
 }
 

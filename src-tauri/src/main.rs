@@ -140,7 +140,8 @@ fn main() {
 
 fn start_core(app: &AppHandle) -> Result<(AppState, apps_page::Attached), String> {
     let data_dir = airlock_core::paths::resolve_data_dir(None);
-    let settings = Settings::load(&data_dir);
+    let settings = Settings::load_with_mark(&data_dir);
+    native_dialog::set_mark(&settings.consent_mark);
     let inbox = Arc::new(Inbox::default());
     let shared_settings = Arc::new(RwLock::new(settings.clone()));
     let desktop_consent = Arc::new(DesktopConsent {

@@ -13,15 +13,46 @@
 //!
 //! Either way the dialog is a separate top-level window titled with the
 //! view's title, built without blocking the main thread, and its answer
-//! comes back through a channel. Decline is the default (Return
-//! picks it); Escape and closing the window give Cancel; only a deliberate
-//! activation of "Open in browser" gives Open. A consent dialog that is
-//! still up when its request is answered elsewhere is found by its title
-//! and answered with `DeleteEvent` (`consent::Surfaces::close`).
+//! comes back through a channel. "Don't open" is the default: Return,
+//! Escape and closing the window pick it; only a deliberate activation of
+//! "Open in browser" gives Open. A consent dialog that is still up when its
+//! request is answered elsewhere is found by its title and withdrawn
+//! (`consent::Surfaces::close`): it answers Cancel, which nobody waits for.
+//!
+//! Every dialog shows Airlock's own icon and the person's mark (chosen at
+//! the first start, see `settings::Settings::consent_mark`): another
+//! program can draw a dialog that looks like this one, but it cannot know
+//! the mark (a confined server cannot read Airlock's files).
 
-use airlock_core::elicitation::view::{ConsentView, ViewAction, ViewKind};
+use std::sync::RwLock;
+
+use airlock_core::elicitation::view::{ButtonRole, ConsentView, ViewAction, ViewKind};
 use tauri::AppHandle;
 use tokio::sync::oneshot;
+
+/// The person's mark, shown on every dialog.
+static MARK: RwLock<String> = RwLock::new(String::new());
+
+/// Set the mark every dialog shows from now on.
+pub fn set_mark(mark: &str) {
+    if let Ok(mut m) = MARK.write() {
+        mark.clone_into(&mut m);
+    }
+}
+
+/// The mark as a dialog shows it (empty when none is set).
+fn mark() -> String {
+    MARK.read().map(|m| m.clone()).unwrap_or_default()
+}
+
+/// What Escape or closing the window answers: the view's default (the safe
+/// answer), or Cancel when it has none.
+fn escape_action(view: &ConsentView) -> ViewAction {
+    view.buttons
+        .iter()
+        .find(|b| b.role == ButtonRole::Default)
+        .map_or(ViewAction::Cancel, |b| b.action)
+}
 
 /// What the person chose in a consent dialog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,10 +104,15 @@ mod imp {
     use tokio::sync::oneshot;
 
     use airlock_core::elicitation::view::{
-        ButtonRole, ConsentView, LineKey, Split, ViewAction, ViewLine,
+        ButtonRole, ConsentView, LineKey, Split, ViewAction, ViewLine, Weight,
     };
 
-    use super::{choice, is_blocked, Choice};
+    use super::{choice, escape_action, is_blocked, mark, Choice};
+
+    /// Airlock's own icon, at the head of every dialog.
+    const ICON_PNG: &[u8] = include_bytes!("../../icons/64x64.png");
+    /// The response a withdrawn dialog gets (not Escape's `DeleteEvent`).
+    const WITHDRAWN: gtk::ResponseType = gtk::ResponseType::Other(7001);
 
     /// Widest a text line of the dialog gets, in characters; longer text wraps.
     const TEXT_CHARS: i32 = 72;
@@ -129,7 +165,7 @@ mod imp {
 
         body.pack_start(&header(page), false, false, 0);
         body.pack_start(&details(page), false, false, 0);
-        if page.warned() {
+        if !page.warnings.is_empty() || page.blocked.is_some() {
             body.pack_start(&warnings(page), false, false, 0);
         }
         if !page.note.is_empty() {
@@ -156,11 +192,17 @@ mod imp {
         }
 
         let tx = RefCell::new(Some(tx));
+        let on_escape = choice(escape_action(page));
         dialog.connect_response(move |dialog, given| {
-            let answer = RESPONSES
-                .iter()
-                .find(|(_, r)| *r == given)
-                .map_or(Choice::Cancel, |(a, _)| choice(*a));
+            let answer = if given == gtk::ResponseType::DeleteEvent {
+                // Escape or the window closed: the safe answer.
+                on_escape
+            } else {
+                RESPONSES
+                    .iter()
+                    .find(|(_, r)| *r == given)
+                    .map_or(Choice::Cancel, |(a, _)| choice(*a))
+            };
             if let Some(tx) = tx.borrow_mut().take() {
                 let _ = tx.send(answer);
             }
@@ -188,24 +230,37 @@ mod imp {
                 };
                 if window.title().is_some_and(|t| t.as_str() == title) {
                     if let Ok(dialog) = window.downcast::<gtk::Dialog>() {
-                        dialog.response(gtk::ResponseType::DeleteEvent);
+                        dialog.response(WITHDRAWN);
                     }
                 }
             }
         });
     }
 
-    /// Icon, who asks for what, and the registrable domain, large and bold.
+    /// Airlock's icon and the person's mark, who asks for what, and the
+    /// registrable domain, large and bold; a danger sign beside the domain
+    /// when a warning is one.
     fn header(page: &ConsentView) -> gtk::Box {
         let row = gtk::Box::new(gtk::Orientation::Horizontal, 14);
-        let icon = if is_blocked(page) {
-            "dialog-error"
-        } else if page.warned() {
-            "dialog-warning"
-        } else {
-            "dialog-question"
-        };
-        row.pack_start(&icon_widget(icon, gtk::IconSize::Dialog), false, false, 0);
+        let badge = gtk::Box::new(gtk::Orientation::Vertical, 4);
+        badge.pack_start(&airlock_icon(), false, false, 0);
+        let mark = mark();
+        if !mark.is_empty() {
+            let label = gtk::Label::new(None);
+            label.set_text(&mark);
+            label.set_use_markup(false);
+            label.set_line_wrap(true);
+            label.set_max_width_chars(14);
+            label.set_justify(gtk::Justification::Center);
+            let attrs = pango::AttrList::new();
+            attrs.insert(pango::AttrInt::new_weight(pango::Weight::Bold));
+            attrs.insert(pango::AttrFloat::new_scale(0.85));
+            label.set_attributes(Some(&attrs));
+            label.set_tooltip_text(Some("Your Airlock mark"));
+            label.set_widget_name("airlock-mark");
+            badge.pack_start(&label, false, false, 0);
+        }
+        row.pack_start(&badge, false, false, 0);
         let column = gtk::Box::new(gtk::Orientation::Vertical, 2);
         column.pack_start(&text_label(&page.heading_text()), false, false, 0);
         let domain_text = page.domain.as_ref().map(|d| d.text.as_str()).unwrap_or("");
@@ -217,9 +272,38 @@ mod imp {
         attrs.insert(pango::AttrInt::new_insert_hyphens(false));
         domain.set_attributes(Some(&attrs));
         domain.set_line_wrap_mode(pango::WrapMode::Char);
-        column.pack_start(&domain, false, false, 0);
+        let sign = if is_blocked(page) {
+            Some("dialog-error")
+        } else if page.loudest() == Some(Weight::Danger) {
+            Some("dialog-warning")
+        } else {
+            None
+        };
+        match sign {
+            Some(icon) => {
+                let line = gtk::Box::new(gtk::Orientation::Horizontal, 8);
+                let icon = icon_widget(icon, gtk::IconSize::Dnd);
+                icon.set_valign(gtk::Align::Start);
+                line.pack_start(&icon, false, false, 0);
+                line.pack_start(&domain, true, true, 0);
+                column.pack_start(&line, false, false, 0);
+            }
+            None => column.pack_start(&domain, false, false, 0),
+        }
         row.pack_start(&column, true, true, 0);
         row
+    }
+
+    /// Airlock's icon (the themed question mark any program can show is
+    /// never used), or its name when the image cannot be read.
+    fn airlock_icon() -> gtk::Widget {
+        let pixbuf = gtk::gdk_pixbuf::Pixbuf::from_read(std::io::Cursor::new(ICON_PNG))
+            .ok()
+            .and_then(|p| p.scale_simple(48, 48, gtk::gdk_pixbuf::InterpType::Bilinear));
+        match pixbuf {
+            Some(p) => gtk::Image::from_pixbuf(Some(&p)).upcast(),
+            None => gtk::Label::new(Some("Airlock")).upcast(),
+        }
     }
 
     /// The view's lines (app, why, full URL, host, port, seen), each by its
@@ -267,20 +351,39 @@ mod imp {
         }
     }
 
-    /// One line per warning (and the reason it was blocked), each with an icon.
+    /// One line per warning (and the reason it was blocked), each with an
+    /// icon of its weight: a danger bold, a caution plain, a note dimmed.
     fn warnings(page: &ConsentView) -> gtk::Box {
         let column = gtk::Box::new(gtk::Orientation::Vertical, 6);
-        let lines = page.blocked.iter().map(|b| ("dialog-error", b)).chain(
-            page.warnings
-                .iter()
-                .map(|w| ("dialog-warning", &w.sentence)),
-        );
-        for (icon, text) in lines {
+        let lines = page
+            .blocked
+            .iter()
+            .map(|b| (Weight::Danger, "dialog-error", b))
+            .chain(page.warnings.iter().map(|w| {
+                let icon = match w.weight {
+                    Weight::Danger => "dialog-warning",
+                    Weight::Caution => "dialog-warning",
+                    Weight::Note => "dialog-information",
+                };
+                (w.weight, icon, &w.sentence)
+            }));
+        for (weight, icon, text) in lines {
             let row = gtk::Box::new(gtk::Orientation::Horizontal, 8);
             let icon = icon_widget(icon, gtk::IconSize::Menu);
             icon.set_valign(gtk::Align::Start);
             row.pack_start(&icon, false, false, 0);
-            row.pack_start(&text_label(text), true, true, 0);
+            let label = text_label(text);
+            match weight {
+                Weight::Danger => {
+                    let attrs = pango::AttrList::new();
+                    attrs.insert(pango::AttrInt::new_weight(pango::Weight::Bold));
+                    attrs.insert(pango::AttrColor::new_foreground(0xa6a6, 0x1e1e, 0x1e1e));
+                    label.set_attributes(Some(&attrs));
+                }
+                Weight::Note => label.set_attributes(Some(&dim_attrs())),
+                Weight::Caution => {}
+            }
+            row.pack_start(&label, true, true, 0);
             column.pack_start(&row, false, false, 0);
         }
         column
@@ -294,7 +397,7 @@ mod imp {
         }
         let emoji = match name {
             "dialog-error" => "⛔",
-            "dialog-question" => "❔",
+            "dialog-information" => "ℹ",
             _ => "⚠",
         };
         let label = gtk::Label::new(Some(emoji));

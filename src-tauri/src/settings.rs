@@ -33,6 +33,11 @@ pub struct Settings {
     pub allow_http_loopback: bool,
     /// "Start Airlock at login" was offered (once, after the first app was connected).
     pub autostart_offered: bool,
+    /// The person's mark: a few words shown on every consent Airlock draws
+    /// (the native dialog, the window's cards), so a dialog drawn by another
+    /// program, which cannot know it, can be told apart. Made at the first
+    /// start; the person may choose their own in Settings.
+    pub consent_mark: String,
 }
 
 fn default_u32(b: limits::Bound) -> u32 {
@@ -51,8 +56,60 @@ impl Default for Settings {
             history_retention_days: default_u32(limits::HISTORY_RETENTION_DAYS),
             allow_http_loopback: true,
             autostart_offered: false,
+            consent_mark: String::new(),
         }
     }
+}
+
+/// Longest mark, in characters.
+pub const MAX_MARK_CHARS: usize = 40;
+
+const MARK_COLOURS: [&str; 16] = [
+    "amber", "azure", "coral", "crimson", "golden", "indigo", "ivory", "jade", "lilac", "olive",
+    "orange", "plum", "ruby", "silver", "teal", "violet",
+];
+const MARK_THINGS: [&str; 32] = [
+    "anchor", "badger", "beacon", "bison", "canyon", "comet", "cedar", "falcon", "fern", "fjord",
+    "gecko", "glacier", "harbor", "heron", "island", "kestrel", "lantern", "lynx", "maple",
+    "meadow", "otter", "pebble", "pine", "quarry", "raven", "river", "saddle", "summit", "thistle",
+    "tundra", "walrus", "willow",
+];
+
+/// A new mark: a colour, a thing and a number (16 × 32 × 90 = 46,080
+/// marks), from the system's random source.
+pub fn new_mark() -> String {
+    let mut b = [0u8; 3];
+    if getrandom::fill(&mut b).is_err() {
+        // No random source: the clock's nanoseconds, still unknown to others.
+        let n = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        b = [n as u8, (n >> 8) as u8, (n >> 16) as u8];
+    }
+    format!(
+        "{} {} {}",
+        MARK_COLOURS[usize::from(b[0]) % MARK_COLOURS.len()],
+        MARK_THINGS[usize::from(b[1]) % MARK_THINGS.len()],
+        10 + usize::from(b[2]) % 90
+    )
+}
+
+/// Whether `mark` may be a mark: 1 to [`MAX_MARK_CHARS`] characters, shown
+/// as they are (no control, invisible or text-direction character).
+pub fn check_mark(mark: &str) -> Result<(), String> {
+    let chars = mark.chars().count();
+    if mark.trim().is_empty() || chars > MAX_MARK_CHARS {
+        return Err(format!(
+            "The mark must be 1 to {MAX_MARK_CHARS} characters."
+        ));
+    }
+    if airlock_core::url_safety::neutralize_for_display(mark, MAX_MARK_CHARS) != mark {
+        return Err(
+            "The mark may not contain control, invisible or text-direction characters.".into(),
+        );
+    }
+    Ok(())
 }
 
 impl Settings {
@@ -68,10 +125,26 @@ impl Settings {
             .unwrap_or_default()
     }
 
+    /// [`Settings::load`], and at the first start (no mark yet, or one that
+    /// is not valid) a new mark, saved at once so it stays.
+    pub fn load_with_mark(data_dir: &Path) -> Settings {
+        let mut s = Self::load(data_dir);
+        if check_mark(&s.consent_mark).is_err() {
+            s.consent_mark = new_mark();
+            if let Err(e) = s.save(data_dir) {
+                eprintln!("airlock: cannot save the consent mark: {e}");
+            }
+        }
+        s
+    }
+
     /// The same bounds as the CLI's flags ([`airlock_core::limits`]).
     pub fn validate(&self) -> Result<(), String> {
         self.broker().validate()?;
         limits::HISTORY_RETENTION_DAYS.check(u64::from(self.history_retention_days))?;
+        if !self.consent_mark.is_empty() {
+            check_mark(&self.consent_mark)?;
+        }
         Ok(())
     }
 
@@ -119,6 +192,45 @@ mod tests {
             30,
             "a refused save changes nothing"
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_mark_is_made_once_kept_and_checked() {
+        let dir = std::env::temp_dir().join(format!("airlock-mark-{}", std::process::id()));
+        let first = Settings::load_with_mark(&dir);
+        assert!(check_mark(&first.consent_mark).is_ok(), "{first:?}");
+        assert_eq!(
+            Settings::load_with_mark(&dir).consent_mark,
+            first.consent_mark
+        );
+        let marks: std::collections::HashSet<String> = (0..50).map(|_| new_mark()).collect();
+        assert!(marks.len() > 40, "marks differ: {marks:?}");
+        let long = "m".repeat(MAX_MARK_CHARS + 1);
+        for bad in [
+            "   ",
+            "a\u{202E}b",
+            "x\ny",
+            "zero\u{200B}width",
+            long.as_str(),
+        ] {
+            let s = Settings {
+                consent_mark: bad.to_owned(),
+                ..first.clone()
+            };
+            assert!(s.save(&dir).is_err(), "{bad:?}");
+        }
+        let own = Settings {
+            consent_mark: "🦊 Oma's garden".to_owned(),
+            ..first.clone()
+        };
+        own.save(&dir).unwrap();
+        assert_eq!(
+            Settings::load_with_mark(&dir).consent_mark,
+            "🦊 Oma's garden"
+        );
+        first.save(&dir).unwrap();
+        assert_eq!(Settings::load(&dir).consent_mark, first.consent_mark);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -69,7 +69,7 @@ test('sign in through the consent dialog, tokens survive a restart, -32042 after
   await app.waitExists('sign-in-ex');
   await app.shot('sign-in-required');
 
-  // 2. Sign in -> native dialog with the authorization server's domain; Cancel (Escape).
+  // 2. Sign in -> native dialog with the authorization server's domain; Escape is "Don't open".
   await app.click('sign-in-ex');
   let win = await waitForWindow(SIGN_IN);
   await app.shot('native-sign-in-dialog');
@@ -78,10 +78,10 @@ test('sign in through the consent dialog, tokens survive a restart, -32042 after
   await waitServerState(app, 'ex', 'sign_in_required');
   let records = await app.elicitations();
   assert.equal(records[0].origin, 'sign_in');
-  assert.equal(records[0].state, 'cancelled');
+  assert.equal(records[0].state, 'declined');
   assert.equal(records[0].registrable_domain, 'localhost');
   assert.ok(records[0].url.startsWith(`${authOrigin}/authorize?`), records[0].url);
-  assert.deepEqual(app.opened(), [], 'cancelled: nothing opened');
+  assert.deepEqual(app.opened(), [], 'not opened: nothing opened');
 
   // 3. Sign in, Open in browser; this browser only records: the row waits; Cancel sign-in.
   await app.click('sign-in-ex');

@@ -161,9 +161,15 @@ async fn run(cli: Cli) -> Result<u8, Failure> {
     if let Command::UrlCheck {
         url,
         no_http_loopback,
+        message,
     } = &cli.command
     {
-        return Ok(cmd::url_check(url, *no_http_loopback, cli.json));
+        return Ok(cmd::url_check(
+            url,
+            message.as_deref(),
+            *no_http_loopback,
+            cli.json,
+        ));
     }
     if let Command::ConformanceClient { url } = &cli.command {
         return conformance::run(url).await.map_err(|message| Failure {

@@ -1,7 +1,7 @@
 //! Plain-text rendering for the terminal. Everything a server sent goes
 //! through `plain` first.
 
-use airlock_core::elicitation::view::{sentences as s, ConsentView, ViewLine};
+use airlock_core::elicitation::view::{sentences as s, ConsentView, ViewLine, Weight};
 use airlock_core::mcp::ConnStatus;
 use airlock_core::servers::{ProtocolChoice, ServerDef, StoredValue, Transport};
 use airlock_core::store::ToolCallRecord;
@@ -228,7 +228,7 @@ pub fn describe_inspection(i: &Inspection) -> Vec<String> {
     for w in &i.warnings {
         out.push(labelled(
             s::LABEL_WARNING,
-            &format!("{} ({})", s::warning(*w), w.code()),
+            &format!("{} ({})", s::url_warning(*w, i), w.code()),
         ));
     }
     if let Some(b) = &i.block_reason {
@@ -249,8 +249,15 @@ pub fn consent_lines(view: &ConsentView) -> Vec<String> {
     let mut out = vec![format!("── {} ──", view.heading_text())];
     out.extend(view.lines.iter().map(view_line));
     for w in &view.warnings {
+        // A danger shouts; a neutral note (a page on this computer) does not
+        // wear the word "Warning".
+        let label = match w.weight {
+            Weight::Danger => s::LABEL_DANGER,
+            Weight::Caution => s::LABEL_WARNING,
+            Weight::Note => s::LABEL_NOTE,
+        };
         out.push(labelled(
-            s::LABEL_WARNING,
+            label,
             &format!("{} ({})", w.sentence, w.code.code()),
         ));
     }
@@ -322,7 +329,7 @@ mod tests {
         assert!(lines[n - 1].starts_with("Domain:   >>> bank.example"));
         assert!(
             lines[n - 2].starts_with(
-                "Warning:  After you sign in, the authorization code goes to collect.example"
+                "DANGER:   After you sign in, the authorization code goes to collect.example"
             ),
             "{lines:#?}"
         );
@@ -344,7 +351,7 @@ mod tests {
                 "Host:     ",
                 "Port:     ",
                 "Seen:     ",
-                "Warning:  ",
+                "DANGER:   ",
                 "Warning:  ",
                 "Domain:   ",
             ],
@@ -414,7 +421,7 @@ mod tests {
         assert_eq!(lines[n - 1], "Domain:   >>> examp1e.com <<<");
         assert!(
             lines[n - 2].starts_with(
-                "Warning:  This domain looks like example.com, which you opened before. It differs"
+                "DANGER:   This domain looks like example.com, which you opened before. It differs"
             ),
             "{lines:#?}"
         );

@@ -242,7 +242,7 @@ fn the_daemon_asks_in_a_notification_that_names_the_app_and_open_opens_once() {
     );
     assert_eq!(
         n.actions,
-        ["open", "Open example.com", "decline", "Decline"],
+        ["open", "Open example.com", "decline", "Don't open"],
         "{n:?}"
     );
     assert!(

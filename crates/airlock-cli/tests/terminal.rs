@@ -20,9 +20,9 @@ use std::time::Duration;
 use common::*;
 use serde_json::{json, Value};
 
-const QUESTION: &str = "Open it in your browser? [y]es / [N]o / [c]ancel: ";
+const QUESTION: &str = "Open it in your browser? [y]es, open it / [N]o, don't open: ";
 /// The question as capture-pane shows it (trailing blanks trimmed).
-const QUESTION_ON_SCREEN: &str = "Open it in your browser? [y]es / [N]o / [c]ancel:";
+const QUESTION_ON_SCREEN: &str = "Open it in your browser? [y]es, open it / [N]o, don't open:";
 const WAITING: &str = "Still waiting for";
 
 fn terminal_peer() -> PathBuf {
@@ -401,7 +401,7 @@ fn the_prompt_says_whether_the_server_sent_you_there_before_and_warns_of_look_al
     assert_eq!(look_alike[n - 1], "Domain:   >>> examp1e.com <<<");
     assert!(
         look_alike[n - 2]
-            .starts_with("Warning:  This domain looks like example.com, which you opened before."),
+            .starts_with("DANGER:   This domain looks like example.com, which you opened before."),
         "the look-alike warning is right above the domain: {look_alike:#?}"
     );
     assert_eq!(

@@ -188,7 +188,10 @@ fn terminal_prompt_defaults_to_decline_and_neutralises_server_text() {
         err.contains(&format!("Full URL: {url}")),
         "full URL shown: {enter:?}"
     );
-    assert!(err.contains("[y]es / [N]o / [c]ancel"), "{enter:?}");
+    assert!(
+        err.contains("[y]es, open it / [N]o, don't open"),
+        "{enter:?}"
+    );
     assert!(
         err.contains(r"\u{1B}[31mNOW"),
         "escape shown as text: {enter:?}"
@@ -312,6 +315,11 @@ fn the_url_is_never_fetched_by_airlock() {
 
     let asked = call("ask", "none", "\n");
     asked.ok();
+    // A page on this computer: one neutral line, not four warnings.
+    assert!(
+        asked.stderr.contains("(this_computer)"),
+        "the page is said to be on this computer: {asked:?}"
+    );
     for code in [
         "not_https",
         "ip_literal",
@@ -319,8 +327,8 @@ fn the_url_is_never_fetched_by_airlock() {
         "non_default_port",
     ] {
         assert!(
-            asked.stderr.contains(&format!("({code})")),
-            "warning {code} shown: {asked:?}"
+            !asked.stderr.contains(&format!("({code})")),
+            "no warning {code} for a page on this computer: {asked:?}"
         );
     }
     assert!(

@@ -219,6 +219,10 @@ pub(crate) enum Command {
         /// Block http:// even to loopback hosts
         #[arg(long)]
         no_http_loopback: bool,
+        /// The message that came with the URL: a site it names that is not
+        /// the page's own is a warning (names_other_site)
+        #[arg(long, value_name = "TEXT")]
+        message: Option<String>,
     },
 }
 

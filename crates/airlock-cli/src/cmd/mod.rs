@@ -10,15 +10,22 @@ pub(crate) mod pin_notices;
 pub(crate) mod pins;
 pub(crate) mod servers;
 
-use airlock_core::url_safety::{inspect, Policy};
+use airlock_core::url_safety::{inspect_with_text, Policy};
 
 use crate::output::{self, print_json};
 
 /// `url-check`: inspect a URL the way a consent prompt does (no network
-/// access). Exit code 1 when the URL would be blocked.
-pub(crate) fn url_check(url: &str, no_http_loopback: bool, json: bool) -> u8 {
-    let report = inspect(
+/// access), with the message that came with it. Exit code 1 when the URL
+/// would be blocked.
+pub(crate) fn url_check(
+    url: &str,
+    message: Option<&str>,
+    no_http_loopback: bool,
+    json: bool,
+) -> u8 {
+    let report = inspect_with_text(
         url,
+        message.unwrap_or_default(),
         &Policy {
             allow_http_loopback: !no_http_loopback,
         },

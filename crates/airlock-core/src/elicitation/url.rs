@@ -18,7 +18,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use airlock_url_safety::{inspect, neutralize_for_display};
+use airlock_url_safety::{inspect, inspect_with_text, neutralize_for_display};
 use tokio::sync::oneshot;
 
 use super::broker::{bounded_id, bounded_message, Broker, Ending, Withdrawal};
@@ -135,7 +135,8 @@ impl Broker {
         let message = bounded_message(message);
         let elicitation_id = elicitation_id.map(bounded_id);
         let settings = self.settings();
-        let inspection = inspect(url, &settings.policy);
+        // The message too: a page on one site whose message names another.
+        let inspection = inspect_with_text(url, &message, &settings.policy);
         let stored_url = inspection
             .url
             .clone()

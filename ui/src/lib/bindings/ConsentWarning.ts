@@ -3,4 +3,4 @@
 /**
  * Warnings that are not about the URL itself.
  */
-export type ConsentWarning = "looks_like" | "code_elsewhere" | "secret_field";
+export type ConsentWarning = "looks_like" | "code_elsewhere" | "secret_field" | "this_computer";

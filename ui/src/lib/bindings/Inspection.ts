@@ -55,4 +55,19 @@ warnings: Array<Warning>,
 /**
  * Set when the URL must not be opened.
  */
-block_reason: BlockReason | null, };
+block_reason: BlockReason | null, 
+/**
+ * True when the host is this computer (`localhost`, 127.0.0.0/8,
+ * `::1`): a local development server or sign-in callback.
+ */
+loopback: boolean, 
+/**
+ * With [`Warning::EmbedsWellKnown`]: the well-known domain the host
+ * carries.
+ */
+embedded_domain: string | null, 
+/**
+ * With [`Warning::NamesOtherSite`]: the first site the text names that
+ * is not the page's registrable domain.
+ */
+named_domain: string | null, };

@@ -36,4 +36,11 @@ allow_http_loopback: boolean,
 /**
  * "Start Airlock at login" was offered (once, after the first app was connected).
  */
-autostart_offered: boolean, };
+autostart_offered: boolean, 
+/**
+ * The person's mark: a few words shown on every consent Airlock draws
+ * (the native dialog, the window's cards), so a dialog drawn by another
+ * program, which cannot know it, can be told apart. Made at the first
+ * start; the person may choose their own in Settings.
+ */
+consent_mark: string, };

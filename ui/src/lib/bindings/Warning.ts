@@ -3,4 +3,4 @@
 /**
  * Something the user should know before opening the URL.
  */
-export type Warning = "not_https" | "punycode" | "ip_literal" | "local_address" | "userinfo" | "non_default_port" | "hidden_characters" | "link_shortener";
+export type Warning = "not_https" | "punycode" | "ip_literal" | "local_address" | "userinfo" | "non_default_port" | "hidden_characters" | "link_shortener" | "embeds_well_known" | "names_other_site";

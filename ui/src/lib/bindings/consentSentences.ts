@@ -12,6 +12,8 @@ export const WARNING_SENTENCES: Readonly<Record<Warning, string>> = {
   non_default_port: "The address uses an unusual port number, which ordinary websites rarely do.",
   hidden_characters: "The link as sent contains invisible, text-direction or control characters that can disguise what it says.",
   link_shortener: "The address is a link shortener: it sends you on to another address, which Airlock cannot show you and which may be anywhere.",
+  embeds_well_known: "The address carries the name of a well-known site, but the page belongs to a different domain.",
+  names_other_site: "The server's message names a different site from the one the page is on.",
 };
 
 /** Whether a stored code is one of the warnings above. */

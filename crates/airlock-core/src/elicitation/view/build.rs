@@ -2,7 +2,7 @@
 //! [`super::sentences`]: every value a server or an app chose is
 //! neutralised and bounded here, and kept in a part or a line of its own.
 
-use airlock_url_safety::{neutralize_for_display, Inspection};
+use airlock_url_safety::{neutralize_for_display, Inspection, Warning};
 
 use super::sentences as s;
 use super::split::{split_host, split_url, HOST_CHARS};
@@ -192,15 +192,35 @@ fn seen_line(f: &Familiarity) -> ViewLine {
     )
 }
 
+/// The URL's warnings in their sentences, loudest first. A page on this
+/// computer that may be opened (a local server, a sign-in callback) gets
+/// one neutral line in place of the warnings that only say so (local
+/// address, plain http, IP number, port).
 fn url_warnings(inspection: &Inspection) -> Vec<ViewWarning> {
-    inspection
+    let local = inspection.loopback && inspection.block_reason.is_none();
+    let says_local = |w: &Warning| {
+        matches!(
+            w,
+            Warning::LocalAddress
+                | Warning::NotHttps
+                | Warning::IpLiteral
+                | Warning::NonDefaultPort
+        )
+    };
+    let mut out: Vec<ViewWarning> = inspection
         .warnings
         .iter()
-        .map(|&w| ViewWarning {
-            code: WarningCode::Url(w),
-            sentence: s::warning(w).to_owned(),
-        })
-        .collect()
+        .filter(|w| !(local && says_local(w)))
+        .map(|&w| ViewWarning::new(WarningCode::Url(w), s::url_warning(w, inspection)))
+        .collect();
+    if local {
+        out.push(ViewWarning::new(
+            WarningCode::Consent(ConsentWarning::ThisComputer),
+            s::THIS_COMPUTER.to_owned(),
+        ));
+    }
+    out.sort_by_key(|w| w.weight);
+    out
 }
 
 fn button(action: ViewAction, label: &str, role: ButtonRole) -> ViewButton {
@@ -229,19 +249,19 @@ impl ConsentView {
         lines.push(seen_line(&request.familiarity));
         let mut warnings = url_warnings(inspection);
         if let Some(d) = &request.code_goes_to {
-            warnings.push(ViewWarning {
-                code: WarningCode::Consent(ConsentWarning::CodeElsewhere),
-                sentence: s::code_goes_elsewhere(&neutralize_for_display(d, HOST_CHARS)),
-            });
+            warnings.push(ViewWarning::new(
+                WarningCode::Consent(ConsentWarning::CodeElsewhere),
+                s::code_goes_elsewhere(&neutralize_for_display(d, HOST_CHARS)),
+            ));
         }
         if let Some(l) = &request.familiarity.looks_like {
-            warnings.push(ViewWarning {
-                code: WarningCode::Consent(ConsentWarning::LooksLike),
-                sentence: s::looks_like(
+            warnings.push(ViewWarning::new(
+                WarningCode::Consent(ConsentWarning::LooksLike),
+                s::looks_like(
                     &neutralize_for_display(&l.domain, HOST_CHARS),
                     l.resemblance,
                 ),
-            });
+            ));
         }
         ConsentView {
             kind: if sign_in {
@@ -272,11 +292,16 @@ impl ConsentView {
             }
             .to_owned(),
             keys: s::KEYS_OPEN.to_owned(),
-            // Return picks Decline; Escape or closing the window, Cancel.
+            // Two answers: "Don't open" is the default, Return and Escape
+            // pick it (and closing the window); only a deliberate
+            // activation of the other opens the page.
             buttons: vec![
-                button(ViewAction::Decline, s::BUTTON_DECLINE, ButtonRole::Default),
+                button(
+                    ViewAction::Decline,
+                    s::BUTTON_DONT_OPEN,
+                    ButtonRole::Default,
+                ),
                 button(ViewAction::Accept, s::BUTTON_OPEN, ButtonRole::Proceed),
-                button(ViewAction::Cancel, s::BUTTON_CANCEL, ButtonRole::Other),
             ],
         }
     }
@@ -464,10 +489,10 @@ impl ConsentView {
             ));
         }
         let warnings = if schema.secret_looking().next().is_some() {
-            vec![ViewWarning {
-                code: WarningCode::Consent(ConsentWarning::SecretField),
-                sentence: s::SECRET_FIELD.to_owned(),
-            }]
+            vec![ViewWarning::new(
+                WarningCode::Consent(ConsentWarning::SecretField),
+                s::SECRET_FIELD.to_owned(),
+            )]
         } else {
             Vec::new()
         };

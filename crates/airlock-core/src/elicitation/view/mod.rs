@@ -18,6 +18,7 @@ pub mod notice;
 pub mod sentences;
 mod split;
 
+pub use airlock_url_safety::Weight;
 use airlock_url_safety::{Warning, MAX_URL_LEN};
 use serde::Serialize;
 
@@ -144,6 +145,9 @@ pub enum ConsentWarning {
     CodeElsewhere,
     /// A form field looks like it asks for a secret.
     SecretField,
+    /// The page is on this computer: one neutral line in place of the
+    /// local-address, plain-http, IP and port warnings.
+    ThisComputer,
 }
 
 impl ConsentWarning {
@@ -153,6 +157,16 @@ impl ConsentWarning {
             Self::LooksLike => "looks_like",
             Self::CodeElsewhere => "code_elsewhere",
             Self::SecretField => "secret_field",
+            Self::ThisComputer => "this_computer",
+        }
+    }
+
+    /// How loud it is shown.
+    pub fn weight(self) -> Weight {
+        match self {
+            Self::LooksLike | Self::CodeElsewhere => Weight::Danger,
+            Self::SecretField => Weight::Caution,
+            Self::ThisComputer => Weight::Note,
         }
     }
 }
@@ -175,6 +189,14 @@ impl WarningCode {
             Self::Consent(c) => c.code(),
         }
     }
+
+    /// How loud it is shown.
+    pub fn weight(self) -> Weight {
+        match self {
+            Self::Url(w) => w.weight(),
+            Self::Consent(c) => c.weight(),
+        }
+    }
 }
 
 /// A warning, in its sentence.
@@ -183,6 +205,19 @@ impl WarningCode {
 pub struct ViewWarning {
     pub code: WarningCode,
     pub sentence: String,
+    /// How loud a surface shows it: a sign of imitation is a danger, a
+    /// page on this computer a neutral note.
+    pub weight: Weight,
+}
+
+impl ViewWarning {
+    pub fn new(code: WarningCode, sentence: String) -> Self {
+        ViewWarning {
+            code,
+            sentence,
+            weight: code.weight(),
+        }
+    }
 }
 
 /// What a button answers.
@@ -298,8 +333,14 @@ impl ConsentView {
     }
 
     /// Anything calls for a closer look: a warning or a block.
+    /// A neutral note (a page on this computer) is not a warning here.
     pub fn warned(&self) -> bool {
-        !self.warnings.is_empty() || self.blocked.is_some()
+        self.warnings.iter().any(|w| w.weight != Weight::Note) || self.blocked.is_some()
+    }
+
+    /// The loudest of its warnings, if any.
+    pub fn loudest(&self) -> Option<Weight> {
+        self.warnings.iter().map(|w| w.weight).min()
     }
 }
 

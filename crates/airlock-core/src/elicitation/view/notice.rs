@@ -144,7 +144,7 @@ pub fn url_notice(request: &UrlConsentRequest, host: NoticeHost) -> (Notice, boo
                 NoticeDo::Answer(ViewAction::Accept),
                 s::notice_open_button(domain.as_deref().unwrap_or_default()),
             ),
-            NoticeAction::new(NoticeDo::Answer(ViewAction::Decline), s::BUTTON_DECLINE),
+            NoticeAction::new(NoticeDo::Answer(ViewAction::Decline), s::BUTTON_DONT_OPEN),
         ]
     };
     let (body, actions) = match (host, one_click) {

@@ -10,7 +10,7 @@
 //! name, a domain) comes in already neutralised and bounded by the caller
 //! (`super::build`), and a test puts hostile text through every one.
 
-use airlock_url_safety::{BlockReason, Resemblance, Warning};
+use airlock_url_safety::{BlockReason, Inspection, Resemblance, Warning};
 
 /// What a URL warning means, for a person: one row per warning code of
 /// airlock-url-safety (the match is exhaustive: a new code does not compile
@@ -41,8 +41,39 @@ pub fn warning(w: Warning) -> &'static str {
         Warning::LinkShortener => {
             "The address is a link shortener: it sends you on to another address, which Airlock cannot show you and which may be anywhere."
         }
+        Warning::EmbedsWellKnown => {
+            "The address carries the name of a well-known site, but the page belongs to a different domain."
+        }
+        Warning::NamesOtherSite => {
+            "The server's message names a different site from the one the page is on."
+        }
     }
 }
+
+/// A URL warning as a consent shows it: [`warning`], with the domains it is
+/// about where the inspection names them. The domains come from
+/// airlock-url-safety (ASCII or display form, at most 253 bytes), already
+/// checked to be host names.
+pub fn url_warning(w: Warning, inspection: &Inspection) -> String {
+    let page = inspection
+        .registrable_domain
+        .as_deref()
+        .unwrap_or(THE_WEB_PAGE);
+    match (w, &inspection.embedded_domain, &inspection.named_domain) {
+        (Warning::EmbedsWellKnown, Some(known), _) => format!(
+            "The address carries {known}, but the page is on {page}, not on {known}. This is how imitations of well-known sites look."
+        ),
+        (Warning::NamesOtherSite, _, Some(named)) => format!(
+            "The server's message names {named}, but the page is on {page}. Do not sign in there expecting {named}."
+        ),
+        _ => warning(w).to_owned(),
+    }
+}
+
+/// In place of the local-address, plain-http, IP and port warnings of a
+/// page on this computer: one neutral line.
+pub const THIS_COMPUTER: &str =
+    "The page is on this computer (a local server or a sign-in callback), not on the Internet.";
 
 /// Why a URL is never opened.
 pub fn block(reason: BlockReason) -> &'static str {
@@ -139,6 +170,10 @@ pub const LABEL_SEEN: &str = "Seen";
 pub const LABEL_APP: &str = "App";
 pub const LABEL_FORM: &str = "Form";
 pub const LABEL_WARNING: &str = "Warning";
+/// A warning of the danger weight in the terminal.
+pub const LABEL_DANGER: &str = "DANGER";
+/// A neutral note in the terminal.
+pub const LABEL_NOTE: &str = "Note";
 pub const LABEL_BLOCKED: &str = "Blocked";
 /// After the app's label on its line.
 pub const APP_NOTE: &str = "its tool call asked for this";
@@ -177,6 +212,8 @@ pub const NOTE_REACH_HOST: &str =
 
 pub const BUTTON_OPEN: &str = "Open in browser";
 pub const BUTTON_DECLINE: &str = "Decline";
+/// The safe answer to a web page: the default, and Return and Escape.
+pub const BUTTON_DONT_OPEN: &str = "Don't open";
 pub const BUTTON_CANCEL: &str = "Cancel";
 pub const BUTTON_CLOSE: &str = "Close";
 pub const BUTTON_CONTINUE: &str = "Continue";
@@ -187,7 +224,7 @@ pub const BUTTON_ALLOW_ONCE: &str = "Allow once";
 pub const BUTTON_ALWAYS: &str = "Always for this server";
 
 /// The terminal's keys for each question (the CLI reads these letters).
-pub const KEYS_OPEN: &str = "[y]es / [N]o / [c]ancel";
+pub const KEYS_OPEN: &str = "[y]es, open it / [N]o, don't open";
 pub const KEYS_LATE: &str = "Press Enter when you are done, or type c to cancel";
 pub const KEYS_FORM: &str = "[a]ccept / [D]ecline / [c]ancel";
 pub const KEYS_REACH_HOST: &str = "[o]nce / [a]lways / [N]o";

@@ -137,6 +137,7 @@ fn no_fixed_sentence_or_word_is_empty() {
         s::QUESTION_FORM,
         s::BUTTON_OPEN,
         s::BUTTON_DECLINE,
+        s::BUTTON_DONT_OPEN,
         s::BUTTON_CANCEL,
         s::BUTTON_CLOSE,
         s::BUTTON_CONTINUE,
@@ -356,12 +357,7 @@ fn a_name_cannot_become_a_link_or_markup_in_a_notification() {
         ("Prod: files. Docs v2", "Prod: files. Docs v2"),
     ] {
         assert_eq!(notification_name(server), shown, "{server}");
-        let r = request(
-            server,
-            "m",
-            "https://login.paypal.com.evil.example/",
-            Origin::Request,
-        );
+        let r = request(server, "m", "https://login.evil.example/", Origin::Request);
         let (n, _) = url_notice(&r, NoticeHost::Window);
         assert_eq!(n.summary, format!("{shown} asks you to open evil.example"));
         assert_eq!(n.actions[0].label, "Open evil.example");
@@ -517,9 +513,8 @@ fn lines_come_in_reading_order_and_the_domain_apart() {
     assert_eq!(
         buttons,
         [
-            (ViewAction::Decline, "Decline", ButtonRole::Default),
+            (ViewAction::Decline, "Don't open", ButtonRole::Default),
             (ViewAction::Accept, "Open in browser", ButtonRole::Proceed),
-            (ViewAction::Cancel, "Cancel", ButtonRole::Other),
         ]
     );
     assert!(!v.one_click_ok);
@@ -572,16 +567,24 @@ fn familiarity_in_words_and_a_look_alike_warned_last() {
     assert_eq!(
         codes,
         [
+            // `paypa1.com` reads as `paypal.com`: it carries the name
+            // of a well-known site too.
+            WarningCode::Url(Warning::EmbedsWellKnown),
             WarningCode::Consent(ConsentWarning::CodeElsewhere),
             WarningCode::Consent(ConsentWarning::LooksLike)
         ]
     );
     assert_eq!(
-        v.warnings[1].sentence,
+        v.warnings[0].sentence,
+        "The address carries paypal.com, but the page is on paypa1.com, not on paypal.com. This is how imitations of well-known sites look."
+    );
+    assert_eq!(v.warnings[0].weight, Weight::Danger);
+    assert_eq!(
+        v.warnings[2].sentence,
         "This domain looks like paypal.com, which you opened before. It differs by only a letter or two; it may be imitating it. Check it letter by letter."
     );
     assert_eq!(
-        v.warnings[0].sentence,
+        v.warnings[1].sentence,
         "After you sign in, the authorization code goes to collect.example, not to the login page's domain."
     );
 }
@@ -802,7 +805,10 @@ fn one_click_only_for_a_page_with_nothing_to_review_and_a_nameable_domain() {
     assert!(one_click);
     assert_eq!(n.summary, "s asks you to open ok.example");
     let ids: Vec<(&str, &str)> = n.actions.iter().map(|a| (a.id, a.label.as_str())).collect();
-    assert_eq!(ids, [("open", "Open ok.example"), ("decline", "Decline")]);
+    assert_eq!(
+        ids,
+        [("open", "Open ok.example"), ("decline", "Don't open")]
+    );
     assert_eq!(
         n.action("open").and_then(|a| a.answer()),
         Some(ViewAction::Accept)
@@ -870,10 +876,10 @@ fn every_url_warning_is_shown_in_its_sentence_and_turns_one_click_off() {
         assert!(v.warned(), "{w}");
         assert_eq!(
             v.warnings,
-            [ViewWarning {
-                code: WarningCode::Url(w),
-                sentence: s::warning(w).to_owned(),
-            }]
+            [ViewWarning::new(
+                WarningCode::Url(w),
+                s::warning(w).to_owned()
+            )]
         );
         let (n, one_click) = url_notice(&r, NoticeHost::Window);
         assert!(!one_click, "{w}");
@@ -898,4 +904,67 @@ fn a_flood_can_be_paused_from_its_notification() {
     assert_eq!(n.summary, "a[.]b sends too many requests");
     let ids: Vec<(&str, &str)> = n.actions.iter().map(|a| (a.id, a.label.as_str())).collect();
     assert_eq!(ids, [("pause", "Pause a[.]b"), ("review", "Review")]);
+}
+
+#[test]
+fn the_weight_follows_the_danger_a_local_page_is_one_neutral_line() {
+    // A local development server or sign-in callback: one note, no alarm.
+    let r = request(
+        "dev",
+        "m",
+        "http://localhost:3000/callback",
+        Origin::Request,
+    );
+    let v = ConsentView::url(&r);
+    assert_eq!(
+        v.warnings,
+        [ViewWarning::new(
+            WarningCode::Consent(ConsentWarning::ThisComputer),
+            s::THIS_COMPUTER.to_owned()
+        )]
+    );
+    assert_eq!(v.warnings[0].weight, Weight::Note);
+    // A private address is not this computer: its warnings stay.
+    let r = request("dev", "m", "https://192.168.1.10/", Origin::Request);
+    let codes: Vec<&str> = ConsentView::url(&r)
+        .warnings
+        .iter()
+        .map(|w| w.code.code())
+        .collect();
+    assert_eq!(codes, ["ip_literal", "local_address"]);
+
+    // An imitation and a message naming another site: loud, first, with
+    // the domains in the sentences.
+    let mut r = request(
+        "mail",
+        "Your Google session expired. Sign in again at https://accounts.google.com/",
+        "https://accounts.google.com.secure-login.example.co.uk:8443/signin",
+        Origin::Request,
+    );
+    r.inspection = airlock_url_safety::inspect_with_text(
+        "https://accounts.google.com.secure-login.example.co.uk:8443/signin",
+        &r.message,
+        &Policy::default(),
+    );
+    let v = ConsentView::url(&r);
+    let shown: Vec<(&str, Weight)> = v
+        .warnings
+        .iter()
+        .map(|w| (w.code.code(), w.weight))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("embeds_well_known", Weight::Danger),
+            ("names_other_site", Weight::Danger),
+            ("non_default_port", Weight::Caution)
+        ]
+    );
+    assert!(v.warnings[0]
+        .sentence
+        .contains("carries google.com, but the page is on example.co.uk"));
+    assert!(v.warnings[1]
+        .sentence
+        .contains("names google.com, but the page is on example.co.uk"));
+    assert!(!v.one_click_ok);
 }
