@@ -274,7 +274,7 @@ pub async fn call_tool(
         .any(|c| c.kind == airlock_core::pins::PinKind::Tool && c.name == tool);
     if held {
         return Err(ApiError::bad_input(format!(
-            "{tool} cannot run: its change waits for your review (Review page)"
+            "{tool} cannot run: its change waits for your review (Tool changes page)"
         )));
     }
     Ok(cx.state.core.call_tool(&server, &tool, args).await?)

@@ -182,6 +182,8 @@ mod imp {
             match b.role {
                 ButtonRole::Default => {
                     dialog.set_default_response(response(b.action));
+                    // Visibly the default: the theme's accent, and Return.
+                    button.style_context().add_class("suggested-action");
                     default = Some(button);
                 }
                 ButtonRole::Proceed if page.warned() => {

@@ -31,7 +31,8 @@ test('add a stdio server in the GUI, approve its URL in the native dialog, conti
   const stored = app.cliJson('servers', 'show', 'py');
   assert.equal(stored.transport.command, BIN.python, 'the form saved the command');
   assert.deepEqual(stored.transport.args, [BIN.pyServer, 'stdio'], 'the form saved one argument per line');
-  assert.match(status.text, /Ready · MCP 2026-07-28/, 'py-peer and Airlock agree on 2026-07-28');
+  assert.equal(status.text, 'Ready', 'the pill says Ready, no protocol jargon');
+  assert.equal(status.protocol, '2026-07-28', 'py-peer and Airlock agree on 2026-07-28');
 
   await openTool(app, 'py', 'connect_account');
   await runTool(app, { url: URL });

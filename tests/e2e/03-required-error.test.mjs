@@ -20,7 +20,7 @@ test('-32042: approve, finish the page, the retry returns the real result', { ti
     before: (a) => a.cli('servers', 'add', 'demo', '--host-network', '--env', 'AIRLOCK_DEMO_PROTOCOL=2025-11-25', '--command', BIN.demo),
   });
   const status = await waitServerState(app, 'demo', 'ready');
-  assert.match(status.text, /Ready · MCP 2025-11-25/, 'the demo server is pinned to 2025-11-25');
+  assert.equal(status.protocol, '2025-11-25', 'the demo server is pinned to 2025-11-25');
   await openTool(app, 'demo', 'fetch_private_data');
   await app.shot('tool-form');
   await runTool(app, {});

@@ -50,7 +50,7 @@ function allRecords(app) {
   return app.cliJson('elicitations', '--limit', '100000');
 }
 
-const HEADINGS = { servers: 'Servers', elicitations: 'Elicitations', history: 'History', settings: 'Settings' };
+const HEADINGS = { servers: 'Servers', elicitations: 'Requests', history: 'History', settings: 'Settings' };
 
 /**
  * Click a page in the sidebar and read its heading: how long it took, in ms.

@@ -152,9 +152,18 @@ test('a rug pull is held, notified with Review only, reviewed side by side, reje
   }, weather.id);
   await app.shot('review-diff-hidden-characters');
 
+  // Something serious in it: Reject is the main action, Approve only "anyway".
+  assert.equal((await app.text(`approve-${weather.id}`))?.trim(), 'Approve anyway');
+  const order = await app.b.execute((id) => [...document.querySelectorAll(`[data-testid="review-change-${id}"] .decide button`)].map((b) => b.getAttribute('data-testid')), weather.id);
+  assert.deepEqual(order, [`reject-${weather.id}`, `approve-${weather.id}`], 'Reject comes first');
+
   // Reject the weather change: no confirmation; it stays withdrawn, calls refused.
   await app.click(`reject-${weather.id}`);
   await waitFor('one change left', async () => (await cards()).length === 1);
+  // The page offers to pause the server at once; here it keeps running.
+  assert.match(await app.text('after-reject'), /Pause weather as well/);
+  await app.click('keep-running-after-reject');
+  assert.equal(await app.exists('after-reject'), false);
   await app.waitText('review-badge', (t) => t === '1', 'the badge to count one');
   await app.waitExists(`history-${weather.id}`);
   const rejected = await appRuns([
@@ -170,6 +179,11 @@ test('a rug pull is held, notified with Review only, reviewed side by side, reje
   await goTo(app, 'servers');
   await app.click('details-weather');
   await app.waitExists('tool-rejected-get_weather', 20000);
+  // The rejected version cannot be run from the window either.
+  await app.click('tool-get_weather');
+  await app.waitExists('run-tool-withheld');
+  assert.match(await app.text('run-tool-withheld'), /cannot run: you rejected it/);
+  assert.equal(await app.b.execute(() => document.querySelector('[data-testid="run-tool"]').disabled), true, 'Run tool is disabled');
   await app.shot('after-reject-still-withdrawn');
 
   // Approve the forecast change, from the server's badge: the app sees it again.

@@ -97,7 +97,7 @@ export async function waitServerState(app, name, state = 'ready', timeout = 3000
       const s = await app.b.execute((n) => {
         const el = document.querySelector(`[data-testid="status-${n}"]`);
         const reason = document.querySelector(`[data-testid="status-reason-${n}"]`);
-        return el ? { state: el.getAttribute('data-state'), text: el.textContent.trim(), reason: reason?.textContent.trim() ?? null } : null;
+        return el ? { state: el.getAttribute('data-state'), text: el.textContent.trim(), protocol: el.getAttribute('data-protocol'), reason: reason?.textContent.trim() ?? null } : null;
       }, name);
       seen = s;
       return s && s.state === state ? s : null;

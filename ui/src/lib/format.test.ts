@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ConnStatus, ServerDef } from "./api";
 import type { ElicitationState } from "./bindings/ElicitationState";
 import {
+  counted,
   dateTime,
   dayEnd,
   dayStart,
@@ -82,7 +83,7 @@ describe("server status", () => {
   const cases: [ConnStatus, string, ReturnType<typeof statusTone>, string | null][] = [
     [{ state: "disconnected" }, "Disconnected", "idle", null],
     [{ state: "connecting" }, "Connecting…", "busy", null],
-    [{ state: "ready", protocol_version: "2025-11-25" }, "Ready · MCP 2025-11-25", "ok", null],
+    [{ state: "ready", protocol_version: "2025-11-25" }, "Ready", "ok", null],
     [{ state: "failed", reason: "spawn failed: npx not found" }, "Failed", "bad", "spawn failed: npx not found"],
     [
       { state: "reconnecting", attempt: 3, retry_in_ms: 4_500, reason: "connection closed" },
@@ -212,5 +213,15 @@ describe("text that must fit", () => {
     const loop: { self?: unknown } = {};
     loop.self = loop;
     expect(prettyJson(loop)).toBe("[object Object]");
+  });
+});
+
+describe("counted", () => {
+  it("puts the noun in the singular for one, the plural otherwise", () => {
+    expect(counted(1, "request")).toBe("1 request");
+    expect(counted(0, "request")).toBe("0 requests");
+    expect(counted(3, "change")).toBe("3 changes");
+    expect(counted(2, "entry", "entries")).toBe("2 entries");
+    expect(counted(12000, "request")).toBe("12,000 requests");
   });
 });

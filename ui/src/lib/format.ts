@@ -91,7 +91,7 @@ export function statusLabel(status: ConnStatus): string {
     case "connecting":
       return "Connecting…";
     case "ready":
-      return `Ready · MCP ${status.protocol_version}`;
+      return "Ready";
     case "failed":
       return "Failed";
     case "reconnecting":
@@ -205,4 +205,9 @@ export function prettyJson(value: unknown): string {
   } catch {
     return String(value);
   }
+}
+
+/** `1 request`, `3 requests`: a number with its noun, singular or plural. */
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
 }

@@ -144,6 +144,13 @@ describe("segments", () => {
     expect(s.at(-1)).toEqual({ kind: "text", text: "e\tf" });
   });
 
+  it("never marks a newline, a tab or a Windows line end; a lone carriage return is marked", () => {
+    const s = segments("line one\nline two\r\nthree\tfour");
+    expect(s).toEqual([{ kind: "text", text: "line one\nline two\r\nthree\tfour" }]);
+    const lone = segments("over\rwrite");
+    expect(lone.map((p) => p.kind)).toEqual(["text", "hidden", "text"]);
+  });
+
   it("cuts a long line, counting what is not shown, without splitting a marker", () => {
     const long = "x".repeat(MAX_LINE_CHARS + 500);
     const s = segments(long);

@@ -323,7 +323,10 @@ export function segments(line: string, max = MAX_LINE_CHARS): Segment[] {
         continue;
       }
     }
-    if (c !== "\t" && invisible(c)) {
+    // A newline, a tab and a Windows line end are ordinary text, never a
+    // red marker: red is for what hides (invisible, format, bidi).
+    const ordinary = c === "\n" || c === "\t" || (c === "\r" && chars[i + 1] === "\n");
+    if (!ordinary && invisible(c)) {
       flush();
       out.push({ text: `⟦U+${hex(c)}⟧`, kind: "hidden" });
       shown += 1;
