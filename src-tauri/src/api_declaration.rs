@@ -51,6 +51,10 @@ desktop_api! {
         async fn server_details(name: String) -> Capabilities;
         /// Call a tool; `arguments` is a JSON object (or null).
         async fn call_tool(server: String, tool: String, arguments: JsonValue) -> CallOutcome;
+        /// The tools of a server the person turned off.
+        sync fn tools_off(server: String) -> Vec<String>;
+        /// Turn a tool of a server on or off (no app sees a tool that is off); whether it changed.
+        sync fn set_tool_on(server: String, tool: String, on: bool) -> bool;
         // The lists below read SQLite: async, so that they never hold up the
         // main thread, which builds the native consent dialogs (a burst of
         // events makes the window read them just as a dialog is due).

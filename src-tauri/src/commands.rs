@@ -207,6 +207,14 @@ pub fn set_oauth_client(
 }
 
 /// Pause (disconnect, ask nothing, remembered) or resume a server.
+pub fn tools_off(cx: Ctx<'_>, server: String) -> ApiResult<Vec<String>> {
+    Ok(cx.state.core.tools_off(&server)?)
+}
+
+pub fn set_tool_on(cx: Ctx<'_>, server: String, tool: String, on: bool) -> ApiResult<bool> {
+    Ok(cx.state.core.set_tool_on(&server, &tool, on)?)
+}
+
 pub fn set_paused(cx: Ctx<'_>, name: String, paused: bool) -> ApiResult<()> {
     Ok(cx.state.core.set_paused(&name, paused)?)
 }

@@ -779,3 +779,52 @@ fn exit_codes_for_bad_usage_and_failing_servers() {
         "{calls:#?}"
     );
 }
+
+/// `airlock tools off|on SERVER TOOL`: a tool that is off cannot be called
+/// (nor from an app: the gateway's tests), is listed by `tools switched`,
+/// and is back once on.
+#[test]
+fn a_tool_turned_off_cannot_be_called_until_it_is_on() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    let off = sb.run(&["tools", "off", "everything", "echo"]);
+    off.ok();
+    assert!(off.stdout.contains("everything echo: off"), "{off:?}");
+    let listed = sb.run(&["--json", "tools", "switched", "everything"]);
+    listed.ok();
+    assert_eq!(listed.json()["off"], json!(["echo"]));
+
+    let refused = sb.run(&[
+        "call",
+        "everything",
+        "echo",
+        "--args",
+        r#"{"message":"hi"}"#,
+    ]);
+    assert_ne!(refused.code, Some(0), "{refused:?}");
+    assert!(
+        refused.stderr.contains("turned off in Airlock"),
+        "{refused:?}"
+    );
+    assert!(sb.history(&[]).is_empty(), "nothing reached the server");
+
+    let unknown = sb.run(&["tools", "off", "nobody", "echo"]);
+    assert_ne!(unknown.code, Some(0), "{unknown:?}");
+
+    sb.run(&["tools", "on", "everything", "echo"]).ok();
+    let call = sb.run(&[
+        "call",
+        "everything",
+        "echo",
+        "--args",
+        r#"{"message":"hi"}"#,
+    ]);
+    call.ok();
+    assert_eq!(call.stdout.trim(), "Echo: hi", "{call:?}");
+    let audit = sb.run(&["--json", "audit", "--limit", "20"]).json();
+    let switched = audit
+        .as_array()
+        .map(|a| a.iter().filter(|e| e["kind"] == "tool_switched").count())
+        .unwrap_or(0);
+    assert_eq!(switched, 2, "{audit:#}");
+}

@@ -377,3 +377,82 @@ async fn shadowing_is_caught_whichever_server_is_listed_first() {
         );
     }
 }
+
+/// A tool the person turned off: no app sees it, a call to it is refused
+/// with the reason and never reaches the server, the window's and the
+/// CLI's own calls are refused too; turned on, it is back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_turned_off_reaches_no_app_until_it_is_on_again() {
+    let h = Harness::new().await;
+    let server = Server::with_tools(vec![weather(WEATHER, false)]);
+    h.server("weather", server.clone(), true).await;
+    let app = h.app("cursor", App::default()).await;
+    assert!(tool_names(&app)
+        .await
+        .contains(&"weather__get_weather".to_owned()));
+
+    assert!(h.core.set_tool_on("weather", "get_weather", false).unwrap());
+    assert!(
+        !h.core.set_tool_on("weather", "get_weather", false).unwrap(),
+        "already off"
+    );
+    let gone = h
+        .until(Duration::from_secs(10), || {
+            !h.gateway
+                .catalog
+                .view()
+                .tools
+                .iter()
+                .any(|t| t.name == "weather__get_weather")
+        })
+        .await;
+    assert!(gone, "turned off: withdrawn");
+    assert!(!tool_names(&app)
+        .await
+        .contains(&"weather__get_weather".to_owned()));
+    let refused = call(&app, "weather__get_weather", "Paris").await.unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert!(
+        text(&refused).contains("is turned off in Airlock"),
+        "{}",
+        text(&refused)
+    );
+    let own = h.core.call_tool("weather", "get_weather", None).await;
+    assert!(
+        own.as_ref()
+            .is_err_and(|e| e.to_string().contains("turned off")),
+        "Airlock's own call is refused too: {own:?}"
+    );
+    assert_eq!(h.core.tools_off("weather").unwrap(), ["get_weather"]);
+    assert!(h.core.set_tool_on("nobody", "x", false).is_err());
+    assert!(h
+        .core
+        .set_tool_on("weather", &"x".repeat(300), false)
+        .is_err());
+
+    assert!(h.core.set_tool_on("weather", "get_weather", true).unwrap());
+    let back = h
+        .until(Duration::from_secs(10), || {
+            h.gateway
+                .catalog
+                .view()
+                .tools
+                .iter()
+                .any(|t| t.name == "weather__get_weather")
+        })
+        .await;
+    assert!(back, "turned on: served again");
+    assert!(text(&call(&app, "weather__get_weather", "Oslo").await.unwrap()).contains("Oslo"));
+    let kinds: Vec<String> = h
+        .core
+        .audit_events(None, 50)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(
+        kinds.iter().filter(|k| *k == "tool_switched").count(),
+        2,
+        "{kinds:?}"
+    );
+}

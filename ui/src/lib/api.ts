@@ -233,6 +233,16 @@ export function connect(name: string): Promise<ConnectionReport> {
   return call("connect", { name });
 }
 
+/** The tools of a server the person turned off. */
+export function toolsOff(server: string): Promise<string[]> {
+  return call("tools_off", { server });
+}
+
+/** Turn a tool on or off: no app sees a tool that is off, and no call reaches it. */
+export function setToolOn(server: string, tool: string, on: boolean): Promise<boolean> {
+  return call("set_tool_on", { server, tool, on });
+}
+
 export async function setPaused(name: string, paused: boolean): Promise<void> {
   await call("set_paused", { name, paused });
 }

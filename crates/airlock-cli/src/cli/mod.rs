@@ -447,4 +447,10 @@ pub(crate) enum ToolsCmd {
         #[arg(long)]
         prompt: bool,
     },
+    /// Turn a server's tool off: no app sees it, no call reaches it
+    Off { server: String, name: String },
+    /// Turn a server's tool on again
+    On { server: String, name: String },
+    /// The tools of a server that are turned off
+    Switched { server: String },
 }

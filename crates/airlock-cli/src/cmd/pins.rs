@@ -36,7 +36,52 @@ pub(crate) fn run(core: &Arc<Airlock>, cmd: ToolsCmd, json: bool) -> Result<u8, 
             change,
             prompt,
         } => decide(core, &server, &name, change, prompt, Decision::Reject, json),
+        ToolsCmd::Off { server, name } => switch(core, &server, &name, false, json),
+        ToolsCmd::On { server, name } => switch(core, &server, &name, true, json),
+        ToolsCmd::Switched { server } => {
+            let off = core.tools_off(&server)?;
+            if json {
+                print_json(&serde_json::json!({"server": server, "off": off}));
+            } else if off.is_empty() {
+                say!("No tool of {} is turned off.", plain(&server));
+            } else {
+                for name in &off {
+                    say!("{} {}: off", plain(&server), plain(name));
+                }
+            }
+            Ok(0)
+        }
     }
+}
+
+/// `tools off|on SERVER NAME`: a running host applies it within seconds.
+fn switch(
+    core: &Arc<Airlock>,
+    server: &str,
+    name: &str,
+    on: bool,
+    json: bool,
+) -> Result<u8, Failure> {
+    let changed = core.set_tool_on(server, name, on)?;
+    if json {
+        print_json(
+            &serde_json::json!({"server": server, "tool": name, "on": on, "changed": changed}),
+        );
+    } else {
+        let state = if on { "on" } else { "off" };
+        let already = if changed { "" } else { " (it already was)" };
+        say!(
+            "{} {}: {state}{already}. {}",
+            plain(server),
+            plain(name),
+            if on {
+                "Apps see it again within seconds."
+            } else {
+                "No app sees it, and no call reaches it, until you turn it on."
+            }
+        );
+    }
+    Ok(0)
 }
 
 fn what(change: &PinChange) -> &'static str {

@@ -19,6 +19,7 @@ mod servers;
 mod session_errors;
 mod sign_ins;
 mod tool_calls;
+pub mod tool_switches;
 
 pub use sign_ins::OAuthSummary;
 pub use tool_calls::{CallOutcome, ToolCallError};

@@ -164,6 +164,13 @@ impl Airlock {
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
     ) -> CoreResult<CallOutcome> {
+        // Apps never see a tool that is off (the gateway serves it as
+        // withheld); Airlock's own callers are told here.
+        if self.is_tool_off(server, tool) {
+            return Err(CoreError::BadInput(super::tool_switches::tool_off_reason(
+                server, tool,
+            )));
+        }
         self.call_tool_for(None, server, tool, arguments).await
     }
 

@@ -49,6 +49,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
         17,
         include_str!("../../migrations/0017_tool_calls_most_used.sql"),
     ),
+    (18, include_str!("../../migrations/0018_tools_off.sql")),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -11,6 +11,7 @@ pub mod owners;
 pub mod pins;
 mod queries;
 mod search;
+mod switches;
 mod usage;
 mod where_clause;
 mod writer;

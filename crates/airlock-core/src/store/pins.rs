@@ -422,6 +422,7 @@ impl Store {
         tx.execute("DELETE FROM pin_changes WHERE server = ?1", params![server])?;
         tx.execute("DELETE FROM pin_sights WHERE server = ?1", params![server])?;
         tx.execute("DELETE FROM uri_owners WHERE server = ?1", params![server])?;
+        tx.execute("DELETE FROM tools_off WHERE server = ?1", params![server])?;
         tx.execute(
             "DELETE FROM uri_conflicts WHERE server = ?1 OR owner = ?1",
             params![server],

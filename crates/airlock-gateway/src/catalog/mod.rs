@@ -395,7 +395,22 @@ impl Catalog {
                 .filter_map(|t| serde_json::to_value(t).ok())
                 .collect()
         };
-        if let Some(r) = reconcile(PinKind::Tool, as_json(&raw.tools)) {
+        if let Some(mut r) = reconcile(PinKind::Tool, as_json(&raw.tools)) {
+            // Tools the person turned off: withheld with the reason, so an
+            // app that still calls one is told why.
+            let off = self.core.tools_off(server).unwrap_or_default();
+            if !off.is_empty() {
+                r.served.retain(|(name, _)| {
+                    let keep = !off.contains(name);
+                    if !keep {
+                        r.held.push(airlock_core::pins::Held {
+                            name: name.clone(),
+                            why: airlock_core::tool_switches::tool_off_reason(server, name),
+                        });
+                    }
+                    keep
+                });
+            }
             served.tools = typed(r.served);
             served.held_tools = r.held;
         }

@@ -91,6 +91,14 @@ export type Commands = {
    * Call a tool; `arguments` is a JSON object (or null).
    */
   call_tool: { args: { server: string; tool: string; arguments: JsonValue }; result: CallOutcome };
+  /**
+   * The tools of a server the person turned off.
+   */
+  tools_off: { args: { server: string }; result: Array<string> };
+  /**
+   * Turn a tool of a server on or off (no app sees a tool that is off); whether it changed.
+   */
+  set_tool_on: { args: { server: string; tool: string; on: boolean }; result: boolean };
   history: { args: { filter: HistoryFilter }; result: HistoryPage };
   elicitations: { args: { server: string | null; limit: number }; result: Array<ElicitationRecord> };
   /**
