@@ -165,8 +165,11 @@ test('a flood of URL elicitations: the window stays responsive, 3 wait at most, 
   await app.b.execute(() => document.querySelector('[data-testid^="elicitation-row-"]')?.scrollIntoView({ block: 'start' }));
   await app.shot('history-rate-limited');
 
-  // Answer the three from the window: their dialogs go, the tool returns.
-  for (const id of waiting) await app.click(`decline-${id}`);
+  // Answer the three from the window at once, grouped under their server:
+  // Decline all; their dialogs go, the tool returns.
+  await goTo(app, 'elicitations');
+  assert.equal((await app.text('pending-group-count-hostile'))?.trim(), `${MAX_PENDING_PER_SERVER} answers`);
+  await app.click('decline-all-hostile');
   await waitFor('the inbox to empty', async () => (await pendingCards(app)).length === 0);
   await waitForNoWindow(DIALOG);
   const { call, text } = await waitFor('the flood call to finish', () => {
