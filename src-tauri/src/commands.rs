@@ -118,6 +118,8 @@ pub struct ServerView {
     /// OAuth state of an HTTP server (tokens stored, client registered by
     /// hand); `null` for stdio servers.
     pub oauth: Option<OAuthSummary>,
+    /// Tools approved and off, and the apps that used it lately.
+    pub glance: airlock_core::store::ServerGlance,
 }
 
 /// Async, so it runs off the main thread: the first look at an HTTP server
@@ -131,6 +133,7 @@ pub async fn list_servers(cx: Ctx<'_>) -> ApiResult<Vec<ServerView>> {
         .into_iter()
         .map(|def| ServerView {
             status: cx.state.core.status(&def.name),
+            glance: cx.state.core.server_glance(&def.name).unwrap_or_default(),
             oauth: matches!(def.transport, Transport::Http { .. })
                 .then(|| cx.state.core.oauth_summary(&def.name)),
             def,

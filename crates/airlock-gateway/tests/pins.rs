@@ -424,6 +424,11 @@ async fn a_tool_turned_off_reaches_no_app_until_it_is_on_again() {
         "Airlock's own call is refused too: {own:?}"
     );
     assert_eq!(h.core.tools_off("weather").unwrap(), ["get_weather"]);
+    // At a glance (the Servers page): one tool approved, one off, no app
+    // used it yet.
+    let g = h.core.server_glance("weather").unwrap();
+    assert_eq!((g.tools_approved, g.tools_off), (1, 1), "{g:?}");
+    assert!(g.apps.is_empty(), "{g:?}");
     assert!(h.core.set_tool_on("nobody", "x", false).is_err());
     assert!(h
         .core
@@ -443,6 +448,18 @@ async fn a_tool_turned_off_reaches_no_app_until_it_is_on_again() {
         .await;
     assert!(back, "turned on: served again");
     assert!(text(&call(&app, "weather__get_weather", "Oslo").await.unwrap()).contains("Oslo"));
+    let used = h
+        .until(Duration::from_secs(10), || {
+            h.core
+                .server_glance("weather")
+                .is_ok_and(|g| g.apps == ["cursor"] && g.tools_off == 0)
+        })
+        .await;
+    assert!(
+        used,
+        "used by cursor: {:?}",
+        h.core.server_glance("weather")
+    );
     let kinds: Vec<String> = h
         .core
         .audit_events(None, 50)

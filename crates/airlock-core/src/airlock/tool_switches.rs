@@ -68,3 +68,13 @@ impl Airlock {
             .is_ok_and(|off| off.iter().any(|n| n == tool))
     }
 }
+
+impl Airlock {
+    /// What the Servers page shows of `server` at a glance: tools approved
+    /// and off, and the apps that used it lately.
+    pub fn server_glance(&self, server: &str) -> CoreResult<crate::store::ServerGlance> {
+        // Calls still in the history writer's queue count too.
+        self.history.flush()?;
+        Ok(self.store.server_glance(server)?)
+    }
+}

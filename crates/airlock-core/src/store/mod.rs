@@ -12,6 +12,7 @@ pub mod pins;
 mod queries;
 mod search;
 mod switches;
+pub use switches::{ServerGlance, GLANCE_APPS, GLANCE_DAYS};
 mod usage;
 mod where_clause;
 mod writer;

@@ -41,3 +41,51 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 }
+
+/// What the Servers page shows of a server at a glance.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ServerGlance {
+    /// Tools the person approved (pinned) for apps.
+    pub tools_approved: u32,
+    /// Of those and others, turned off.
+    pub tools_off: u32,
+    /// Apps that called it in the last [`GLANCE_DAYS`] days, most recent
+    /// first, at most [`GLANCE_APPS`].
+    pub apps: Vec<String>,
+}
+
+/// How far back "used by" looks.
+pub const GLANCE_DAYS: i64 = 7;
+/// Most apps named.
+pub const GLANCE_APPS: usize = 5;
+
+impl Store {
+    /// [`ServerGlance`] of `server`: three indexed queries.
+    pub fn server_glance(&self, server: &str) -> StoreResult<ServerGlance> {
+        let conn = self.lock();
+        let count = |sql: &str| -> StoreResult<u32> {
+            let n: i64 = conn
+                .prepare_cached(sql)?
+                .query_row(params![server], |r| r.get(0))?;
+            Ok(u32::try_from(n).unwrap_or(u32::MAX))
+        };
+        let tools_approved =
+            count("SELECT COUNT(*) FROM pins WHERE server = ?1 AND kind = 'tool'")?;
+        let tools_off = count("SELECT COUNT(*) FROM tools_off WHERE server = ?1")?;
+        let since = now_ms() - GLANCE_DAYS * 24 * 3600 * 1000;
+        let mut stmt = conn.prepare_cached(
+            "SELECT client, MAX(started_at) AS last FROM tool_calls \
+             WHERE server_name = ?1 AND started_at >= ?2 AND client IS NOT NULL \
+             GROUP BY client ORDER BY last DESC LIMIT ?3",
+        )?;
+        let apps = stmt
+            .query_map(params![server, since, GLANCE_APPS as i64], |r| r.get(0))?
+            .collect::<Result<Vec<String>, _>>()?;
+        Ok(ServerGlance {
+            tools_approved,
+            tools_off,
+            apps,
+        })
+    }
+}

@@ -2,6 +2,7 @@
 import type { ConnStatus } from "./ConnStatus";
 import type { OAuthSummary } from "./OAuthSummary";
 import type { ServerDef } from "./ServerDef";
+import type { ServerGlance } from "./ServerGlance";
 
 /**
  * A server and its live status.
@@ -11,4 +12,8 @@ export type ServerView = { def: ServerDef, status: ConnStatus,
  * OAuth state of an HTTP server (tokens stored, client registered by
  * hand); `null` for stdio servers.
  */
-oauth: OAuthSummary | null, };
+oauth: OAuthSummary | null, 
+/**
+ * Tools approved and off, and the apps that used it lately.
+ */
+glance: ServerGlance, };
