@@ -38,6 +38,21 @@ pub struct Settings {
     /// program, which cannot know it, can be told apart. Made at the first
     /// start; the person may choose their own in Settings.
     pub consent_mark: String,
+    /// The first run's guide (Get started) was finished or skipped.
+    pub guide_done: bool,
+    /// The window's colours.
+    pub theme: Theme,
+}
+
+/// The window's colours.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum Theme {
+    /// The system's choice (and its changes).
+    #[default]
+    System,
+    Light,
+    Dark,
 }
 
 fn default_u32(b: limits::Bound) -> u32 {
@@ -57,6 +72,8 @@ impl Default for Settings {
             allow_http_loopback: true,
             autostart_offered: false,
             consent_mark: String::new(),
+            guide_done: false,
+            theme: Theme::System,
         }
     }
 }

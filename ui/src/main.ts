@@ -1,6 +1,10 @@
 import { mount } from "svelte";
 import App from "./App.svelte";
 import "./app.css";
+import { applyTheme } from "./lib/theme";
+
+// The system's colours until the settings say otherwise (no light flash).
+applyTheme("system");
 
 const target = document.getElementById("app");
 if (!target) {
