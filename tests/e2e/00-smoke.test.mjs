@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
 import { App, waitFor } from './lib/harness.mjs';
-import { PAGES, goTo, sidewaysOverflow, smallestWindow, waitServerState } from './lib/steps.mjs';
+import { PAGES, clippedText, goTo, sidewaysOverflow, smallestWindow, waitServerState } from './lib/steps.mjs';
 
 let app;
 after(() => app?.close());
@@ -40,6 +40,34 @@ test('the window renders at 900×600 without horizontal scrollbars', { timeout: 
       `${page}: the document scrolls sideways at 900×600 (scrollWidth ${overflow.scrollWidth} > clientWidth ${overflow.clientWidth})`,
     );
     assert.deepEqual(overflow.wide, [], `${page}: a scrolling container is wider than its box at 900×600`);
+    assert.deepEqual(await clippedText(app), [], `${page}: text cut off at 900×600`);
+  }
+  // The server's own page too, and every page again at 1280×800.
+  await goTo(app, 'servers');
+  await app.click('details-demo');
+  await app.waitExists('tool-runner', 20000);
+  await app.shot('page-server-900x600');
+  assert.deepEqual(await clippedText(app), [], 'the server page: text cut off at 900×600');
+  assert.ok((await sidewaysOverflow(app)).scrollWidth <= 900, 'the server page scrolls sideways at 900×600');
+  // The form to add a server (its selects among them).
+  await goTo(app, 'servers');
+  await app.click('add-server');
+  await app.waitExists('server-form');
+  await app.shot('add-server-form-900x600');
+  assert.deepEqual(await clippedText(app), [], 'the server form: text cut off at 900×600');
+  assert.ok((await sidewaysOverflow(app)).scrollWidth <= 900, 'the server form scrolls sideways at 900×600');
+  await b.setWindowSize(1280, 800);
+  await waitFor('the viewport to be 1280×800', async () => {
+    const [w, h] = await b.execute(() => [window.innerWidth, window.innerHeight]);
+    return w === 1280 && h === 800;
+  });
+  for (const page of PAGES) {
+    await goTo(app, page);
+    await app.shot(`page-${page}-1280x800`);
+    const overflow = await sidewaysOverflow(app);
+    assert.ok(overflow.scrollWidth <= overflow.clientWidth, `${page}: the document scrolls sideways at 1280×800`);
+    assert.deepEqual(overflow.wide, [], `${page}: a scrolling container is wider than its box at 1280×800`);
+    assert.deepEqual(await clippedText(app), [], `${page}: text cut off at 1280×800`);
   }
 });
 

@@ -30,6 +30,42 @@ export function sidewaysOverflow(app) {
   });
 }
 
+/**
+ * Text the user must read that is cut on screen: an element whose text is
+ * cut with an ellipsis or hidden overflow and is wider than its box, with
+ * no tooltip (title) holding the whole text; a <select> whose chosen
+ * option's text runs under its arrow. Each as `tag[testid] "text"`.
+ */
+export function clippedText(app) {
+  return app.b.execute(() => {
+    const out = [];
+    for (const el of document.querySelectorAll('body *')) {
+      if (!el.getClientRects().length) continue;
+      // Text for screen readers only (1 px, clipped on purpose).
+      if (el.classList.contains('visually-hidden') || el.getBoundingClientRect().width <= 1) continue;
+      const style = getComputedStyle(el);
+      const name = `${el.tagName.toLowerCase()}[${el.getAttribute('data-testid') || el.className || ''}]`;
+      if (el.tagName === 'SELECT') {
+        const option = el.options[el.selectedIndex];
+        if (!option) continue;
+        const probe = document.createElement('span');
+        probe.style.cssText = `position:absolute;visibility:hidden;white-space:pre;font:${style.font}`;
+        probe.textContent = option.text;
+        document.body.appendChild(probe);
+        const needed = probe.getBoundingClientRect().width + parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+        probe.remove();
+        if (needed > el.getBoundingClientRect().width + 1) out.push(`${name} "${option.text}" needs ${Math.ceil(needed)} px`);
+        continue;
+      }
+      const cuts = style.textOverflow === 'ellipsis' || (style.overflowX === 'hidden' && style.whiteSpace === 'nowrap');
+      if (cuts && el.scrollWidth > el.clientWidth + 1 && !el.getAttribute('title')) {
+        out.push(`${name} "${el.textContent.trim().slice(0, 60)}"`);
+      }
+    }
+    return out;
+  });
+}
+
 /** The window at the smallest size Airlock allows (900×600). */
 export async function smallestWindow(app) {
   await app.b.setWindowSize(900, 600);
