@@ -42,6 +42,16 @@ test('the window renders at 900×600 without horizontal scrollbars', { timeout: 
     assert.deepEqual(overflow.wide, [], `${page}: a scrolling container is wider than its box at 900×600`);
     assert.deepEqual(await clippedText(app), [], `${page}: text cut off at 900×600`);
   }
+  // Ctrl+K: the command palette finds the demo server's tool and goes there.
+  await goTo(app, 'settings');
+  await b.keys(['Control', 'k']);
+  const input = await app.waitExists('palette-input');
+  await input.setValue('connect_demo');
+  await waitFor('the tool in the palette', async () => /demo › connect_demo_account/.test((await app.text('palette-row-0')) || ''));
+  await app.shot('command-palette');
+  await b.keys(['Enter']);
+  await waitFor('the demo server page', async () => !(await app.exists('palette')) && (await app.exists('tool-runner')));
+
   // The server's own page too, and every page again at 1280×800.
   await goTo(app, 'servers');
   await app.click('details-demo');

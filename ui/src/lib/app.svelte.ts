@@ -37,6 +37,8 @@ class AppState {
   route = $state<Route>({ page: "servers" });
   /** History's tool calls open filtered to this app (set by the Apps page). */
   historyApp = $state<string | null>(null);
+  /** History's tool calls open with this search (set by the command palette). */
+  historySearch = $state<string | null>(null);
   /** Wall clock, ticking every second, for elapsed times. */
   now = $state(Date.now());
   /** Bumped after elicitation transitions: at most once per EVENT_GAP_MS, and after the last. */
