@@ -26,13 +26,14 @@ use ts_rs::{Config, Dependency, ExportError, TypeVisitor, TS};
 
 use crate::app_config::{AppChangeDone, AppChangeView};
 use crate::apps_page::AppView;
-use crate::commands::{AppInfo, Capabilities, ServerView};
+use crate::commands::{AppInfo, Capabilities, ExportDone, ServerView};
 use crate::ctx::{ApiResult, AppState, Ctx};
 use crate::inbox::PendingView;
 use crate::pin_review::{PinCount, PinReview};
 use crate::settings::Settings;
 use airlock_core::activity::{ActivityOverview, ActivityQuery};
 use airlock_core::apps::AppProfile;
+use airlock_core::audit_export::ExportFormat;
 use airlock_core::owners::UriConflict;
 use airlock_core::pins::PinChange;
 use airlock_core::rooms::{RoomChange, RoomReport};

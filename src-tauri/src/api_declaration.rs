@@ -64,6 +64,9 @@ desktop_api! {
         async fn elicitation_page(filter: ElicitationQuery) -> ElicitationPage;
         /// One page of the audit trail, filtered by the core, newest first (keyset).
         async fn audit_page(filter: AuditQuery) -> AuditPage;
+        /// Export the audit events the filter selects (all of them) to a file
+        /// the person picks in a save dialog Airlock opens; `None`: cancelled.
+        async fn export_audit(filter: AuditQuery, format: ExportFormat) -> Option<ExportDone>;
         /// The kinds of audit event on record (the Event filter's menu).
         async fn audit_kinds() -> Vec<String>;
         /// Elicitations waiting for the user.

@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 
 use airlock_core::activity::{ActivityOverview, ActivityQuery};
+use airlock_core::audit_export::ExportFormat;
 use airlock_core::auth::store::RegisteredClient;
 use airlock_core::elicitation::form::{FieldError, FormSchema};
 use airlock_core::elicitation::FormAnswer;
@@ -314,6 +315,53 @@ pub async fn elicitation_page(cx: Ctx<'_>, filter: ElicitationQuery) -> ApiResul
 
 pub async fn audit_page(cx: Ctx<'_>, filter: AuditQuery) -> ApiResult<AuditPage> {
     Ok(cx.state.core.audit_page(&filter)?)
+}
+
+/// Where an export went, and how many events it holds.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ExportDone {
+    pub path: String,
+    #[ts(type = "number")]
+    pub events: u64,
+}
+
+/// The save dialog is Airlock's own (the window never names a path), then
+/// the events are written off the async runtime, page by page.
+pub async fn export_audit(
+    cx: Ctx<'_>,
+    filter: AuditQuery,
+    format: ExportFormat,
+) -> ApiResult<Option<ExportDone>> {
+    use tauri_plugin_dialog::DialogExt;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    cx.app
+        .dialog()
+        .file()
+        .set_title("Export the audit trail")
+        .set_file_name(format!("airlock-audit.{}", format.extension()))
+        .add_filter(format.extension().to_uppercase(), &[format.extension()])
+        .save_file(move |picked| {
+            let _ = tx.send(picked);
+        });
+    let Some(path) = rx.await.ok().flatten().and_then(|p| p.into_path().ok()) else {
+        return Ok(None);
+    };
+    let core = cx.state.core.clone();
+    let target = path.clone();
+    let events = tauri::async_runtime::spawn_blocking(move || -> Result<u64, String> {
+        let file = std::fs::File::create(&target)
+            .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
+        let mut out = std::io::BufWriter::new(file);
+        core.export_audit(&filter, format, &mut out)
+            .map_err(|e| e.to_string())
+    })
+    .await
+    .map_err(|e| ApiError::bad_input(e.to_string()))?
+    .map_err(ApiError::bad_input)?;
+    Ok(Some(ExportDone {
+        path: path.display().to_string(),
+        events,
+    }))
 }
 
 pub async fn audit_kinds(cx: Ctx<'_>) -> ApiResult<Vec<String>> {

@@ -63,3 +63,32 @@ test('from an empty window to Cursor connected through Airlock, in three steps',
   assert.equal(after.guide_done, true, 'finished for good');
   assert.equal(after.consent_mark, mark, 'the mark stays');
 });
+
+test('the audit trail exports as CSV through Airlock\'s own save dialog', { timeout: 90_000 }, async () => {
+  const { execFileSync } = await import('node:child_process');
+  const { focusAndKey, waitForWindow, waitForNoWindow } = await import('./lib/harness.mjs');
+  const exp = await App.launch('21-audit-export', { settings: { guide_done: true } });
+  try {
+    exp.cli('servers', 'add', 'everything', '--command', 'node', '--', BIN.everything, 'stdio');
+    exp.cli('tools', 'off', 'everything', 'echo');
+    await goTo(exp, 'history');
+    await exp.click('history-tab-audit');
+    await exp.click('audit-export-csv');
+    const win = await waitForWindow('Export the audit trail');
+    await exp.shot('audit-export-dialog');
+    const target = path.join(exp.dir, 'exported-audit.csv');
+    // The name field has the focus: select it, type the whole path, Return.
+    focusAndKey(win, 'ctrl+a');
+    execFileSync('xdotool', ['type', '--window', win, '--delay', '20', target], { timeout: 30000 });
+    focusAndKey(win, 'Return');
+    await waitForNoWindow('Export the audit trail');
+    await waitFor('the file written', () => fs.existsSync(target) && fs.readFileSync(target, 'utf8').includes('tool_switched'), { timeout: 15000 });
+    const lines = fs.readFileSync(target, 'utf8').split('\r\n').filter(Boolean);
+    assert.equal(lines[0], 'id,time_utc,server,kind,detail');
+    const all = exp.cliJson('audit', '--limit', '1000');
+    assert.equal(lines.length - 1, all.length, 'every event, one row each');
+    assert.ok(lines.some((l) => l.includes('"everything","tool_switched"')), lines.join('\n'));
+  } finally {
+    await exp.close();
+  }
+});

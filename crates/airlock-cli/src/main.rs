@@ -297,6 +297,7 @@ async fn dispatch(
             app,
             search,
             limit,
+            export,
         } => {
             let query = airlock_core::store::AuditQuery {
                 server,
@@ -306,7 +307,10 @@ async fn dispatch(
                 limit,
                 before_id: None,
             };
-            cmd::history::audit(&core, &query, json)
+            match export {
+                Some(format) => cmd::history::export_audit(&core, &query, format),
+                None => cmd::history::audit(&core, &query, json),
+            }
         }
     }
 }

@@ -828,3 +828,48 @@ fn a_tool_turned_off_cannot_be_called_until_it_is_on() {
         .unwrap_or(0);
     assert_eq!(switched, 2, "{audit:#}");
 }
+
+/// `airlock audit --export jsonl|csv`: every event, the same ones the audit
+/// lists, one per line (JSON lines) or per CSV row, with a header.
+#[test]
+fn the_audit_trail_exports_as_json_lines_and_csv() {
+    let sb = Sandbox::new();
+    sb.add_everything("everything");
+    sb.run(&["tools", "off", "everything", "echo"]).ok();
+    sb.run(&["tools", "on", "everything", "echo"]).ok();
+    let listed = sb.run(&["--json", "audit", "--limit", "1000"]).json();
+    let ids: Vec<i64> = listed
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter_map(|e| e["id"].as_i64())
+        .collect();
+    assert!(ids.len() >= 3, "{listed:#}");
+
+    let jsonl = sb.run(&["audit", "--export", "jsonl", "--limit", "1"]);
+    jsonl.ok();
+    let exported: Vec<i64> = jsonl
+        .stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).expect("a JSON line")["id"]
+                .as_i64()
+                .expect("id")
+        })
+        .collect();
+    assert_eq!(exported, ids, "every event, newest first, --limit ignored");
+
+    let csv = sb.run(&["audit", "--export", "csv", "--kind", "tool_switched"]);
+    csv.ok();
+    let lines: Vec<&str> = csv.stdout.split("\r\n").filter(|l| !l.is_empty()).collect();
+    assert_eq!(lines[0], "id,time_utc,server,kind,detail");
+    assert_eq!(lines.len(), 3, "a header and the two switches: {lines:?}");
+    assert!(
+        lines[1].contains("\"everything\",\"tool_switched\""),
+        "{lines:?}"
+    );
+    assert!(
+        lines[1].contains("T") && lines[1].contains("Z\""),
+        "ISO times: {lines:?}"
+    );
+}

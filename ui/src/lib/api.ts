@@ -17,6 +17,8 @@ import type { AppInfo } from "./bindings/AppInfo";
 import type { AppView } from "./bindings/AppView";
 import type { AuditEvent } from "./bindings/AuditEvent";
 import type { AuditFilter } from "./bindings/AuditFilter";
+import type { ExportDone } from "./bindings/ExportDone";
+import type { ExportFormat } from "./bindings/ExportFormat";
 import type { AuditPage } from "./bindings/AuditPage";
 import type { CallOutcome } from "./bindings/CallOutcome";
 import type { Capabilities } from "./bindings/Capabilities";
@@ -92,6 +94,7 @@ export type {
   UriKind,
 };
 export type { ChangeKind } from "./bindings/ChangeKind";
+export type { ExportDone, ExportFormat };
 export type { EntryOrigin } from "./bindings/EntryOrigin";
 export type { PathEntry } from "./bindings/PathEntry";
 export type { ChangeState } from "./bindings/ChangeState";
@@ -241,6 +244,11 @@ export function toolsOff(server: string): Promise<string[]> {
 /** Turn a tool on or off: no app sees a tool that is off, and no call reaches it. */
 export function setToolOn(server: string, tool: string, on: boolean): Promise<boolean> {
   return call("set_tool_on", { server, tool, on });
+}
+
+/** Export audit events to a file the person picks in Airlock's save dialog; null when cancelled. */
+export function exportAudit(filter: AuditFilter, format: ExportFormat): Promise<ExportDone | null> {
+  return call("export_audit", { filter, format });
 }
 
 export async function setPaused(name: string, paused: boolean): Promise<void> {

@@ -196,6 +196,10 @@ pub(crate) enum Command {
         search: Option<String>,
         #[arg(long, default_value_t = 50)]
         limit: u32,
+        /// Write every matching event to stdout as JSON lines or CSV (for a
+        /// collector or a spreadsheet); --limit does not apply
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        export: Option<ExportArg>,
     },
     /// Serve the servers Airlock manages to other apps as one MCP server
     /// over stdio: the command an app puts in its MCP config. Attaches to
@@ -224,6 +228,12 @@ pub(crate) enum Command {
         #[arg(long, value_name = "TEXT")]
         message: Option<String>,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum ExportArg {
+    Jsonl,
+    Csv,
 }
 
 #[derive(Clone, Copy, ValueEnum)]

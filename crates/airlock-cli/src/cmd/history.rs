@@ -141,3 +141,20 @@ pub(crate) fn audit(
     }
     Ok(0)
 }
+
+/// `audit --export jsonl|csv`: every matching event to stdout.
+pub(crate) fn export_audit(
+    core: &Arc<Airlock>,
+    query: &airlock_core::store::AuditQuery,
+    format: crate::cli::ExportArg,
+) -> Result<u8, Failure> {
+    use airlock_core::audit_export::ExportFormat;
+    let format = match format {
+        crate::cli::ExportArg::Jsonl => ExportFormat::Jsonl,
+        crate::cli::ExportArg::Csv => ExportFormat::Csv,
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    core.export_audit(query, format, &mut out)?;
+    Ok(0)
+}

@@ -6,6 +6,7 @@
 
 mod activity;
 mod apps;
+pub mod audit_export;
 mod connections;
 mod history;
 mod input_rounds;

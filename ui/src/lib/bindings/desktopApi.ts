@@ -15,6 +15,8 @@ import type { CoreEvent } from "./CoreEvent";
 import type { ElicitationFilter } from "./ElicitationFilter";
 import type { ElicitationPage } from "./ElicitationPage";
 import type { ElicitationRecord } from "./ElicitationRecord";
+import type { ExportDone } from "./ExportDone";
+import type { ExportFormat } from "./ExportFormat";
 import type { HistoryFilter } from "./HistoryFilter";
 import type { HistoryPage } from "./HistoryPage";
 import type { ImportPlan } from "./ImportPlan";
@@ -109,6 +111,11 @@ export type Commands = {
    * One page of the audit trail, filtered by the core, newest first (keyset).
    */
   audit_page: { args: { filter: AuditFilter }; result: AuditPage };
+  /**
+   * Export the audit events the filter selects (all of them) to a file
+   * the person picks in a save dialog Airlock opens; `None`: cancelled.
+   */
+  export_audit: { args: { filter: AuditFilter; format: ExportFormat }; result: ExportDone | null };
   /**
    * The kinds of audit event on record (the Event filter's menu).
    */
