@@ -77,7 +77,7 @@ test('apps: attached, last calls, pause refuses; activity overview counts; the p
   const card = '[data-testid="apps-in-use"] [data-testid="app-cursor"]';
   await waitFor('cursor attached', async () => (await attr(card, 'data-attached')) === '1', { timeout: 30000 });
   await waitFor('its last call', async () => (await texts(`${card} [data-testid="app-call"]`)).some((t) => t.includes('py › log_something')), { timeout: 20000 });
-  assert.match((await texts(`${card} [data-testid="app-attached"]`))[0], /^Attached/);
+  assert.match((await texts(`${card} [data-testid="app-attached"]`))[0], /^Open now/);
   assert.equal((await texts(`${card} h3`))[0], 'Cursor');
   assert.equal((await texts(`${card} [data-testid="app-state-cursor"]`))[0], 'Connected');
   await app.shot('apps-page-attached');
