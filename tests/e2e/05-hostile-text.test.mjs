@@ -66,8 +66,9 @@ test('a hostile message is shown as literal text, nothing runs', { timeout: 90_0
   assert.match(info.text, /\\u\{202E\}gnp\.exe/, 'the right-to-left override is shown as a visible escape');
   assert.equal(card.domain, 'example.com', 'the registrable domain is shown on its own');
 
-  // Answer in the window: Decline on the card.
-  await app.click(`decline-${card.id}`);
+  // Answer in the window with the key for "Don't open" (D): no key opens.
+  await b.execute(() => document.activeElement?.blur());
+  await b.keys(['d']);
   await waitFor('the card to leave the inbox', async () => !(await pendingCards(app)).some((c) => c.id === card.id));
   await waitElicitationState(app, card.id, 'declined');
   await app.shot('declined-from-the-window');

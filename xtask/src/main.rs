@@ -215,6 +215,10 @@ const HELPERS: &[(&str, &str)] = &[
         "run-tests.py",
         "runs the test executables (test.sh) or the e2e test files (e2e.sh) a few at once, each in its own session",
     ),
+    (
+        "well-known-domains.py",
+        "rebuilds the look-alike check's list of well-known domains from PyPI, by hand",
+    ),
 ];
 
 /// The README's block of tasks, between these lines (made by [`markdown`]).

@@ -83,11 +83,12 @@ fn url_check_verdicts() {
             Some("evil.example"),
             None,
         ),
+        // A well-known domain carried in front of another: an imitation.
         (
             "https://accounts.google.com.evil.example/x",
             None,
-            "ok",
-            &[],
+            "warn",
+            &["embeds_well_known"],
             None,
             Some("evil.example"),
             None,
@@ -166,11 +167,29 @@ fn url_check_verdicts() {
     // The text form leads with the verdict and the highlighted domain.
     let text = sb.run(&["url-check", "https://accounts.google.com.evil.example/x"]);
     text.ok();
-    assert!(text.stdout.starts_with("Verdict:  ok"), "{text:?}");
+    assert!(text.stdout.starts_with("Verdict:  warn"), "{text:?}");
     assert!(
         text.stdout.contains("Domain:   >>> evil.example <<<"),
         "{text:?}"
     );
+    assert!(
+        text.stdout.contains(
+            "The address carries google.com, but the page is on evil.example, not on google.com."
+        ),
+        "{text:?}"
+    );
+    // With the message the server sent: a site it names that the page is not on.
+    let named = sb.run(&[
+        "--json",
+        "url-check",
+        "https://login.example-auth.net/",
+        "--message",
+        "Your session expired: sign in again at https://accounts.google.com/",
+    ]);
+    named.ok();
+    let named = named.json();
+    assert_eq!(named["warnings"], serde_json::json!(["names_other_site"]));
+    assert_eq!(named["named_domain"], "google.com");
     let blocked = sb.run(&["url-check", "javascript:alert(1)"]);
     blocked.expect_code(1);
     assert!(blocked.stdout.contains("BLOCKED:"), "{blocked:?}");
