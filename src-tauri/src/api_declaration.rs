@@ -129,7 +129,7 @@ desktop_api! {
         CORE_EVENT = "airlock://event" => CoreEvent;
         /// The inbox changed; the payload is the number of waiting items.
         INBOX_EVENT = "airlock://inbox" => usize;
-        /// The shell asks the window to show a page (the tray's "Open inbox": `elicitations`).
+        /// The shell asks the window to show a page (the tray's "Open requests": `elicitations`).
         NAVIGATE_EVENT = "airlock://navigate" => String;
         /// Show this change in the review (a notification's Review action).
         REVIEW_EVENT = "airlock://review" => i64;

@@ -97,6 +97,7 @@ fn main() {
                 airlock_core::pins::notice::review_arg(std::env::args()),
             )));
             tray::build(&handle)?;
+            tray_servers(&handle, &handle.state::<AppState>().core);
             // Started at login (`--hidden`): straight to the tray (the
             // window is created hidden). Otherwise it shows once its page
             // has loaded, or after a few seconds whatever the page does.
@@ -170,7 +171,7 @@ fn start_core(app: &AppHandle) -> Result<(AppState, apps_page::Attached), String
         let _ = pruner.prune_history(days);
     });
     configure_demo_once(&core, &data_dir);
-    forward_events(app.clone(), &core);
+    forward_events(app.clone(), core.clone());
     // Tool and prompt changes held for review: a notification per server.
     pin_notices::follow(app, &core, shared_settings.clone());
     let attached = apps_page::Attached::default();
@@ -291,12 +292,44 @@ fn serve_gateway(
 }
 
 /// Forward core events to the window; show blocked URLs to the user.
-fn forward_events(app: AppHandle, core: &Airlock) {
+/// The tray's server lines, from the core's list, states and glances.
+fn tray_servers(app: &AppHandle, core: &Airlock) {
+    let servers: Vec<_> = core
+        .list_servers()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|d| {
+            let status = core.status(&d.name);
+            let glance = core.server_glance(&d.name).unwrap_or_default();
+            (d.name, status, glance)
+        })
+        .collect();
+    tray::set_servers(app, &tray::server_lines(&servers));
+}
+
+fn forward_events(app: AppHandle, core: Arc<Airlock>) {
     let mut rx = core.subscribe();
+    // The tray's lines follow the servers' states, at most once a second
+    // (a server flapping cannot make the menu rebuild without pause).
+    let stale = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    {
+        let (app, core, stale) = (app.clone(), core.clone(), stale.clone());
+        tauri::async_runtime::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                if stale.swap(false, std::sync::atomic::Ordering::Relaxed) {
+                    tray_servers(&app, &core);
+                }
+            }
+        });
+    }
     tauri::async_runtime::spawn(async move {
         loop {
             match rx.recv().await {
                 Ok(ev) => {
+                    if matches!(ev, CoreEvent::Status { .. } | CoreEvent::PinChanges { .. }) {
+                        stale.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
                     // A blocked URL never reaches consent; the user still
                     // learns why, from what the broker inspected.
                     if let CoreEvent::Elicitation(e) = &ev {

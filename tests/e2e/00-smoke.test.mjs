@@ -51,6 +51,10 @@ test('the window renders at 900×600 without horizontal scrollbars', { timeout: 
   await app.shot('command-palette');
   await b.keys(['Enter']);
   await waitFor('the demo server page', async () => !(await app.exists('palette')) && (await app.exists('tool-runner')));
+  // Test connection: a timed round trip to the server, with what it offers.
+  await app.click('detail-test');
+  await app.waitExists('detail-test-result');
+  assert.match(await app.text('detail-test-result'), /^It answered in \d+ ms: \d+ tools?, \d+ prompts?, \d+ resources?/);
 
   // The server's own page too, and every page again at 1280×800.
   await goTo(app, 'servers');

@@ -443,7 +443,7 @@ export function onCoreEvent(handler: (event: CoreEvent) => void): Promise<Unlist
   return on(EVENT_NAMES.CORE_EVENT, handler);
 }
 
-/** The shell asks for a page (the tray's "Open inbox"). */
+/** The shell asks for a page (the tray's "Open requests"). */
 export function onNavigate(handler: (page: string) => void): Promise<UnlistenFn> {
   return on(EVENT_NAMES.NAVIGATE_EVENT, handler);
 }

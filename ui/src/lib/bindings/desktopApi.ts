@@ -229,7 +229,7 @@ export type Events = {
    */
   "airlock://inbox": number;
   /**
-   * The shell asks the window to show a page (the tray's "Open inbox": `elicitations`).
+   * The shell asks the window to show a page (the tray's "Open requests": `elicitations`).
    */
   "airlock://navigate": string;
   /**
