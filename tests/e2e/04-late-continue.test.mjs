@@ -34,9 +34,11 @@ test('late after 5 s (set in Settings), Continue from the notification retries t
   await app.shot('settings-late-after-5');
   await app.click('settings-save');
   const file = path.join(app.dataDir, 'desktop-settings.json');
+  // (The file exists from the first start, with the person's mark: wait for the saved value.)
   const saved = await waitFor('the settings file', () => {
     try {
-      return JSON.parse(fs.readFileSync(file, 'utf8'));
+      const s = JSON.parse(fs.readFileSync(file, 'utf8'));
+      return s.late_after_secs === LATE_AFTER ? s : null;
     } catch {
       return null;
     }
