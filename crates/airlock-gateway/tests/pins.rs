@@ -29,6 +29,21 @@ fn weather(description: &str, notes: bool) -> rmcp::model::Tool {
     }))
 }
 
+/// Whether, within `secs` seconds, the gateway serves `tool` (`true`) or no
+/// longer serves it (`false`), as `want` says.
+async fn served_within(h: &Harness, tool: &str, want: bool, secs: u64) -> bool {
+    h.until(Duration::from_secs(secs), || {
+        h.gateway
+            .catalog
+            .view()
+            .tools
+            .iter()
+            .any(|t| t.name == tool)
+            == want
+    })
+    .await
+}
+
 async fn rug_pulled(discover: bool) {
     let h = Harness::new().await;
     let server = Server::with_tools(vec![weather(WEATHER, false)]);
@@ -46,16 +61,7 @@ async fn rug_pulled(discover: bool) {
     // characters, a new parameter, and list_changed.
     server.set(|s| s.tools = vec![weather(POISONED, true)]);
     server.tools_changed().await;
-    let withdrawn = h
-        .until(Duration::from_secs(10), || {
-            !h.gateway
-                .catalog
-                .view()
-                .tools
-                .iter()
-                .any(|t| t.name == "weather__get_weather")
-        })
-        .await;
+    let withdrawn = served_within(&h, "weather__get_weather", false, 10).await;
     assert!(
         withdrawn,
         "the changed tool is withdrawn (discover: {discover})"
@@ -108,16 +114,7 @@ async fn rug_pulled(discover: bool) {
     h.core
         .decide_pin_change(change.id, Decision::Approve)
         .unwrap();
-    let back = h
-        .until(Duration::from_secs(10), || {
-            h.gateway
-                .catalog
-                .view()
-                .tools
-                .iter()
-                .any(|t| t.name == "weather__get_weather")
-        })
-        .await;
+    let back = served_within(&h, "weather__get_weather", true, 10).await;
     assert!(back, "approved: served again");
     let listed = app.peer().list_all_tools().await.unwrap();
     let served = listed
@@ -396,16 +393,7 @@ async fn a_tool_turned_off_reaches_no_app_until_it_is_on_again() {
         !h.core.set_tool_on("weather", "get_weather", false).unwrap(),
         "already off"
     );
-    let gone = h
-        .until(Duration::from_secs(10), || {
-            !h.gateway
-                .catalog
-                .view()
-                .tools
-                .iter()
-                .any(|t| t.name == "weather__get_weather")
-        })
-        .await;
+    let gone = served_within(&h, "weather__get_weather", false, 10).await;
     assert!(gone, "turned off: withdrawn");
     assert!(!tool_names(&app)
         .await
@@ -436,16 +424,7 @@ async fn a_tool_turned_off_reaches_no_app_until_it_is_on_again() {
         .is_err());
 
     assert!(h.core.set_tool_on("weather", "get_weather", true).unwrap());
-    let back = h
-        .until(Duration::from_secs(10), || {
-            h.gateway
-                .catalog
-                .view()
-                .tools
-                .iter()
-                .any(|t| t.name == "weather__get_weather")
-        })
-        .await;
+    let back = served_within(&h, "weather__get_weather", true, 10).await;
     assert!(back, "turned on: served again");
     assert!(text(&call(&app, "weather__get_weather", "Oslo").await.unwrap()).contains("Oslo"));
     let used = h
