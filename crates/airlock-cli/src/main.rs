@@ -262,6 +262,7 @@ async fn dispatch(
             let server = server.unwrap_or_default();
             cmd::calls::tools(&core, &server, json).await
         }
+        Command::Catalog(sub) => cmd::catalog::run(&core, sub, json).await,
         Command::Prompts { server } => cmd::calls::prompts(&core, &server, json).await,
         Command::Resources { server } => cmd::calls::resources(&core, &server, json).await,
         Command::Read { server, uri } => cmd::calls::read(&core, &server, &uri).await,

@@ -43,9 +43,10 @@ pub mod tool_budget;
 
 pub use airlock_url_safety as url_safety;
 
-pub use airlock::{audit_export, tool_switches};
+pub use airlock::{audit_export, catalog, tool_switches};
 pub use airlock::{
     Airlock, AirlockOptions, CallOutcome, ConnectionReport, OAuthSummary, ToolCallError,
 };
+pub use airlock_catalog;
 pub use error::{CoreError, CoreResult};
 pub use limits::{FIRST_BACKOFF, MAX_BACKOFF, MAX_RECONNECT_ATTEMPTS};

@@ -130,6 +130,10 @@ pub(crate) enum Command {
         #[arg(required = true)]
         server: Option<String>,
     },
+    /// Servers from MCP registries: read a registry into the cache, search
+    /// it and show an entry (offline, from the cache)
+    #[command(subcommand)]
+    Catalog(CatalogCmd),
     /// List a server's prompts
     Prompts { server: String },
     /// List a server's resources
@@ -428,6 +432,24 @@ pub(crate) struct DaemonArgs {
     /// (what the desktop window does; for tests)
     #[arg(long, hide = true)]
     pub(crate) take_over: bool,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum CatalogCmd {
+    /// Read a registry's latest entries into the cache (default: the
+    /// official MCP Registry, or AIRLOCK_REGISTRY_URL)
+    Refresh {
+        #[arg(long, value_name = "URL")]
+        registry: Option<String>,
+    },
+    /// Search the cache by name or description (all entries without TEXT)
+    Search {
+        text: Option<String>,
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+    },
+    /// Show an entry: its versions, packages, environment, status
+    Show { name: String },
 }
 
 #[derive(Subcommand)]

@@ -4,6 +4,7 @@ pub(crate) mod app_configs;
 pub(crate) mod apps;
 pub(crate) mod auth;
 pub(crate) mod calls;
+pub(crate) mod catalog;
 pub(crate) mod gateway;
 pub(crate) mod history;
 pub(crate) mod pin_notices;

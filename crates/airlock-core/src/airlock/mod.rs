@@ -7,6 +7,7 @@
 mod activity;
 mod apps;
 pub mod audit_export;
+pub mod catalog;
 mod connections;
 mod history;
 mod input_rounds;

@@ -50,6 +50,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
         include_str!("../../migrations/0017_tool_calls_most_used.sql"),
     ),
     (18, include_str!("../../migrations/0018_tools_off.sql")),
+    (19, include_str!("../../migrations/0019_catalog.sql")),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

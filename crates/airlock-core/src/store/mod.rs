@@ -4,6 +4,7 @@
 //! Nothing secret is ever written here: server configs hold keychain references.
 
 pub mod apps;
+pub mod catalog;
 mod domains;
 mod history;
 mod migrate;

@@ -1,0 +1,108 @@
+//! The catalog of MCP registries: read a registry into the cache
+//! (`refresh_catalog`), then search and show from the cache, offline.
+
+use airlock_catalog::{fetch_latest, CatalogEntry, FetchLimits};
+use serde::Serialize;
+
+use super::Airlock;
+use crate::error::{CoreError, CoreResult};
+
+/// What a read of a registry did.
+#[derive(Debug, Clone, Serialize)]
+pub struct CatalogRefresh {
+    pub registry: String,
+    pub entries: usize,
+    pub refused: usize,
+    /// Why some entries were left out (a few).
+    pub reasons: Vec<String>,
+    pub pages: usize,
+    /// The read stopped at a bound.
+    pub cut: bool,
+}
+
+/// A cached entry with the registry it came from.
+#[derive(Debug, Clone, Serialize)]
+pub struct CatalogHit {
+    pub registry: String,
+    pub fetched_at: i64,
+    #[serde(flatten)]
+    pub entry: serde_json::Value,
+}
+
+impl Airlock {
+    /// Read `registry`'s latest entries into the cache (replacing what was
+    /// kept of it).
+    pub async fn refresh_catalog(&self, registry: &str) -> CoreResult<CatalogRefresh> {
+        let fetched = fetch_latest(registry, None, FetchLimits::default())
+            .await
+            .map_err(|e| CoreError::BadInput(e.to_string()))?;
+        let rows: Vec<(String, String, String, String, String)> = fetched
+            .entries
+            .iter()
+            .map(|e: &CatalogEntry| {
+                let status = serde_json::to_value(e.status)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default();
+                (
+                    e.name.clone(),
+                    e.version.clone(),
+                    status,
+                    e.description.clone(),
+                    serde_json::to_string(e).unwrap_or_default(),
+                )
+            })
+            .collect();
+        self.store.replace_catalog(registry, &rows)?;
+        let _ = self.store.audit(
+            None,
+            "catalog_refreshed",
+            &serde_json::json!({"registry": registry, "entries": rows.len(), "refused": fetched.refused}),
+        );
+        Ok(CatalogRefresh {
+            registry: registry.to_owned(),
+            entries: rows.len(),
+            refused: fetched.refused,
+            reasons: fetched.reasons,
+            pages: fetched.pages,
+            cut: fetched.cut,
+        })
+    }
+
+    /// Cached entries whose name or description contains `text`.
+    pub fn search_catalog(&self, text: &str, limit: u32) -> CoreResult<Vec<CatalogHit>> {
+        Ok(self
+            .store
+            .search_catalog(text, limit)?
+            .into_iter()
+            .filter_map(|r| {
+                Some(CatalogHit {
+                    entry: serde_json::from_str(&r.entry).ok()?,
+                    registry: r.registry,
+                    fetched_at: r.fetched_at,
+                })
+            })
+            .collect())
+    }
+
+    /// The cached entries named `name`, one per registry.
+    pub fn catalog_entry(&self, name: &str) -> CoreResult<Vec<CatalogHit>> {
+        Ok(self
+            .store
+            .catalog_entry(name)?
+            .into_iter()
+            .filter_map(|r| {
+                Some(CatalogHit {
+                    entry: serde_json::from_str(&r.entry).ok()?,
+                    registry: r.registry,
+                    fetched_at: r.fetched_at,
+                })
+            })
+            .collect())
+    }
+
+    /// How many entries the cache holds, and when it was last read.
+    pub fn catalog_size(&self) -> CoreResult<(u64, Option<i64>)> {
+        Ok(self.store.catalog_size()?)
+    }
+}
