@@ -31,6 +31,7 @@ mod activity;
 mod budget;
 mod calls;
 mod cases;
+mod catalog;
 mod gen;
 mod history;
 mod noisy;
@@ -74,6 +75,9 @@ fn main() -> Result<(), String> {
     }
     if args.get(1).map(String::as_str) == Some("budget") {
         return budget::run(&args);
+    }
+    if args.get(1).map(String::as_str) == Some("catalog") {
+        return catalog::run(&args);
     }
     if args.get(1).map(String::as_str) == Some("noisy") {
         return noisy::run(&args);
