@@ -3,14 +3,16 @@
 //! app with requests in flight on that server's connection; a line nobody's
 //! request caused stays in Airlock's own log), when that app asked for them
 //! with `logging/setLevel`: at or above its level, from a server its profile
-//! shows (checked first, so a hidden server spends nothing), as plain text
-//! (escaped, bounded), the logger named after the server. Each server has a
-//! bucket of its own per app ([`limits::LOG_BURST`] at once,
-//! [`limits::LOG_LINES_PER_SEC`] a second): one server's flood drops its
-//! own lines, never another's; the next line passed on says how many went.
+//! shows, as plain text (escaped, bounded), the logger named after the
+//! server. Each server has a bucket of its own per app ([`limits::LOG_BURST`]
+//! at once, [`limits::LOG_LINES_PER_SEC`] a second), spent *before* a line
+//! enters the app's queue: one server's flood drops its own lines and never
+//! fills the queue that another server's line needs; the next line passed on
+//! says how many went.
 //!
 //! Nothing waits on an app: a line goes into the app's bounded queue
-//! ([`LOG_QUEUE`]) or is dropped (and counted).
+//! ([`LOG_QUEUE`], room for several servers' bursts at once) or is dropped
+//! (and counted).
 
 // Logging is deprecated in 2026-07-28 (SEP-2577); 2025-11-25 apps use it.
 #![allow(deprecated)]
@@ -27,8 +29,9 @@ use tokio::sync::mpsc;
 
 use crate::limits;
 
-/// Lines waiting for one app; beyond, they are dropped (and counted).
-pub const LOG_QUEUE: usize = 64;
+/// Lines waiting for one app; beyond, they are dropped (and counted). Four
+/// servers' whole bursts fit, so a fifth server's line still finds room.
+pub const LOG_QUEUE: usize = 4 * limits::LOG_BURST as usize;
 /// Servers one app keeps a bucket for (one per server it hears from).
 const MAX_BUCKETS: usize = 256;
 
@@ -57,6 +60,8 @@ struct Line {
     server: String,
     level: LoggingLevel,
     text: String,
+    /// This server's lines its bucket dropped just before this one.
+    earlier_dropped: u64,
 }
 
 /// What one app asked for (its level, and the app whose profile applies).
@@ -65,6 +70,8 @@ struct Sink {
     lines: mpsc::Sender<Line>,
     /// Lines dropped because the app's queue was full.
     dropped: Arc<AtomicU64>,
+    /// A bucket per server this app hears from.
+    buckets: Mutex<HashMap<String, Bucket>>,
 }
 
 /// The apps that asked for log lines, by app number.
@@ -108,6 +115,7 @@ impl LogSinks {
                 wish,
                 lines,
                 dropped,
+                buckets: Mutex::new(HashMap::new()),
             },
         );
     }
@@ -128,13 +136,28 @@ impl LogSinks {
         if rank(level) < rank(wanted) {
             return;
         }
+        // The server's own bucket first: its flood stops here, before the
+        // queue every server shares.
+        let earlier_dropped = {
+            let mut buckets = sink.buckets.lock().unwrap_or_else(|e| e.into_inner());
+            if buckets.len() >= MAX_BUCKETS && !buckets.contains_key(server) {
+                buckets.clear();
+            }
+            let bucket = buckets.entry(server.to_owned()).or_insert_with(Bucket::new);
+            if !bucket.take() {
+                return;
+            }
+            std::mem::take(&mut bucket.dropped)
+        };
         let line = Line {
             server: server.to_owned(),
             level,
             text: text.to_owned(),
+            earlier_dropped,
         };
         if sink.lines.try_send(line).is_err() {
-            sink.dropped.fetch_add(1, Ordering::Relaxed);
+            sink.dropped
+                .fetch_add(1 + earlier_dropped, Ordering::Relaxed);
         }
     }
 }
@@ -182,31 +205,20 @@ async fn forward(
     queue_dropped: Arc<AtomicU64>,
     mut lines: mpsc::Receiver<Line>,
 ) {
-    let mut buckets: HashMap<String, Bucket> = HashMap::new();
     while let Some(line) = lines.recv().await {
         if peer.is_transport_closed() {
             break;
         }
         let app_name = wish.lock().unwrap_or_else(|e| e.into_inner()).1.clone();
-        // The profile first: a server the app does not see spends nothing.
+        // A server the app's profile does not show: never passed on.
         if !crate::catalog::profile::of(&core, &app_name).allows_server(&line.server) {
-            continue;
-        }
-        if buckets.len() >= MAX_BUCKETS && !buckets.contains_key(&line.server) {
-            buckets.clear();
-        }
-        let bucket = buckets
-            .entry(line.server.clone())
-            .or_insert_with(Bucket::new);
-        if !bucket.take() {
             continue;
         }
         let mut text =
             airlock_core::url_safety::neutralize_for_display(&line.text, limits::MAX_LOG_CHARS);
-        let dropped = bucket.dropped + queue_dropped.swap(0, Ordering::Relaxed);
+        let dropped = line.earlier_dropped + queue_dropped.swap(0, Ordering::Relaxed);
         if dropped > 0 {
             text = format!("({dropped} earlier lines dropped) {text}");
-            bucket.dropped = 0;
         }
         let mut param =
             LoggingMessageNotificationParam::new(line.level, serde_json::Value::String(text));
@@ -219,6 +231,46 @@ async fn forward(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The failure seen on a loaded machine: an app slow to take its lines
+    /// while one server floods. The loud server's bucket stops its flood
+    /// before the queue, so the calm server's line is queued all the same.
+    #[test]
+    fn a_flood_never_fills_the_queue_another_servers_line_needs() {
+        let sinks = LogSinks::default();
+        let (tx, mut rx) = mpsc::channel(LOG_QUEUE);
+        sinks.lock().insert(
+            1,
+            Sink {
+                wish: Arc::new(Mutex::new((LoggingLevel::Debug, "a".into()))),
+                lines: tx,
+                dropped: Arc::new(AtomicU64::new(0)),
+                buckets: Mutex::new(HashMap::new()),
+            },
+        );
+        // Nobody drains the queue meanwhile (the app is slow).
+        for i in 0..500 {
+            sinks.deliver(1, "loud", "info", &format!("loud line {i}"));
+        }
+        sinks.deliver(1, "calm", "info", "calm line 0");
+        let mut loud = 0;
+        let mut calm = false;
+        while let Ok(line) = rx.try_recv() {
+            match line.server.as_str() {
+                "loud" => loud += 1,
+                _ => calm = true,
+            }
+        }
+        assert!(calm, "the calm line was queued");
+        assert_eq!(loud, limits::LOG_BURST as usize, "the loud burst, no more");
+        // The loud server's next passed line says how many of its lines went.
+        std::thread::sleep(std::time::Duration::from_millis(
+            1100 / u64::from(limits::LOG_LINES_PER_SEC).max(1) + 10,
+        ));
+        sinks.deliver(1, "loud", "info", "later");
+        let later = rx.try_recv().expect("refilled");
+        assert_eq!(later.earlier_dropped, 450);
+    }
 
     #[test]
     fn a_bucket_gives_its_burst_then_refills_slowly() {
