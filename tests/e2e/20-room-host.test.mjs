@@ -68,6 +68,9 @@ test('a host outside the room is asked about; Deny holds, Always is kept', { tim
   await waitServerState(app, 'esc', 'ready');
   await openTool(app, 'esc', 'http_get');
   await app.waitText('server-room', (t) => t.includes('allowed when asked'), 'the room card lists the host');
+  // The attempt denied earlier is not listed as blocked any more: the host is allowed now.
+  const blockedNow = (await app.exists('room-blocked')) ? await app.text('room-blocked') : '';
+  assert.ok(!blockedNow.includes(`127.0.0.1:${port}`), `an allowed host is not listed as blocked: ${blockedNow}`);
   await app.b.execute(() => document.querySelector('[data-testid="server-room"]')?.scrollIntoView({ block: 'start' }));
   await app.shot('room-card');
 
