@@ -811,3 +811,28 @@ fn the_rooms_helper_ends_a_server_whose_airlock_is_gone() {
         gone.elapsed()
     );
 }
+
+/// A command written with `..` through a folder the room does not hold
+/// (here Airlock's own data folder, never in a room) runs as the room holds
+/// it: the `..` taken out, the venv's python found where it is.
+#[test]
+fn a_command_with_dot_dot_runs_as_the_room_holds_it() {
+    let h = Home::new();
+    std::fs::create_dir_all(&h.sb.data).expect("the data folder");
+    let python = py();
+    let ups = h.sb.data.components().count() - 1;
+    let dotted = format!(
+        "{}/{}{}",
+        h.sb.data.display(),
+        "../".repeat(ups),
+        python.display().to_string().trim_start_matches('/')
+    );
+    assert!(std::path::Path::new(&dotted).exists(), "{dotted}");
+    h.add("py", &[], &dotted, &[&s(&py_server()), "stdio"]);
+    let tools = h.cmd().args(["tools", "py"]).run();
+    tools.ok();
+    assert!(
+        !tools.stdout.trim().is_empty(),
+        "the confined server started: {tools:?}"
+    );
+}

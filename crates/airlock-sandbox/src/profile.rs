@@ -164,7 +164,8 @@ pub fn infer(command: &str, args: &[String], settings: &SandboxSettings, ctx: &C
         p.profile.container = Some(c);
         return p.profile;
     }
-    let resolved = resolve(command, ctx);
+    // `.` and `..` taken out as the room runs it (room.rs does the same).
+    let resolved = resolve(command, ctx).map(|r| lexical(&r));
     p.profile.program = resolved.clone();
     match &resolved {
         Some(path) => p.program(path, 0),
@@ -263,7 +264,7 @@ fn is_system(p: &Path) -> bool {
 }
 
 /// `path` with `.` and `..` taken out without touching the disk.
-fn lexical(path: &Path) -> PathBuf {
+pub(crate) fn lexical(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {

@@ -281,7 +281,24 @@ mod imp {
         };
         let spec = serde_json::to_string(&spec)
             .map_err(|e| Unavailable(format!("cannot write the room's plan: {e}")))?;
-        push(&[&"--", &l.helper, &HELPER_ARG, &spec, &"--", &l.command]);
+        // A command written with `.` or `..` runs as the room holds it
+        // (taken out lexically: a venv's `bin/../bin/python` stays in its
+        // venv), not through folders the room does not hold.
+        let command = {
+            let p = Path::new(l.command);
+            let dotted = p.components().any(|c| {
+                matches!(
+                    c,
+                    std::path::Component::ParentDir | std::path::Component::CurDir
+                )
+            });
+            if p.is_absolute() && dotted {
+                crate::profile::lexical(p).to_string_lossy().into_owned()
+            } else {
+                l.command.to_owned()
+            }
+        };
+        push(&[&"--", &l.helper, &HELPER_ARG, &spec, &"--", &command]);
         for arg in l.args {
             a.push(arg.into());
         }
