@@ -127,14 +127,19 @@ pub struct ServerView {
 /// reads its OAuth state from the keychain.
 pub async fn list_servers(cx: Ctx<'_>) -> ApiResult<Vec<ServerView>> {
     crate::startup::mark(crate::startup::Milestone::ListAsked);
-    Ok(cx
+    let defs = cx.state.core.list_servers()?;
+    let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+    let mut glances = cx
         .state
         .core
-        .list_servers()?
+        .server_glances(&names)
+        .unwrap_or_default()
+        .into_iter();
+    Ok(defs
         .into_iter()
         .map(|def| ServerView {
             status: cx.state.core.status(&def.name),
-            glance: cx.state.core.server_glance(&def.name).unwrap_or_default(),
+            glance: glances.next().unwrap_or_default(),
             oauth: matches!(def.transport, Transport::Http { .. })
                 .then(|| cx.state.core.oauth_summary(&def.name)),
             def,

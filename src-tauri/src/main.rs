@@ -294,14 +294,14 @@ fn serve_gateway(
 /// Forward core events to the window; show blocked URLs to the user.
 /// The tray's server lines, from the core's list, states and glances.
 fn tray_servers(app: &AppHandle, core: &Airlock) {
-    let servers: Vec<_> = core
-        .list_servers()
-        .unwrap_or_default()
-        .into_iter()
+    let defs = core.list_servers().unwrap_or_default();
+    let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+    let mut glances = core.server_glances(&names).unwrap_or_default().into_iter();
+    let servers: Vec<_> = defs
+        .iter()
         .map(|d| {
-            let status = core.status(&d.name);
-            let glance = core.server_glance(&d.name).unwrap_or_default();
-            (d.name, status, glance)
+            let glance = glances.next().unwrap_or_default();
+            (d.name.clone(), core.status(&d.name), glance)
         })
         .collect();
     tray::set_servers(app, &tray::server_lines(&servers));

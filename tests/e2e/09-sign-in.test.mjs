@@ -65,6 +65,8 @@ test('sign in through the consent dialog, tokens survive a restart, -32042 after
   // 1. No prompt at start: the row says sign-in is required and offers it.
   const st = await waitServerState(app, 'ex', 'sign_in_required');
   assert.equal(st.text, 'Sign-in required');
+  assert.match(st.reason ?? '', /requires you to sign in/);
+  assert.ok(!/airlock login|`/.test(st.reason ?? ''), `the window's words, no command line: ${st.reason}`);
   assert.equal(windowsTitled(SIGN_IN).length, 0, 'no sign-in dialog nobody asked for');
   await app.waitExists('sign-in-ex');
   await app.shot('sign-in-required');

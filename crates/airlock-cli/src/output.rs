@@ -130,7 +130,12 @@ pub fn print_connection(r: &ConnectionReport) {
             )
         }
         ConnStatus::SignInRequired { reason } => {
-            say!("{}: sign-in required ({})", plain(&r.server), plain(reason))
+            say!(
+                "{}: sign-in required ({}); sign in with `airlock login {}`",
+                plain(&r.server),
+                plain(reason),
+                plain(&r.server)
+            )
         }
         other => say!("{}: {:?}", plain(&r.server), other),
     }

@@ -4,7 +4,6 @@ import type { ConnStatus, ServerDef } from "./api";
 import type { ElicitationState } from "./bindings/ElicitationState";
 import {
   counted,
-  forTheWindow,
   dateTime,
   dayEnd,
   dayStart,
@@ -224,18 +223,5 @@ describe("counted", () => {
     expect(counted(3, "change")).toBe("3 changes");
     expect(counted(2, "entry", "entries")).toBe("2 entries");
     expect(counted(12000, "request")).toBe("12,000 requests");
-  });
-});
-
-describe("forTheWindow", () => {
-  it("turns the command line's hints into the window's words", () => {
-    expect(
-      forTheWindow(
-        "the server requires you to sign in (MCP authorization, OAuth): use Sign in in the window, or `airlock login ex`",
-      ),
-    ).toBe("the server requires you to sign in (MCP authorization, OAuth)");
-    expect(forTheWindow("the token expired; log in again with `airlock login ex`")).toBe("the token expired; sign in again");
-    expect(forTheWindow("no change here")).toBe("no change here");
-    expect(forTheWindow("x (`airlock logout <server>` then `airlock login <server>`)")).toBe("x (Sign out, then Sign in)");
   });
 });

@@ -105,29 +105,17 @@ export function statusLabel(status: ConnStatus): string {
   }
 }
 
-/**
- * A reason written for the command line, as the window says it: its
- * `airlock ...` hints become the window's buttons (the row shows Sign in).
- */
-export function forTheWindow(reason: string): string {
-  return reason
-    .replace(/:? ?use Sign in in the window, or `airlock login [^`]*`/g, "")
-    .replace(/log in again with `airlock login [^`]*`/g, "sign in again")
-    .replace(/\(`airlock logout [^`]*` then `airlock login [^`]*`\)/g, "(Sign out, then Sign in)")
-    .replace(/run `airlock logout` and `airlock login` again/g, "sign out and sign in again");
-}
-
 /** The reason that goes with a status, if any. */
 export function statusDetail(status: ConnStatus): string | null {
   switch (status.state) {
     case "failed":
-      return forTheWindow(status.reason);
+      return status.reason;
     case "reconnecting": {
       const wait = Math.round(status.retry_in_ms / 1000);
-      return `${forTheWindow(status.reason)} — next try in ${wait} s`;
+      return `${status.reason} — next try in ${wait} s`;
     }
     case "sign_in_required":
-      return forTheWindow(status.reason);
+      return status.reason;
     case "signing_in":
       return `Waiting for you to finish signing in at ${status.domain} in your browser.`;
     default:

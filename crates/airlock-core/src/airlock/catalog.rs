@@ -29,6 +29,15 @@ pub struct CatalogHit {
     pub entry: serde_json::Value,
 }
 
+/// A cached row as shown; a row whose JSON no longer reads is skipped.
+fn hit(r: crate::store::catalog::CatalogRow) -> Option<CatalogHit> {
+    Some(CatalogHit {
+        entry: serde_json::from_str(&r.entry).ok()?,
+        registry: r.registry,
+        fetched_at: r.fetched_at,
+    })
+}
+
 impl Airlock {
     /// Read `registry`'s latest entries into the cache (replacing what was
     /// kept of it).
@@ -75,13 +84,7 @@ impl Airlock {
             .store
             .search_catalog(text, limit)?
             .into_iter()
-            .filter_map(|r| {
-                Some(CatalogHit {
-                    entry: serde_json::from_str(&r.entry).ok()?,
-                    registry: r.registry,
-                    fetched_at: r.fetched_at,
-                })
-            })
+            .filter_map(hit)
             .collect())
     }
 
@@ -91,13 +94,7 @@ impl Airlock {
             .store
             .catalog_entry(name)?
             .into_iter()
-            .filter_map(|r| {
-                Some(CatalogHit {
-                    entry: serde_json::from_str(&r.entry).ok()?,
-                    registry: r.registry,
-                    fetched_at: r.fetched_at,
-                })
-            })
+            .filter_map(hit)
             .collect())
     }
 

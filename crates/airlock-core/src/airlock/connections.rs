@@ -654,15 +654,69 @@ fn needs_sign_in(e: &CoreError) -> bool {
     )
 }
 
-/// The status after a failed connect.
+/// The status after a failed connect. A sign-in's reason is said for every
+/// surface: the window shows Sign in as a button, the command line adds its
+/// command (`output::print_connection`).
 fn failed_status(e: &CoreError) -> ConnStatus {
     if needs_sign_in(e) {
-        ConnStatus::SignInRequired {
-            reason: e.to_string(),
-        }
+        let reason = match e {
+            CoreError::Connect {
+                source: ConnectError::AuthorizationRequired { reason, .. },
+                ..
+            } => format!("the server requires you to sign in (MCP authorization, OAuth){reason}"),
+            CoreError::Connect {
+                source: ConnectError::Authorization(a),
+                ..
+            } => a.status_reason(),
+            other => other.to_string(),
+        };
+        ConnStatus::SignInRequired { reason }
     } else {
         ConnStatus::Failed {
             reason: e.to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::{AuthFlowError, AuthStep};
+
+    /// A sign-in status is said for every surface: no command-line hint in
+    /// it (the window has a button; the CLI adds its command).
+    #[test]
+    fn a_sign_in_status_carries_no_command_line_hint() {
+        let required = CoreError::Connect {
+            server: "ex".into(),
+            source: ConnectError::AuthorizationRequired {
+                server: "ex".into(),
+                reason: " (the token expired)".into(),
+            },
+        };
+        let refresh = CoreError::Connect {
+            server: "ex".into(),
+            source: ConnectError::Authorization(AuthFlowError::new(AuthStep::TokenRefresh, "401")),
+        };
+        assert!(
+            required.to_string().contains("airlock login"),
+            "the CLI's error keeps it"
+        );
+        for e in [&required, &refresh] {
+            let ConnStatus::SignInRequired { reason } = failed_status(e) else {
+                panic!("sign-in required: {e}");
+            };
+            assert!(
+                !reason.contains('`') && !reason.contains("airlock "),
+                "{reason}"
+            );
+        }
+        let ConnStatus::SignInRequired { reason } = failed_status(&required) else {
+            unreachable!()
+        };
+        assert_eq!(
+            reason,
+            "the server requires you to sign in (MCP authorization, OAuth) (the token expired)"
+        );
     }
 }

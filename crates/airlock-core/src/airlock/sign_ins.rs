@@ -58,7 +58,7 @@ impl Airlock {
             self.set_status(
                 server,
                 ConnStatus::SignInRequired {
-                    reason: e.to_string(),
+                    reason: e.status_reason(),
                 },
             );
             return Err(CoreError::Connect {

@@ -73,8 +73,17 @@ impl Airlock {
     /// What the Servers page shows of `server` at a glance: tools approved
     /// and off, and the apps that used it lately.
     pub fn server_glance(&self, server: &str) -> CoreResult<crate::store::ServerGlance> {
-        // Calls still in the history writer's queue count too.
+        Ok(self.server_glances(&[server])?.pop().unwrap_or_default())
+    }
+
+    /// [`Airlock::server_glance`] of each of `servers`, in order, with one
+    /// flush of the history writer (calls still in its queue count too)
+    /// for all of them.
+    pub fn server_glances(&self, servers: &[&str]) -> CoreResult<Vec<crate::store::ServerGlance>> {
         self.history.flush()?;
-        Ok(self.store.server_glance(server)?)
+        servers
+            .iter()
+            .map(|s| Ok(self.store.server_glance(s)?))
+            .collect()
     }
 }

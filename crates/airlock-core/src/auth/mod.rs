@@ -106,6 +106,20 @@ impl AuthStep {
     }
 }
 
+impl AuthStep {
+    /// [`AuthStep::hint`] in words every surface can show: a status line in
+    /// the window, where Sign in and Sign out are buttons, as well as the
+    /// command line (whose errors keep the commands).
+    pub fn action(self) -> &'static str {
+        match self {
+            Self::ResponseIssuer => "do not sign in to this server again until you know why: check its address and remove it if you do not trust it; if you do, sign in again and make sure the browser stays on the sign-in page Airlock opened",
+            Self::TokenExchange => "sign in again; if it keeps failing, the client registration may be wrong: sign out, then sign in",
+            Self::TokenRefresh => "sign in again",
+            other => other.hint(),
+        }
+    }
+}
+
 impl std::fmt::Display for AuthStep {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -124,6 +138,16 @@ pub struct AuthFlowError {
 }
 
 impl AuthFlowError {
+    /// The failure as a server's status says it (no command-line hints).
+    pub fn status_reason(&self) -> String {
+        format!(
+            "authorization failed at {}: {}. What to do: {}",
+            self.step,
+            self.detail,
+            self.step.action()
+        )
+    }
+
     pub fn new(step: AuthStep, detail: impl Into<String>) -> Self {
         Self {
             step,

@@ -18,6 +18,20 @@ pub struct CatalogRow {
     pub fetched_at: i64,
 }
 
+/// The columns [`catalog_row`] reads, in its order.
+const COLUMNS: &str = "registry, name, version, status, entry, fetched_at";
+
+fn catalog_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CatalogRow> {
+    Ok(CatalogRow {
+        registry: r.get(0)?,
+        name: r.get(1)?,
+        version: r.get(2)?,
+        status: r.get(3)?,
+        entry: r.get(4)?,
+        fetched_at: r.get(5)?,
+    })
+}
+
 /// Most rows one search returns.
 pub const MAX_CATALOG_RESULTS: u32 = 500;
 
@@ -64,40 +78,25 @@ impl Store {
                 .replace('%', "\\%")
                 .replace('_', "\\_")
         );
-        let mut stmt = conn.prepare_cached(
-            "SELECT registry, name, version, status, entry, fetched_at FROM catalog \
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM catalog \
              WHERE status != 'deleted' AND (name LIKE ?1 ESCAPE '\\' OR description LIKE ?1 ESCAPE '\\') \
-             ORDER BY name, registry LIMIT ?2",
+             ORDER BY name, registry LIMIT ?2"
+        ))?;
+        let rows = stmt.query_map(
+            params![pattern, limit.min(MAX_CATALOG_RESULTS)],
+            catalog_row,
         )?;
-        let rows = stmt.query_map(params![pattern, limit.min(MAX_CATALOG_RESULTS)], |r| {
-            Ok(CatalogRow {
-                registry: r.get(0)?,
-                name: r.get(1)?,
-                version: r.get(2)?,
-                status: r.get(3)?,
-                entry: r.get(4)?,
-                fetched_at: r.get(5)?,
-            })
-        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// The entries named `name` (one per registry), deleted ones included.
     pub fn catalog_entry(&self, name: &str) -> StoreResult<Vec<CatalogRow>> {
         let conn = self.lock();
-        let mut stmt = conn.prepare_cached(
-            "SELECT registry, name, version, status, entry, fetched_at FROM catalog WHERE name = ?1 ORDER BY registry",
-        )?;
-        let rows = stmt.query_map(params![name], |r| {
-            Ok(CatalogRow {
-                registry: r.get(0)?,
-                name: r.get(1)?,
-                version: r.get(2)?,
-                status: r.get(3)?,
-                entry: r.get(4)?,
-                fetched_at: r.get(5)?,
-            })
-        })?;
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM catalog WHERE name = ?1 ORDER BY registry"
+        ))?;
+        let rows = stmt.query_map(params![name], catalog_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
