@@ -5,7 +5,7 @@
 //! text: control characters are dropped here, hidden ones are made visible
 //! where it is shown.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Longest server name (`io.github.owner/name`), in bytes.
@@ -18,7 +18,7 @@ pub const MAX_FIELD: usize = 1000;
 pub const MAX_LIST: usize = 16;
 
 /// Whether the registry still offers it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Active,
@@ -27,7 +27,7 @@ pub enum Status {
 }
 
 /// An environment variable a package asks for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EnvVar {
     pub name: String,
     pub description: String,
@@ -36,7 +36,7 @@ pub struct EnvVar {
 }
 
 /// One way to run it locally.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Package {
     /// `npm`, `pypi`, `oci`, `nuget`, `mcpb` (others kept as named).
     pub registry_type: String,
@@ -50,7 +50,7 @@ pub struct Package {
 }
 
 /// A server reached over the network.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Remote {
     /// `streamable-http` or `sse`.
     pub kind: String,
@@ -58,7 +58,7 @@ pub struct Remote {
 }
 
 /// One version of one server, as the catalog keeps and shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CatalogEntry {
     pub name: String,
     /// The namespace the registry verified (`io.github.owner`, `com.example`).

@@ -95,6 +95,9 @@ pub struct Context {
     pub home: Option<PathBuf>,
     /// Airlock's data folder: never in a room unless the person names it.
     pub data_dir: Option<PathBuf>,
+    /// The folder Airlock installed this server into (from a registry):
+    /// inside the data folder, yet read by its own server (never written).
+    pub package_dir: Option<PathBuf>,
 }
 
 impl Context {
@@ -302,6 +305,11 @@ impl Builder<'_> {
                 if p.starts_with(&place) || place.starts_with(p) {
                     return Some(format!("~/{s}"));
                 }
+            }
+        }
+        if let Some(own) = &self.ctx.package_dir {
+            if p.starts_with(own) {
+                return None;
             }
         }
         if let Some(data) = &self.ctx.data_dir {

@@ -450,6 +450,37 @@ pub(crate) enum CatalogCmd {
     },
     /// Show an entry: its versions, packages, environment, status
     Show { name: String },
+    /// Install a server from the catalog, locked to its exact bytes: it is
+    /// downloaded and locked first (nothing of it runs), then you see the
+    /// exact command, its hashes and its room, and say yes; then its first
+    /// tools, for your review
+    Install {
+        /// NAME or NAME@VERSION (an exact version)
+        name: String,
+        /// The server's name in Airlock (default: the entry's last part)
+        #[arg(long = "as", value_name = "SERVER")]
+        server: Option<String>,
+        /// A value the package asks for, NAME=VALUE (secret ones go to the
+        /// keychain)
+        #[arg(long = "env", value_name = "NAME=VALUE")]
+        env: Vec<String>,
+        /// Read the value of NAME from the first line of stdin (for a
+        /// secret: it stays out of your shell's history)
+        #[arg(long = "env-stdin", value_name = "NAME")]
+        env_stdin: Option<String>,
+        /// Only from this registry, when the name is in several
+        #[arg(long, value_name = "URL")]
+        registry: Option<String>,
+        /// Install without asking, and let apps use the first tools that
+        /// have no serious finding (serious ones still wait for review)
+        #[arg(long)]
+        yes: bool,
+    },
+    /// The servers installed from a registry: version, hash, where
+    Installed,
+    /// Install the locked bytes of a server again (after a file of it
+    /// changed): the package managers check every hash
+    Repair { server: String },
 }
 
 #[derive(Subcommand)]

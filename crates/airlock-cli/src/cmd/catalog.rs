@@ -85,6 +85,30 @@ pub(crate) async fn run(core: &Arc<Airlock>, cmd: CatalogCmd, json: bool) -> Res
             }
             Ok(0)
         }
+        CatalogCmd::Install {
+            name,
+            server,
+            env,
+            env_stdin,
+            registry,
+            yes,
+        } => {
+            crate::cmd::install::install(
+                core,
+                crate::cmd::install::InstallArgs {
+                    name,
+                    server,
+                    env,
+                    env_stdin,
+                    registry,
+                    yes,
+                },
+                json,
+            )
+            .await
+        }
+        CatalogCmd::Installed => crate::cmd::install::installed(core, json),
+        CatalogCmd::Repair { server } => crate::cmd::install::repair(core, &server).await,
         CatalogCmd::Show { name } => {
             let hits = core.catalog_entry(&name)?;
             if hits.is_empty() {

@@ -7,6 +7,7 @@ pub(crate) mod calls;
 pub(crate) mod catalog;
 pub(crate) mod gateway;
 pub(crate) mod history;
+pub(crate) mod install;
 pub(crate) mod pin_notices;
 pub(crate) mod pins;
 pub(crate) mod servers;

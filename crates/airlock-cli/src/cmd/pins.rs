@@ -93,7 +93,7 @@ fn what(change: &PinChange) -> &'static str {
     }
 }
 
-fn print_change(c: &PinChange) {
+pub(crate) fn print_change(c: &PinChange) {
     say!(
         "#{} {} {} {}: {}",
         c.id,

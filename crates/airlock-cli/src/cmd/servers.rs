@@ -486,7 +486,7 @@ fn room_line(room: &RoomReport) -> String {
 
 /// The room in full: the exact command, what it reads, writes and
 /// reaches, each with where it came from.
-fn print_room(room: &RoomReport) {
+pub(crate) fn print_room(room: &RoomReport) {
     say!("room of {}: {}", plain(&room.server), room_line(room));
     say!("  command: {}", plain(&room.command.join(" ")));
     if let Some(c) = &room.container {

@@ -26,6 +26,7 @@ mod live;
 pub mod notify;
 mod peers;
 mod recorders;
+pub mod registries;
 mod run;
 mod sandbox;
 

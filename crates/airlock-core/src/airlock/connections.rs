@@ -201,7 +201,8 @@ impl Airlock {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(def.name.clone(), redactor.clone());
-        let room = match self.room_launch(def, &transport) {
+        let checked = self.check_install(&def.name).await;
+        let room = match checked.and_then(|()| self.room_launch(def, &transport)) {
             Ok(room) => room,
             Err(e) => {
                 // Not started: said where a failed connect is said.

@@ -11,6 +11,7 @@ pub mod catalog;
 mod connections;
 mod history;
 mod input_rounds;
+pub mod install;
 mod lists;
 mod owners;
 mod pin_notices;

@@ -130,6 +130,9 @@ impl Airlock {
         let mut room =
             MAX_PENDING_CHANGES_PER_SERVER.saturating_sub(self.store.pending_pin_count(server)?);
         let first_sight = !self.store.pin_seen(server, k)?;
+        // A server installed from a registry: nothing is pinned unseen; its
+        // first tools wait for the person, like serious ones.
+        let installed_unseen = first_sight && self.store.install_first_sight(server)?;
         let mut pinned_now: Vec<String> = Vec::new();
         let mut to_record: Vec<ToRecord> = Vec::new();
         let mut unrecorded = 0usize;
@@ -162,7 +165,7 @@ impl Airlock {
             }
             let change = match (pin, first_sight) {
                 (Some(_), _) => ChangeKind::Changed,
-                (None, true) if s.serious => ChangeKind::FirstSight,
+                (None, true) if s.serious || installed_unseen => ChangeKind::FirstSight,
                 (None, true) => {
                     // First sight, nothing serious: pinned as it is.
                     self.store.set_pin(

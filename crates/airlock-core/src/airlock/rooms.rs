@@ -22,7 +22,11 @@ pub(crate) struct RoomLaunch {
 impl Airlock {
     /// The room of `name`, as `servers sandbox` and the window show it.
     pub fn room(&self, name: &str) -> CoreResult<RoomReport> {
-        let def = self.get_server(name)?;
+        Ok(self.room_of(&self.get_server(name)?))
+    }
+
+    /// The room of a server as `def` describes it (stored or not yet).
+    pub(crate) fn room_of(&self, def: &ServerDef) -> RoomReport {
         let (command, args, cwd, env) = match &def.transport {
             Transport::Stdio {
                 command,
@@ -31,7 +35,7 @@ impl Airlock {
                 env,
             } => (command, args, cwd, env),
             Transport::Http { url, .. } => {
-                return Ok(RoomReport {
+                return RoomReport {
                     server: def.name.clone(),
                     state: RoomState::Remote,
                     command: vec![url.clone()],
@@ -39,7 +43,7 @@ impl Airlock {
                     settings: None,
                     profile: None,
                     container: None,
-                })
+                }
             }
         };
         let plain_env = env
@@ -54,11 +58,11 @@ impl Airlock {
             command,
             args,
             &settings.clone().unwrap_or_default(),
-            &self.room_context(&def, cwd.as_deref(), plain_env),
+            &self.room_context(def, cwd.as_deref(), plain_env),
         );
         let container = profile.container.clone();
-        let state = self.room_state(&def, &profile);
-        Ok(RoomReport {
+        let state = self.room_state(def, &profile);
+        RoomReport {
             server: def.name.clone(),
             state,
             command: std::iter::once(command.clone())
@@ -68,7 +72,7 @@ impl Airlock {
             settings,
             profile: Some(profile),
             container,
-        })
+        }
     }
 
     fn room_state(&self, def: &ServerDef, profile: &sandbox::Profile) -> RoomState {
@@ -118,6 +122,7 @@ impl Airlock {
             cwd: cwd.map(std::path::PathBuf::from),
             home,
             data_dir: Some(self.data_dir.clone()),
+            package_dir: Some(super::install::install_dir(&self.data_dir, &def.name)),
         }
     }
 

@@ -218,6 +218,7 @@ impl Airlock {
         let def = self.get_server(name)?;
         self.disconnect(name);
         self.store.delete_server(name)?;
+        self.forget_install(name);
         // A server added again later under this name is seen afresh.
         let _ = self.store.forget_pins(name);
         self.forget_secrets(&secret_refs(&def));

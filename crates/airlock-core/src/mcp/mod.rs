@@ -69,6 +69,9 @@ pub enum ConnectError {
     Handshake { detail: String, tail: String },
     #[error("invalid server configuration: {0}")]
     Config(String),
+    /// What an installed server would run is not what was installed.
+    #[error("not started: {0}")]
+    Changed(String),
     /// `reason`: why the stored tokens were not used, as ` (<sentence>)`,
     /// or empty.
     #[error(

@@ -51,6 +51,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     ),
     (18, include_str!("../../migrations/0018_tools_off.sql")),
     (19, include_str!("../../migrations/0019_catalog.sql")),
+    (20, include_str!("../../migrations/0020_installs.sql")),
 ];
 
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

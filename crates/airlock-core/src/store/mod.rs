@@ -7,6 +7,7 @@ pub mod apps;
 pub mod catalog;
 mod domains;
 mod history;
+pub mod installs;
 mod migrate;
 pub mod owners;
 pub mod pins;

@@ -9,6 +9,7 @@ fn ctx(home: &Path, path: &str) -> Context {
         cwd: None,
         home: Some(home.to_path_buf()),
         data_dir: Some(home.join(".local/share/airlock")),
+        package_dir: None,
     }
 }
 
@@ -217,4 +218,42 @@ fn containers_are_described_not_wrapped() {
     assert_eq!(c.engine, "Docker");
     assert_eq!(c.publishes, vec!["8080:80"]);
     assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
+}
+
+#[cfg(unix)]
+#[test]
+fn an_installed_server_reads_its_own_package_folder_and_no_other() {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path();
+    let data = home.join(".local/share/airlock");
+    let mine = data.join("packages/mine");
+    let theirs = data.join("packages/theirs");
+    for dir in [&mine, &theirs] {
+        let script = dir.join("node_modules/srv/dist/index.js");
+        std::fs::create_dir_all(script.parent().unwrap()).unwrap();
+        std::fs::write(&script, "").unwrap();
+    }
+    let run = |script: &Path| {
+        let mut c = ctx(home, "/usr/bin");
+        c.package_dir = Some(mine.clone());
+        infer(
+            "/usr/bin/node",
+            &[script.display().to_string()],
+            &SandboxSettings::default(),
+            &c,
+        )
+    };
+    let own = run(&mine.join("node_modules/srv/dist/index.js"));
+    assert_eq!(reads(&own), vec![mine.join("node_modules").as_path()]);
+    assert!(own.write.is_empty(), "read, never written");
+    let other = run(&theirs.join("node_modules/srv/dist/index.js"));
+    assert!(reads(&other).is_empty(), "{:?}", reads(&other));
+    assert!(
+        other
+            .notes
+            .iter()
+            .any(|n| n.contains("Airlock's data folder")),
+        "{:?}",
+        other.notes
+    );
 }
