@@ -212,6 +212,8 @@ async fn an_npm_server_is_installed_locked_held_when_changed_and_put_back() {
     std::fs::write(&bin, "// changed again\n").expect("tamper");
     let refused = cmd()
         .env("npm_config_cache", sb.dir().join("empty-npm-cache"))
+        // npm retries a download that fails its check for two minutes.
+        .env("npm_config_fetch_retries", "0")
         .args(["catalog", "repair", "locked"])
         .timeout(Duration::from_secs(300))
         .run();
@@ -257,4 +259,280 @@ fn swap_tarball(dir: &Path, tarball: &Path) {
             .arg("package"),
         "pack",
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pypi_server_is_installed_with_hashes_and_its_secret_kept_in_the_keychain() {
+    require_keychain();
+    let sb = Sandbox::new();
+    let (_pypi, port) = pypiserver(sb.dir());
+    let fake = FakeRegistry::start(
+        vec![entry(
+            "io.github.airlock-test/escape",
+            "1.0.0",
+            json!({"registryType": "pypi", "identifier": "airlock-test-escape", "version": "1.0.0",
+                   "environmentVariables": [{"name": "ESCAPE_TOKEN", "description": "Your token",
+                                             "isSecret": true, "isRequired": true}]}),
+        )],
+        10,
+        Trick::None,
+    )
+    .await;
+    let cmd = || {
+        sb.cmd()
+            .env("PIP_INDEX_URL", format!("http://127.0.0.1:{port}/simple/"))
+            .timeout(Duration::from_secs(300))
+    };
+    cmd()
+        .args(["catalog", "refresh", "--registry", &fake.url])
+        .run()
+        .ok();
+    let missing = cmd()
+        .args([
+            "catalog",
+            "install",
+            "io.github.airlock-test/escape",
+            "--yes",
+        ])
+        .run();
+    assert_ne!(missing.code, Some(0), "{missing:?}");
+    assert!(
+        missing.stderr.contains("needs ESCAPE_TOKEN (Your token)"),
+        "{missing:?}"
+    );
+    let token = format!("tok-{}", random_hex());
+    let out = cmd()
+        .args([
+            "catalog",
+            "install",
+            "io.github.airlock-test/escape",
+            "--env-stdin",
+            "ESCAPE_TOKEN",
+            "--yes",
+        ])
+        .stdin(format!("{token}\n"))
+        .run();
+    out.ok();
+    assert!(
+        out.stdout
+            .contains("Asks for:  ESCAPE_TOKEN (required, secret: kept in the keychain, given)"),
+        "{out:?}"
+    );
+    assert!(!out.stdout.contains(&token), "the secret is never shown");
+    let dir = package_dir(&sb);
+    let script = dir.join("venv/bin/airlock-test-escape");
+    assert!(
+        out.stdout
+            .contains(&format!("Command:   {}", script.display())),
+        "{out:?}"
+    );
+    let requirements = std::fs::read_to_string(dir.join("requirements.lock")).expect("lock");
+    assert!(
+        requirements.contains("airlock-test-escape==1.0.0 --hash=sha256:")
+            && requirements.contains("mcp==2.3.0 --hash=sha256:"),
+        "{requirements}"
+    );
+    // The secret: in the keychain, nowhere in Airlock's database.
+    let show = sb.run(&["--json", "servers", "show", "escape"]);
+    show.ok();
+    let secret_ref = show.json()["transport"]["env"]["ESCAPE_TOKEN"]["secret_ref"]
+        .as_str()
+        .expect("a keychain reference")
+        .to_owned();
+    assert_eq!(
+        keychain_lookup(&secret_ref).as_deref(),
+        Some(token.as_str())
+    );
+    for f in std::fs::read_dir(&sb.data).expect("data").flatten() {
+        if f.path().is_file() {
+            let bytes = std::fs::read(f.path()).unwrap_or_default();
+            assert!(
+                !bytes.windows(token.len()).any(|w| w == token.as_bytes()),
+                "{} holds the secret",
+                f.path().display()
+            );
+        }
+    }
+    // It runs confined, twice: a run writes no bytecode into its locked
+    // folder (the second start's check passes).
+    for _ in 0..2 {
+        let call = cmd()
+            .consent("decline")
+            .args(["--json"])
+            .call("escape", "echo", r#"{"text":"from the venv"}"#)
+            .run();
+        call.ok();
+        assert!(said(&call).contains("from the venv"), "{call:?}");
+    }
+    let installed = sb.run(&["--json", "catalog", "installed"]);
+    installed.ok();
+    assert_eq!(installed.json()[0]["kind"], "pypi");
+    assert_eq!(installed.json()[0]["first_sight"], false);
+}
+
+/// An MCP Bundle made by the real packer (`mcpb pack`, tests/registries):
+/// a TypeScript SDK server and the SDK's packages.
+fn pack_bundle(dir: &Path) -> PathBuf {
+    let src = dir.join("bundle-src");
+    let modules = src.join("node_modules");
+    std::fs::create_dir_all(src.join("server")).expect("server/");
+    std::fs::copy(
+        peers_dir().join("bundle_echo.mjs"),
+        src.join("server/index.mjs"),
+    )
+    .expect("index.mjs");
+    // The SDK and every package it needs, from the peers' lockfile.
+    let lock: Value = serde_json::from_str(
+        &std::fs::read_to_string(peers_dir().join("package-lock.json")).expect("lockfile"),
+    )
+    .expect("json");
+    let packages = &lock["packages"];
+    let mut todo = vec!["@modelcontextprotocol/sdk".to_owned()];
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(name) = todo.pop() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        let p = &packages[format!("node_modules/{name}")];
+        for key in ["dependencies", "peerDependencies"] {
+            if let Some(d) = p[key].as_object() {
+                todo.extend(d.keys().cloned());
+            }
+        }
+    }
+    for name in &seen {
+        let from = peers_dir().join("node_modules").join(name);
+        if from.exists() {
+            let to = modules.join(name);
+            std::fs::create_dir_all(to.parent().expect("parent")).expect("scope");
+            run_ok(
+                std::process::Command::new("cp")
+                    .arg("-rL")
+                    .arg(&from)
+                    .arg(&to),
+                "copy a package",
+            );
+        }
+    }
+    std::fs::write(
+        src.join("manifest.json"),
+        json!({
+            "manifest_version": "0.3",
+            "name": "bundle-echo",
+            "version": "1.0.0",
+            "description": "Echo, from a bundle",
+            "author": {"name": "Airlock tests"},
+            "server": {
+                "type": "node",
+                "entry_point": "server/index.mjs",
+                "mcp_config": {"command": "node", "args": ["${__dirname}/server/index.mjs"]}
+            }
+        })
+        .to_string(),
+    )
+    .expect("manifest");
+    let out = dir.join("served/bundle-echo.mcpb");
+    std::fs::create_dir_all(out.parent().expect("served")).expect("served/");
+    run_ok(
+        std::process::Command::new(must(registries().join("node_modules/.bin/mcpb")))
+            .arg("pack")
+            .arg(&src)
+            .arg(&out),
+        "mcpb pack",
+    );
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bundle_is_checked_against_its_hash_before_it_is_unpacked() {
+    let sb = Sandbox::new();
+    let bundle = pack_bundle(sb.dir());
+    let sha = run_ok(
+        std::process::Command::new("sha256sum").arg(&bundle),
+        "sha256sum",
+    )
+    .split_whitespace()
+    .next()
+    .expect("a hash")
+    .to_owned();
+    let port = free_port();
+    let _files = Running(
+        std::process::Command::new("python3")
+            .args([
+                "-m",
+                "http.server",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+            ])
+            .arg("--directory")
+            .arg(bundle.parent().expect("served"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("a file server"),
+    );
+    wait_port(port, "the file server");
+    let url = format!("http://127.0.0.1:{port}/bundle-echo.mcpb");
+    let wrong = "0".repeat(64);
+    let fake = FakeRegistry::start(
+        vec![
+            entry(
+                "io.github.airlock-test/bundle",
+                "1.0.0",
+                json!({"registryType": "mcpb", "identifier": url, "version": "1.0.0", "fileSha256": sha}),
+            ),
+            entry(
+                "io.github.airlock-test/swapped",
+                "1.0.0",
+                json!({"registryType": "mcpb", "identifier": url, "version": "1.0.0", "fileSha256": wrong}),
+            ),
+        ],
+        10,
+        Trick::None,
+    )
+    .await;
+    let cmd = || sb.cmd().timeout(Duration::from_secs(300));
+    cmd()
+        .args(["catalog", "refresh", "--registry", &fake.url])
+        .run()
+        .ok();
+    let refused = cmd()
+        .args([
+            "catalog",
+            "install",
+            "io.github.airlock-test/swapped",
+            "--yes",
+        ])
+        .run();
+    assert_ne!(refused.code, Some(0), "{refused:?}");
+    assert!(
+        refused.stderr.contains(&format!("SHA-256 is {sha}"))
+            && refused.stderr.contains(&format!("registry says {wrong}")),
+        "both hashes shown: {refused:?}"
+    );
+    assert!(
+        std::fs::read_dir(sb.data.join("packages")).map_or(true, |mut d| d.next().is_none()),
+        "nothing unpacked"
+    );
+    let list = sb.run(&["--json", "servers", "list"]);
+    assert!(!list.stdout.contains("swapped"), "{list:?}");
+
+    let out = cmd()
+        .args([
+            "catalog",
+            "install",
+            "io.github.airlock-test/bundle",
+            "--yes",
+        ])
+        .run();
+    out.ok();
+    assert!(out.stdout.contains(&format!("sha256:{sha}")), "{out:?}");
+    let call = cmd()
+        .consent("decline")
+        .args(["--json"])
+        .call("bundle", "echo", r#"{"message":"packed"}"#)
+        .run();
+    call.ok();
+    assert!(said(&call).contains("bundle: packed"), "{call:?}");
 }
