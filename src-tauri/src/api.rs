@@ -26,6 +26,9 @@ use ts_rs::{Config, Dependency, ExportError, TypeVisitor, TS};
 
 use crate::app_config::{AppChangeDone, AppChangeView};
 use crate::apps_page::AppView;
+use crate::catalog_page::StagedView;
+use airlock_core::catalog::{CatalogItem, CatalogRefresh, CatalogSize};
+use airlock_core::install::InstallRequest;
 use crate::commands::{AppInfo, Capabilities, ExportDone, ServerView};
 use crate::ctx::{ApiResult, AppState, Ctx};
 use crate::inbox::PendingView;

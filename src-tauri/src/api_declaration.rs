@@ -114,6 +114,22 @@ desktop_api! {
         sync fn server_room(name: String) -> RoomReport;
         /// One change to a server's room (from its next start); the room then.
         sync fn change_room(name: String, change: RoomChange) -> RoomReport;
+        /// Read a registry (empty: the official MCP Registry) into the catalog's cache.
+        async fn catalog_refresh(registry: String) -> CatalogRefresh;
+        /// Cached catalog entries whose name or description contains `text` (offline).
+        async fn catalog_search(text: String, limit: u32) -> Vec<CatalogItem>;
+        /// How many entries the catalog's cache holds, and when it was read.
+        async fn catalog_size() -> CatalogSize;
+        /// Download and lock a catalog entry's package (nothing of it runs): the plan to consent to.
+        async fn prepare_install(request: InstallRequest) -> StagedView;
+        /// Install what was prepared (the person said yes): the server, confined.
+        async fn commit_install(id: u64) -> ServerDef;
+        /// Drop what was prepared (the person said no): its download is removed.
+        sync fn cancel_install(id: u64) -> ();
+        /// Start an installed server in its room; its first tools, each waiting for review.
+        async fn first_sight(server: String) -> Vec<PinChange>;
+        /// The person has seen an installed server's first tools.
+        async fn first_sight_done(server: String) -> ();
         /// The change a notification's Review asked to show, once (null: none).
         sync fn take_review_request() -> Option<i64>;
         /// The window drew its first data (the server list): the shell prints

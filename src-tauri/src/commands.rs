@@ -30,6 +30,11 @@ use crate::ctx::{ApiError, ApiResult, Ctx};
 pub use crate::app_config::{apply_app, plan_app};
 pub use crate::apps_page::{apps, autostart, set_app_paused, set_app_profile, set_autostart};
 use crate::inbox::{PendingKind, PendingView};
+// The Catalog page: registries read, searched, servers installed locked.
+pub use crate::catalog_page::{
+    cancel_install, catalog_refresh, catalog_search, catalog_size, commit_install, first_sight,
+    first_sight_done, prepare_install,
+};
 // The Review page: changes of pinned tools and prompts, URI owners.
 pub use crate::pin_review::{
     choose_uri_owner, decide_pin_change, pin_counts, pin_history, pin_review, take_review_request,

@@ -10,6 +10,7 @@
 mod api;
 mod app_config;
 mod apps_page;
+mod catalog_page;
 mod autostart;
 mod commands;
 mod consent;
@@ -93,6 +94,7 @@ fn main() {
             app.manage(state.0);
             app.manage(state.1);
             // Started by a daemon's Review action: the page opens on that change.
+            app.manage(catalog_page::Staged::default());
             app.manage(pin_review::ReviewRequest(std::sync::Mutex::new(
                 airlock_core::pins::notice::review_arg(std::env::args()),
             )));

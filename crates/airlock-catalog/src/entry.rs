@@ -19,6 +19,7 @@ pub const MAX_LIST: usize = 16;
 
 /// Whether the registry still offers it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "CatalogStatus"))]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Active,
@@ -28,6 +29,7 @@ pub enum Status {
 
 /// An environment variable a package asks for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "CatalogEnvVar"))]
 pub struct EnvVar {
     pub name: String,
     pub description: String,
@@ -37,6 +39,7 @@ pub struct EnvVar {
 
 /// One way to run it locally.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "CatalogPackage"))]
 pub struct Package {
     /// `npm`, `pypi`, `oci`, `nuget`, `mcpb` (others kept as named).
     pub registry_type: String,
@@ -51,6 +54,7 @@ pub struct Package {
 
 /// A server reached over the network.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "CatalogRemote"))]
 pub struct Remote {
     /// `streamable-http` or `sse`.
     pub kind: String,
@@ -59,6 +63,7 @@ pub struct Remote {
 
 /// One version of one server, as the catalog keeps and shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CatalogEntry {
     pub name: String,
     /// The namespace the registry verified (`io.github.owner`, `com.example`).

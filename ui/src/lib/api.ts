@@ -22,6 +22,11 @@ import type { ExportFormat } from "./bindings/ExportFormat";
 import type { AuditPage } from "./bindings/AuditPage";
 import type { CallOutcome } from "./bindings/CallOutcome";
 import type { Capabilities } from "./bindings/Capabilities";
+import type { CatalogItem } from "./bindings/CatalogItem";
+import type { CatalogRefresh } from "./bindings/CatalogRefresh";
+import type { CatalogSize } from "./bindings/CatalogSize";
+import type { InstallRequest } from "./bindings/InstallRequest";
+import type { StagedView } from "./bindings/StagedView";
 import type { ActivityOverview } from "./bindings/ActivityOverview";
 import type { ActivityQuery } from "./bindings/ActivityQuery";
 import type { AppProfile } from "./bindings/AppProfile";
@@ -98,6 +103,11 @@ export type { ExportDone, ExportFormat };
 export type { EntryOrigin } from "./bindings/EntryOrigin";
 export type { PathEntry } from "./bindings/PathEntry";
 export type { ChangeState } from "./bindings/ChangeState";
+export type { CatalogItem, CatalogRefresh, CatalogSize, InstallRequest, StagedView };
+export type { CatalogEntry } from "./bindings/CatalogEntry";
+export type { CatalogPackage } from "./bindings/CatalogPackage";
+export type { InstallPlan } from "./bindings/InstallPlan";
+export type { AskedVar } from "./bindings/AskedVar";
 export type { DiffLine } from "./bindings/DiffLine";
 export type { Finding } from "./bindings/Finding";
 export type { FindingKind } from "./bindings/FindingKind";
@@ -409,6 +419,46 @@ export type PinDecision = "approve" | "reject";
 /** Approve (apps see the new version) or reject (it stays withdrawn) a waiting change. */
 export function decidePinChange(id: number, decision: PinDecision): Promise<PinChange> {
   return call("decide_pin_change", { id, decision });
+}
+
+/** Read a registry (empty: the official MCP Registry) into the catalog's cache. */
+export function catalogRefresh(registry: string): Promise<CatalogRefresh> {
+  return call("catalog_refresh", { registry });
+}
+
+/** Cached catalog entries whose name or description contains `text` (offline). */
+export function catalogSearch(text: string, limit: number): Promise<CatalogItem[]> {
+  return call("catalog_search", { text, limit });
+}
+
+/** How many entries the catalog's cache holds, and when it was read. */
+export function catalogSize(): Promise<CatalogSize> {
+  return call("catalog_size");
+}
+
+/** Download and lock an entry's package (nothing of it runs): the plan to consent to. */
+export function prepareInstall(request: InstallRequest): Promise<StagedView> {
+  return call("prepare_install", { request });
+}
+
+/** The person said yes: the server is added, confined. */
+export function commitInstall(id: number): Promise<ServerDef> {
+  return call("commit_install", { id });
+}
+
+/** The person said no: the download is removed. */
+export async function cancelInstall(id: number): Promise<void> {
+  await call("cancel_install", { id });
+}
+
+/** Start an installed server in its room: its first tools, each waiting for review. */
+export function firstSight(server: string): Promise<PinChange[]> {
+  return call("first_sight", { server });
+}
+
+/** The person has seen an installed server's first tools. */
+export async function firstSightDone(server: string): Promise<void> {
+  await call("first_sight_done", { server });
 }
 
 /** Resource URIs this server and another both list. */

@@ -11,11 +11,13 @@ import { coalesced } from "./coalesce";
  */
 export const EVENT_GAP_MS = 50;
 
-export type Page = "servers" | "review" | "apps" | "elicitations" | "history" | "settings";
+export type Page = "servers" | "catalog" | "review" | "apps" | "elicitations" | "history" | "settings";
 
 export type Route =
   | { page: "servers" }
   | { page: "server"; name: string; tab?: ServerTab }
+  /** Servers from MCP registries: search, install. */
+  | { page: "catalog" }
   /** Changes of tools and prompts waiting for review; `change` or `server`: shown first. */
   | { page: "review"; change?: number; server?: string }
   | { page: "apps" }

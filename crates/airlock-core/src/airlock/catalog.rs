@@ -9,6 +9,7 @@ use crate::error::{CoreError, CoreResult};
 
 /// What a read of a registry did.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CatalogRefresh {
     pub registry: String,
     pub entries: usize,
@@ -27,6 +28,27 @@ pub struct CatalogHit {
     pub fetched_at: i64,
     #[serde(flatten)]
     pub entry: serde_json::Value,
+}
+
+/// A cached entry, typed, with the registry it came from (the window's).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct CatalogItem {
+    pub registry: String,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub fetched_at: i64,
+    pub entry: CatalogEntry,
+}
+
+/// How much the cache holds.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct CatalogSize {
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub entries: u64,
+    /// When a registry was last read (ms), if ever.
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub fetched_at: Option<i64>,
 }
 
 /// A cached row as shown; a row whose JSON no longer reads is skipped.
@@ -95,6 +117,34 @@ impl Airlock {
             .catalog_entry(name)?
             .into_iter()
             .filter_map(hit)
+            .collect())
+    }
+
+    /// Cached entries whose name or description contains `text`, typed.
+    pub fn catalog_items(&self, text: &str, limit: u32) -> CoreResult<Vec<CatalogItem>> {
+        Ok(self
+            .store
+            .search_catalog(text, limit)?
+            .into_iter()
+            .filter_map(|r| {
+                let mut entry: CatalogEntry = serde_json::from_str(&r.entry).ok()?;
+                // The registry's words with every hidden character made
+                // visible (the window shows the markers).
+                let v = airlock_scan::visible;
+                entry.description = v(&entry.description);
+                entry.title = entry.title.as_deref().map(v);
+                entry.status_message = entry.status_message.as_deref().map(v);
+                for p in &mut entry.packages {
+                    for e in &mut p.env {
+                        e.description = v(&e.description);
+                    }
+                }
+                Some(CatalogItem {
+                    entry,
+                    registry: r.registry,
+                    fetched_at: r.fetched_at,
+                })
+            })
             .collect())
     }
 

@@ -34,6 +34,7 @@ pub fn install_dir(data_dir: &std::path::Path, server: &str) -> PathBuf {
 
 /// An environment variable the package asks for.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct AskedVar {
     pub name: String,
     pub description: String,
@@ -45,6 +46,7 @@ pub struct AskedVar {
 
 /// What the person is asked to consent to: everything that will run.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct InstallPlan {
     pub server: String,
     pub registry: String,
@@ -62,7 +64,7 @@ pub struct InstallPlan {
     pub asked: Vec<AskedVar>,
     /// Where it is installed.
     pub dir: String,
-    /// The package's own hash as its registry gave it.
+    /// The package's own hash as its package manager locked it.
     pub package_hash: Option<String>,
     /// How many packages came with it (each locked by hash).
     pub packages: usize,
@@ -94,7 +96,8 @@ impl Drop for StagedInstall {
 }
 
 /// What the person asks for.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct InstallRequest {
     pub name: String,
     pub version: Option<String>,

@@ -10,6 +10,9 @@ import type { AuditFilter } from "./AuditFilter";
 import type { AuditPage } from "./AuditPage";
 import type { CallOutcome } from "./CallOutcome";
 import type { Capabilities } from "./Capabilities";
+import type { CatalogItem } from "./CatalogItem";
+import type { CatalogRefresh } from "./CatalogRefresh";
+import type { CatalogSize } from "./CatalogSize";
 import type { ConnectionReport } from "./ConnectionReport";
 import type { CoreEvent } from "./CoreEvent";
 import type { ElicitationFilter } from "./ElicitationFilter";
@@ -21,6 +24,7 @@ import type { HistoryFilter } from "./HistoryFilter";
 import type { HistoryPage } from "./HistoryPage";
 import type { ImportPlan } from "./ImportPlan";
 import type { Inspection } from "./Inspection";
+import type { InstallRequest } from "./InstallRequest";
 import type { JsonValue } from "./serde_json/JsonValue";
 import type { LogLine } from "./LogLine";
 import type { PendingView } from "./PendingView";
@@ -33,6 +37,7 @@ import type { ServerDef } from "./ServerDef";
 import type { ServerInput } from "./ServerInput";
 import type { ServerView } from "./ServerView";
 import type { Settings } from "./Settings";
+import type { StagedView } from "./StagedView";
 import type { UriConflict } from "./UriConflict";
 
 /**
@@ -207,6 +212,38 @@ export type Commands = {
    * One change to a server's room (from its next start); the room then.
    */
   change_room: { args: { name: string; change: RoomChange }; result: RoomReport };
+  /**
+   * Read a registry (empty: the official MCP Registry) into the catalog's cache.
+   */
+  catalog_refresh: { args: { registry: string }; result: CatalogRefresh };
+  /**
+   * Cached catalog entries whose name or description contains `text` (offline).
+   */
+  catalog_search: { args: { text: string; limit: number }; result: Array<CatalogItem> };
+  /**
+   * How many entries the catalog's cache holds, and when it was read.
+   */
+  catalog_size: { args: Record<string, never>; result: CatalogSize };
+  /**
+   * Download and lock a catalog entry's package (nothing of it runs): the plan to consent to.
+   */
+  prepare_install: { args: { request: InstallRequest }; result: StagedView };
+  /**
+   * Install what was prepared (the person said yes): the server, confined.
+   */
+  commit_install: { args: { id: number }; result: ServerDef };
+  /**
+   * Drop what was prepared (the person said no): its download is removed.
+   */
+  cancel_install: { args: { id: number }; result: null };
+  /**
+   * Start an installed server in its room; its first tools, each waiting for review.
+   */
+  first_sight: { args: { server: string }; result: Array<PinChange> };
+  /**
+   * The person has seen an installed server's first tools.
+   */
+  first_sight_done: { args: { server: string }; result: null };
   /**
    * The change a notification's Review asked to show, once (null: none).
    */
