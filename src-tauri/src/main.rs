@@ -10,8 +10,8 @@
 mod api;
 mod app_config;
 mod apps_page;
-mod catalog_page;
 mod autostart;
+mod catalog_page;
 mod commands;
 mod consent;
 mod ctx;

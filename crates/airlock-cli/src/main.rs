@@ -263,6 +263,7 @@ async fn dispatch(
             cmd::calls::tools(&core, &server, json).await
         }
         Command::Catalog(sub) => cmd::catalog::run(&core, sub, json).await,
+        Command::Policy(sub) => cmd::policy::run(&core, sub, json),
         Command::Prompts { server } => cmd::calls::prompts(&core, &server, json).await,
         Command::Resources { server } => cmd::calls::resources(&core, &server, json).await,
         Command::Read { server, uri } => cmd::calls::read(&core, &server, &uri).await,

@@ -518,6 +518,34 @@ async fn a_bundle_is_checked_against_its_hash_before_it_is_unpacked() {
     let list = sb.run(&["--json", "servers", "list"]);
     assert!(!list.stdout.contains("swapped"), "{list:?}");
 
+    // A team's policy that denies this entry by its registry name: refused
+    // after the check, before the person is asked, nothing kept.
+    let policy = sb.dir().join("etc-airlock");
+    std::fs::create_dir_all(&policy).expect("policy folder");
+    std::fs::write(
+        policy.join("policy.json"),
+        json!({"deniedServers": [{"registryName": "io.github.airlock-test/bundle"}]}).to_string(),
+    )
+    .expect("policy");
+    let denied = cmd()
+        .env("AIRLOCK_TEST_POLICY_ROOT", &policy)
+        .args([
+            "catalog",
+            "install",
+            "io.github.airlock-test/bundle",
+            "--yes",
+        ])
+        .run();
+    assert_ne!(denied.code, Some(0), "{denied:?}");
+    assert!(
+        denied.stderr.contains("deniedServers[0]") && !denied.stdout.contains("Install "),
+        "refused before the question, the rule named: {denied:?}"
+    );
+    assert!(
+        std::fs::read_dir(sb.data.join("packages")).map_or(true, |mut d| d.next().is_none()),
+        "nothing kept"
+    );
+
     let out = cmd()
         .args([
             "catalog",

@@ -39,6 +39,9 @@ pub enum CoreError {
     Protocol { server: String, message: String },
     #[error("{0}")]
     BadInput(String),
+    /// The organization's policy says no; the sentence names the rule.
+    #[error("{0}")]
+    Policy(String),
 }
 
 impl CoreError {
@@ -57,6 +60,7 @@ impl CoreError {
             Self::Mcp { .. } => "server_error",
             Self::Protocol { .. } => "protocol",
             Self::BadInput(_) => "bad_input",
+            Self::Policy(_) => "policy_refused",
         }
     }
 

@@ -161,6 +161,13 @@ impl Gate for RoomGate {
                 &format!("https://{}:{port}/", bracket(&host)),
                 &airlock_url_safety::Policy::default(),
             );
+            // A host the team's policy denies is refused without asking.
+            if let Some(a) = airlock.upgrade() {
+                if let Err(why) = a.check_host_policy(&host) {
+                    a.host_refused(&server, &host, port, &why.to_string());
+                    return Verdict::Deny;
+                }
+            }
             let request = HostConsentRequest {
                 server: server.clone(),
                 host: host.clone(),

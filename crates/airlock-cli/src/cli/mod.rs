@@ -134,6 +134,11 @@ pub(crate) enum Command {
     /// it and show an entry (offline, from the cache)
     #[command(subcommand)]
     Catalog(CatalogCmd),
+    /// Your organization's policy (/etc/airlock/policy.json and policy.d):
+    /// what it says, and the managed settings that make other apps go
+    /// through Airlock
+    #[command(subcommand)]
+    Policy(PolicyCmd),
     /// List a server's prompts
     Prompts { server: String },
     /// List a server's resources
@@ -432,6 +437,19 @@ pub(crate) struct DaemonArgs {
     /// (what the desktop window does; for tests)
     #[arg(long, hide = true)]
     pub(crate) take_over: bool,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum PolicyCmd {
+    /// The policy in force: its files, the ones refused and why, its rules
+    Show,
+    /// The managed settings an app reads, admitting only Airlock
+    /// (claude-code: managed-mcp.json; claude-code-settings,
+    /// copilot: managed-settings.json; vscode: policy.json)
+    Export {
+        #[arg(value_parser = ["claude-code", "claude-code-settings", "copilot", "vscode"])]
+        app: String,
+    },
 }
 
 #[derive(Subcommand)]

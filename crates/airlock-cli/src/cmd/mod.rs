@@ -10,6 +10,7 @@ pub(crate) mod history;
 pub(crate) mod install;
 pub(crate) mod pin_notices;
 pub(crate) mod pins;
+pub(crate) mod policy;
 pub(crate) mod servers;
 
 use airlock_core::url_safety::{inspect_with_text, Policy};

@@ -64,6 +64,7 @@ impl Airlock {
     /// Read `registry`'s latest entries into the cache (replacing what was
     /// kept of it).
     pub async fn refresh_catalog(&self, registry: &str) -> CoreResult<CatalogRefresh> {
+        self.check_registry_policy(registry)?;
         let fetched = fetch_latest(registry, None, FetchLimits::default())
             .await
             .map_err(|e| CoreError::BadInput(e.to_string()))?;

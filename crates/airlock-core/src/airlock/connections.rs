@@ -201,7 +201,10 @@ impl Airlock {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(def.name.clone(), redactor.clone());
-        let checked = self.check_install(&def.name).await;
+        let checked = match self.check_def_policy(def) {
+            Ok(()) => self.check_install(&def.name).await,
+            Err(e) => Err(e),
+        };
         let room = match checked.and_then(|()| self.room_launch(def, &transport)) {
             Ok(room) => room,
             Err(e) => {

@@ -141,6 +141,7 @@ impl Airlock {
                     req.name
                 ))
             })?;
+        self.check_registry_policy(&hit.registry)?;
         let entry: CatalogEntry = serde_json::from_value(hit.entry.clone())
             .map_err(|e| CoreError::BadInput(format!("the cached entry does not read: {e}")))?;
         if entry.status == Status::Deleted {
@@ -288,6 +289,23 @@ impl Airlock {
             protocol_learned: None,
             paused: false,
         };
+        // The team's policy sees it whole now (its command, its hash),
+        // before the person is asked: a refused one is never offered.
+        self.check_server_policy(&airlock_policy::ServerFacts {
+            registry_name: Some(entry.name.clone()),
+            version: Some(entry.version.clone()),
+            artifact_sha256: Some(
+                installed
+                    .lock
+                    .digest
+                    .trim_start_matches("sha256:")
+                    .to_owned(),
+            ),
+            ..self.policy_facts(&candidate)
+        })
+        .inspect_err(|_| {
+            let _ = std::fs::remove_dir_all(&dir);
+        })?;
         let room = self.room_of(&candidate);
         let lock = installed.lock.clone();
         let top = lock
@@ -345,8 +363,15 @@ impl Airlock {
     pub fn commit_install(&self, mut staged: StagedInstall) -> CoreResult<ServerDef> {
         let lock_json = serde_json::to_string(&staged.lock)
             .map_err(|e| CoreError::BadInput(format!("the lock does not write: {e}")))?;
-        let def = self.add_server(&staged.input)?;
         let p = &staged.plan;
+        let facts = airlock_policy::ServerFacts {
+            registry_name: Some(p.entry_name.clone()),
+            version: Some(p.version.clone()),
+            artifact_sha256: Some(staged.lock.digest.trim_start_matches("sha256:").to_owned()),
+            ..self.policy_facts(&super::policy::def_of(&staged.input))
+        };
+        self.import_checked(std::slice::from_ref(&staged.input), Some(&facts))?;
+        let def = self.get_server(&p.server)?;
         let row = InstallRow {
             server: p.server.clone(),
             registry: p.registry.clone(),

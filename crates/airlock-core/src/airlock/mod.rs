@@ -17,6 +17,7 @@ mod owners;
 mod pin_notices;
 mod pin_reconcile;
 mod pin_review;
+pub mod policy;
 mod rooms;
 mod servers;
 mod session_errors;
@@ -165,6 +166,8 @@ pub struct Airlock {
     sandbox_helper: Option<PathBuf>,
     /// Each confined server's proxy, from its last start.
     proxies: Mutex<HashMap<String, airlock_sandbox::proxy::Proxy>>,
+    /// The team's policy in force ([`policy`]).
+    policy: Mutex<policy::PolicyState>,
 }
 
 impl Airlock {
@@ -207,6 +210,7 @@ impl Airlock {
             run,
             sandbox_helper: opts.sandbox_helper,
             proxies: Mutex::new(HashMap::new()),
+            policy: policy::initial(),
         }))
     }
 

@@ -14,6 +14,10 @@ impl Airlock {
     /// The pin policy of `server` (the default for a server with no stored
     /// definition, such as an in-process one in tests).
     pub fn pin_policy(&self, server: &str) -> PinPolicy {
+        // A mode the team's policy fixes wins over the server's own.
+        if let Some(fixed) = self.policy_pin_mode() {
+            return fixed;
+        }
         self.get_server(server)
             .map(|d| d.options.pins)
             .unwrap_or_default()
@@ -148,6 +152,24 @@ impl Airlock {
                 if pending.contains_key(&s.name) {
                     self.store.supersede_pin_changes(server, k, &s.name)?;
                 }
+                out.served.push((s.name.clone(), s.cleaned.clone()));
+                continue;
+            }
+            // Approved for everyone by the team's policy (this exact
+            // definition, by its hash): pinned without asking.
+            if newly_serious.is_none() && self.policy_approves(server, &s.name, &s.hash) {
+                self.store.set_pin(
+                    server,
+                    k,
+                    &s.name,
+                    &s.text,
+                    &s.hash,
+                    &findings_json(&s.findings),
+                )?;
+                if pending.contains_key(&s.name) {
+                    self.store.supersede_pin_changes(server, k, &s.name)?;
+                }
+                pinned_now.push(s.name.clone());
                 out.served.push((s.name.clone(), s.cleaned.clone()));
                 continue;
             }

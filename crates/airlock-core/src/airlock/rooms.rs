@@ -151,7 +151,16 @@ impl Airlock {
             )));
         }
         settings.validate().map_err(CoreError::BadInput)?;
+        // The team's policy: no host or path it denies, and confinement
+        // kept when it is required.
+        for h in &settings.hosts {
+            self.check_host_policy(&h.host)?;
+        }
+        for p in settings.read.iter().chain(&settings.write) {
+            self.check_path_policy(std::path::Path::new(&p.path))?;
+        }
         def.options.sandbox = Some(settings);
+        self.check_def_policy(&def)?;
         let json =
             serde_json::to_string(&def.options).map_err(|e| CoreError::BadInput(e.to_string()))?;
         self.store.set_server_options(name, &json)?;

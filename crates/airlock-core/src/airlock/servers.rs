@@ -103,6 +103,17 @@ impl Airlock {
         }
     }
 
+    /// What the policy knows of a server added by hand: its command or URL
+    /// and room, never a registry's name (an install row left under the same
+    /// name says nothing of it).
+    fn manual_facts(&self, input: &ServerInput) -> airlock_policy::ServerFacts {
+        let mut f = self.policy_facts(&super::policy::def_of(input));
+        f.registry_name = None;
+        f.version = None;
+        f.artifact_sha256 = None;
+        f
+    }
+
     fn forget_secrets(&self, refs: &[String]) {
         for r in refs {
             let _ = self.keychain.delete(r);
@@ -128,6 +139,16 @@ impl Airlock {
     /// Every stdio server added gets a room, confined, unless its input
     /// says otherwise (`--no-sandbox`: the person's explicit choice).
     pub fn import_servers(&self, inputs: &[ServerInput]) -> CoreResult<Vec<String>> {
+        self.import_checked(inputs, None)
+    }
+
+    /// [`Self::import_servers`], with what the policy knows of an installed
+    /// server (`installed`: its registry name, version and locked hash).
+    pub(crate) fn import_checked(
+        &self,
+        inputs: &[ServerInput],
+        installed: Option<&airlock_policy::ServerFacts>,
+    ) -> CoreResult<Vec<String>> {
         let inputs: Vec<ServerInput> = inputs
             .iter()
             .cloned()
@@ -144,6 +165,11 @@ impl Airlock {
             input.validate()?;
             if !seen.insert(input.name.clone()) || self.store.get_server(&input.name)?.is_some() {
                 return Err(CoreError::ServerExists(input.name.clone()));
+            }
+            // The team's policy, before anything is kept.
+            match installed.filter(|f| f.name == input.name) {
+                Some(facts) => self.check_server_policy(facts)?,
+                None => self.check_server_policy(&self.manual_facts(input))?,
             }
         }
         let mut rows = Vec::new();
@@ -198,6 +224,9 @@ impl Airlock {
             (Transport::Http { .. }, _) => input.options.sandbox = None,
         }
         let input = &input;
+        // The policy sees the server as it would be (an installed one keeps
+        // its registry facts).
+        self.check_def_policy(&super::policy::def_of(input))?;
         let (def, written) = self.store_secrets(input)?;
         if let Err(e) = self.store.update_server(&Self::row(&def)) {
             self.forget_secrets(&written);

@@ -1,0 +1,256 @@
+//! A team's policy (issue 36), through the real `airlock` binary: a server
+//! the policy refuses is not added, imported or started, and the refusal
+//! names the rule and its file; a policy file a user could rewrite is
+//! refused with a warning; a broken one refuses every server; the catalog
+//! reads only the registries it lists; `policy export` writes what the apps
+//! read.
+//!
+//! The files are put in a folder of the test's own
+//! (`AIRLOCK_TEST_POLICY_ROOT`, read by debug builds only: a release build
+//! reads /etc/airlock and nothing a user can set moves it).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+use serde_json::{json, Value};
+
+fn policy_root(sb: &Sandbox, policy: &Value) -> PathBuf {
+    let root = sb.dir().join("etc-airlock");
+    std::fs::create_dir_all(root.join("policy.d")).expect("policy.d");
+    std::fs::write(root.join("policy.json"), policy.to_string()).expect("policy.json");
+    root
+}
+
+fn with_policy(sb: &Sandbox, root: &Path) -> Cmd {
+    sb.cmd().env("AIRLOCK_TEST_POLICY_ROOT", root)
+}
+
+fn everything_argv() -> Vec<String> {
+    vec!["node".into(), s(&everything_js()), "stdio".into()]
+}
+
+fn add_everything(cmd: Cmd, name: &str) -> Out {
+    let argv = everything_argv();
+    cmd.args(["servers", "add", name, "--command", &argv[0], "--"])
+        .args(&argv[1..])
+        .run()
+}
+
+#[test]
+fn a_denied_server_is_not_added_imported_or_started_and_the_rule_is_named() {
+    let sb = Sandbox::new();
+    let root = policy_root(
+        &sb,
+        &json!({
+            "deniedServers": [{"url": "https://evil.example/*"}, {"command": everything_argv()}],
+            "contact": {"name": "IT", "email": "it@corp.example"}
+        }),
+    );
+    let added = add_everything(with_policy(&sb, &root), "ev");
+    assert_ne!(added.code, Some(0), "{added:?}");
+    let policy_file = root.join("policy.json");
+    assert!(
+        added
+            .stderr
+            .contains("denied by your organization's policy: deniedServers[1]")
+            && added.stderr.contains(&s(&policy_file)),
+        "the rule and its file are named: {added:?}"
+    );
+    let list = with_policy(&sb, &root)
+        .args(["--json", "servers", "list"])
+        .run();
+    assert_eq!(list.json(), json!([]), "nothing was kept");
+
+    // Import: the same rule, nothing of the file added.
+    let config = sb.write(
+        "mcp.json",
+        &json!({"mcpServers": {
+            "fine": {"command": "node", "args": [s(&everything_js()), "stdio", "--other"]},
+            "ev": {"command": "node", "args": [s(&everything_js()), "stdio"]}
+        }})
+        .to_string(),
+    );
+    let imported = with_policy(&sb, &root)
+        .args(["servers", "import"])
+        .arg(&config)
+        .run();
+    assert_ne!(imported.code, Some(0), "{imported:?}");
+    assert!(imported.stderr.contains("deniedServers[1]"), "{imported:?}");
+    let list = with_policy(&sb, &root)
+        .args(["--json", "servers", "list"])
+        .run();
+    assert_eq!(list.json(), json!([]), "all or nothing");
+
+    // Added before the policy said no: not started after it does.
+    let unrestricted = sb.dir().join("no-policy");
+    std::fs::create_dir_all(&unrestricted).expect("empty root");
+    add_everything(with_policy(&sb, &unrestricted), "ev").ok();
+    let call = with_policy(&sb, &root)
+        .args(["--json"])
+        .call("ev", "echo", r#"{"message":"hi"}"#)
+        .run();
+    assert_ne!(call.code, Some(0), "{call:?}");
+    assert!(
+        call.stdout.contains("deniedServers[1]"),
+        "the error an app or the CLI gets names the rule: {call:?}"
+    );
+    assert!(!call.stdout.contains("\"hi\""), "the server never answered");
+    let fine = with_policy(&sb, &unrestricted)
+        .args(["--json"])
+        .call("ev", "echo", r#"{"message":"hi"}"#)
+        .run();
+    fine.ok();
+}
+
+#[test]
+fn only_listed_servers_and_confinement_required() {
+    let sb = Sandbox::new();
+    let root = policy_root(
+        &sb,
+        &json!({
+            "onlyListedServers": true,
+            "allowedServers": [{"url": "https://mcp.corp.example/*"}, {"command": everything_argv()}],
+            "requireConfinement": true
+        }),
+    );
+    let other = with_policy(&sb, &root)
+        .args([
+            "servers",
+            "add",
+            "other",
+            "--command",
+            "node",
+            "--",
+            "other.js",
+        ])
+        .run();
+    assert_ne!(other.code, Some(0), "{other:?}");
+    assert!(other.stderr.contains("onlyListedServers"), "{other:?}");
+    with_policy(&sb, &root)
+        .args([
+            "servers",
+            "add",
+            "corp",
+            "--url",
+            "https://mcp.corp.example/mcp",
+        ])
+        .run()
+        .ok();
+    let lookalike = with_policy(&sb, &root)
+        .args([
+            "servers",
+            "add",
+            "lookalike",
+            "--url",
+            "https://mcp.corp.example.evil.test/mcp",
+        ])
+        .run();
+    assert_ne!(lookalike.code, Some(0), "{lookalike:?}");
+    // Listed, but unconfined: refused; confined: added; then confinement
+    // cannot be switched off.
+    let argv = everything_argv();
+    let bare = with_policy(&sb, &root)
+        .args([
+            "servers",
+            "add",
+            "ev",
+            "--no-sandbox",
+            "--command",
+            &argv[0],
+            "--",
+        ])
+        .args(&argv[1..])
+        .run();
+    assert_ne!(bare.code, Some(0), "{bare:?}");
+    assert!(bare.stderr.contains("requireConfinement"), "{bare:?}");
+    add_everything(with_policy(&sb, &root), "ev").ok();
+    let off = with_policy(&sb, &root)
+        .args(["servers", "sandbox", "ev", "off"])
+        .run();
+    assert_ne!(off.code, Some(0), "{off:?}");
+    assert!(off.stderr.contains("requireConfinement"), "{off:?}");
+    let room = with_policy(&sb, &root)
+        .args(["--json", "servers", "sandbox", "ev"])
+        .run();
+    assert_eq!(room.json()["settings"]["enabled"], true, "still confined");
+}
+
+#[test]
+fn a_policy_a_user_could_write_is_refused_and_a_broken_one_refuses_everything() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let root = policy_root(
+        &sb,
+        &json!({"deniedServers": [{"command": everything_argv()}]}),
+    );
+    let file = root.join("policy.json");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).expect("chmod");
+    let shown = with_policy(&sb, &root).args(["policy", "show"]).run();
+    shown.ok();
+    assert!(
+        shown.stdout.contains(&format!("REFUSED: {}", s(&file))),
+        "{shown:?}"
+    );
+    add_everything(with_policy(&sb, &root), "ev").ok();
+
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    std::fs::write(
+        root.join("policy.d/20-typo.json"),
+        r#"{"deniedServer": []}"#,
+    )
+    .expect("a broken file");
+    let shown = with_policy(&sb, &root).args(["policy", "show"]).run();
+    assert!(
+        shown.stdout.contains("BROKEN") && shown.stdout.contains("deniedServer"),
+        "the file and the unknown key are named: {shown:?}"
+    );
+    let refused = with_policy(&sb, &root)
+        .args([
+            "servers",
+            "add",
+            "remote",
+            "--url",
+            "https://mcp.example.com/mcp",
+        ])
+        .run();
+    assert_ne!(refused.code, Some(0), "fails closed: {refused:?}");
+    assert!(refused.stderr.contains("20-typo.json"), "{refused:?}");
+}
+
+#[test]
+fn the_catalog_reads_only_the_registries_the_policy_lists() {
+    let sb = Sandbox::new();
+    let root = policy_root(
+        &sb,
+        &json!({"registries": ["https://registry.corp.example/"]}),
+    );
+    let out = with_policy(&sb, &root)
+        .args([
+            "catalog",
+            "refresh",
+            "--registry",
+            "https://registry.modelcontextprotocol.io",
+        ])
+        .run();
+    assert_ne!(out.code, Some(0), "{out:?}");
+    assert!(out.stderr.contains("registries"), "{out:?}");
+}
+
+#[test]
+fn the_export_makes_claude_code_load_only_airlock() {
+    let sb = Sandbox::new();
+    let out = sb.run(&["policy", "export", "claude-code"]);
+    out.ok();
+    let v = out.json();
+    let servers = v["mcpServers"].as_object().expect("mcpServers");
+    assert_eq!(servers.len(), 1, "{v}");
+    assert_eq!(servers["airlock"]["command"], s(&airlock_bin()));
+    assert_eq!(
+        servers["airlock"]["args"],
+        json!(["gateway", "--stdio", "--app", "claude-code"])
+    );
+    let settings = sb.run(&["policy", "export", "claude-code-settings"]).json();
+    assert_eq!(settings["allowManagedMcpServersOnly"], true);
+}
