@@ -254,3 +254,91 @@ fn the_export_makes_claude_code_load_only_airlock() {
     let settings = sb.run(&["policy", "export", "claude-code-settings"]).json();
     assert_eq!(settings["allowManagedMcpServersOnly"], true);
 }
+
+#[test]
+fn a_page_on_a_domain_the_policy_refuses_is_never_asked_about_or_opened() {
+    let sb = Sandbox::new();
+    let root = policy_root(
+        &sb,
+        &json!({"elicitationDomains": {"deny": ["evil.example"]}}),
+    );
+    sb.add_everything("everything");
+    let browser = BrowserRecorder::new(sb.dir());
+    let out = browser
+        .apply(with_policy(&sb, &root))
+        .consent("accept")
+        .open("system")
+        .arg("--json")
+        .call(
+            "everything",
+            URL_TRIGGER,
+            &url_args("https://login.evil.example/connect"),
+        )
+        .run();
+    let record = sb.newest_elicitation();
+    assert_eq!(record["state"], "blocked", "{record}");
+    let audit = serde_json::to_string(&sb.audit()).unwrap_or_default();
+    assert!(
+        audit.contains("elicitationDomains.deny"),
+        "the rule is named in the audit trail: {audit}"
+    );
+    assert!(
+        out.stdout.contains("\"action\": \"decline\"")
+            || out.stdout.contains(r#"\"action\": \"decline\""#),
+        "the server was told no: {out:?}"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(browser.lines().is_empty(), "nothing was opened");
+    // Another domain is asked about as usual.
+    let fine = browser
+        .apply(with_policy(&sb, &root))
+        .consent("accept")
+        .open("system")
+        .arg("--json")
+        .call(
+            "everything",
+            URL_TRIGGER,
+            &url_args("https://example.com/connect"),
+        )
+        .run();
+    fine.ok();
+    assert_eq!(browser.wait_for(1), vec!["https://example.com/connect"]);
+}
+
+#[test]
+fn an_app_the_policy_does_not_list_sees_nothing_and_is_told_why() {
+    use common::gateway::{ts_app, Daemon};
+    let sb = Sandbox::new();
+    let root = policy_root(&sb, &json!({"apps": {"allow": ["claude-code"]}}));
+    sb.add_py("py", &[]);
+    let _daemon = Daemon::spawn(
+        &sb,
+        with_policy(&sb, &root).consent("decline").arg("daemon"),
+    );
+    let ops = json!([
+        {"op": "tools"},
+        {"op": "call", "name": "py__log_something", "arguments": {"text": "from-cursor-9c1d"}}
+    ]);
+    let cursor = ts_app(&sb, "cursor-like", Some("cursor"), &ops).run();
+    let said = cursor.stdout.clone() + &cursor.stderr;
+    assert!(said.contains("apps.allow"), "the rule is named: {cursor:?}");
+    assert!(
+        !sb.run(&["logs", "py"]).stdout.contains("from-cursor-9c1d"),
+        "nothing reached the server"
+    );
+    let claude = ts_app(
+        &sb,
+        "claude-like",
+        Some("claude-code"),
+        &json!([
+            {"op": "call", "name": "py__log_something", "arguments": {"text": "from-claude"}}
+        ]),
+    )
+    .run();
+    claude.ok();
+    assert_eq!(
+        text(&claude.json_lines()[0]["result"]),
+        "logged",
+        "{claude:?}"
+    );
+}

@@ -189,7 +189,7 @@ impl Airlock {
             events.clone(),
             opts.broker,
         ));
-        Ok(Arc::new(Airlock {
+        let airlock = Arc::new(Airlock {
             history: store::HistoryWriter::start(store.clone()),
             store,
             keychain: opts.keychain,
@@ -211,7 +211,19 @@ impl Airlock {
             sandbox_helper: opts.sandbox_helper,
             proxies: Mutex::new(HashMap::new()),
             policy: policy::initial(),
-        }))
+        });
+        // The team's policy on the domains a page may be on.
+        let weak = Arc::downgrade(&airlock);
+        airlock
+            .broker
+            .set_domain_gate(Arc::new(move |domain: &str| {
+                let a = weak.upgrade()?;
+                match a.policy().policy.check_elicitation_domain(domain) {
+                    airlock_policy::Verdict::Allowed => None,
+                    airlock_policy::Verdict::Refused(r) => Some(r.to_string()),
+                }
+            }));
+        Ok(airlock)
     }
 
     pub fn data_dir(&self) -> &Path {

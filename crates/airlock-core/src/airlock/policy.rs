@@ -187,6 +187,14 @@ impl Airlock {
         refused(self.policy().policy.check_path(path))
     }
 
+    /// Why the team's policy keeps this app out of the gateway, if it does.
+    pub fn app_refused(&self, app: &str) -> Option<String> {
+        match self.policy().policy.check_app(app) {
+            Verdict::Allowed => None,
+            Verdict::Refused(r) => Some(r.to_string()),
+        }
+    }
+
     /// The pin mode the policy fixes, if any.
     pub(crate) fn policy_pin_mode(&self) -> Option<crate::pins::PinPolicy> {
         self.policy()

@@ -108,7 +108,13 @@ pub struct Broker {
     /// elicitation a server sends on the connection can name who asked.
     calls: Mutex<HashMap<u64, Vec<InFlight>>>,
     next_call: AtomicU64,
+    /// The team's policy on the domains a page may be on (`Some(why)`:
+    /// refused without asking), set once by the core.
+    domain_gate: std::sync::OnceLock<DomainGate>,
 }
+
+/// Asks the team's policy about a registrable domain: `Some(why)` refuses.
+pub type DomainGate = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// One tool call in flight on a connection.
 struct InFlight {
@@ -236,7 +242,19 @@ impl Broker {
             tracked: Mutex::new(VecDeque::new()),
             calls: Mutex::new(HashMap::new()),
             next_call: AtomicU64::new(1),
+            domain_gate: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Let the team's policy refuse pages by their registrable domain (set
+    /// once; later calls change nothing).
+    pub fn set_domain_gate(&self, gate: DomainGate) {
+        let _ = self.domain_gate.set(gate);
+    }
+
+    /// Why the team's policy refuses a page on `domain`, if it does.
+    pub(super) fn domain_refused(&self, domain: &str) -> Option<String> {
+        self.domain_gate.get().and_then(|g| g(domain))
     }
 
     /// The settings now in force.

@@ -53,6 +53,8 @@ pub enum Refusal {
     ConnectionLost,
     /// History could not be written, so the user was not asked.
     NotRecorded { error: String },
+    /// The team's policy refuses pages on this domain (the rule named).
+    PolicyDenied { why: String },
 }
 
 impl Refusal {
@@ -94,6 +96,7 @@ impl std::fmt::Display for Refusal {
                 f,
                 "not asked: the request could not be recorded in history ({error})"
             ),
+            Self::PolicyDenied { why } => write!(f, "not asked: {why}"),
         }
     }
 }

@@ -185,6 +185,18 @@ impl Broker {
             );
             return (Some(record_id), Err(refusal));
         }
+        // A domain the team's policy refuses: never asked, never opened.
+        let policy_says = match inspection.registrable_domain.as_deref() {
+            Some(d) => self.domain_refused(d),
+            None => self.domain_refused(inspection.display_host.as_deref().unwrap_or_default()),
+        };
+        if let Some(why) = policy_says {
+            self.release(server);
+            let extra = serde_json::json!({"reason": "policy", "why": why});
+            let refusal = Refusal::PolicyDenied { why };
+            self.advance(record_id, S::Blocked, Some(refusal.to_string()), extra);
+            return (Some(record_id), Err(refusal));
+        }
         let familiarity = self.familiarity(server, &inspection);
         if let Some(l) = &familiarity.looks_like {
             let _ = self.store.audit(

@@ -17,6 +17,10 @@ pub fn of(core: &airlock_core::Airlock, app: &str) -> AppProfile {
 /// The profile of `app` and whether the user paused it (issue 13);
 /// one that cannot be read shows nothing and is not paused.
 pub fn standing(core: &airlock_core::Airlock, app: &str) -> (AppProfile, bool) {
+    // An app the team's policy keeps out sees nothing, as if paused.
+    if core.app_refused(app).is_some() {
+        return (AppProfile::servers(Vec::<String>::new()), true);
+    }
     match core.app(app) {
         Ok(Some(c)) => (c.profile, c.paused),
         Ok(None) => (AppProfile::default(), false),

@@ -141,7 +141,10 @@ impl AppSession {
 
     /// A request that would reach a server, from a paused app: refused.
     fn refuse_if_paused(&self, context: &RequestContext<RoleServer>) -> Result<(), ErrorData> {
-        let (_, _, paused) = self.standing(context)?;
+        let (who, _, paused) = self.standing(context)?;
+        if let Some(why) = self.gateway.core.app_refused(&who) {
+            return Err(ErrorData::invalid_request(format!("Airlock: {why}"), None));
+        }
         if paused {
             return Err(ErrorData::invalid_request(
                 format!("Airlock: {}", airlock_core::apps::PAUSED_ERROR),
@@ -241,6 +244,10 @@ impl AppSession {
     ) -> Result<CallToolResponse, ErrorData> {
         let slot = self.slot()?;
         let (app, profile, paused) = self.standing(context)?;
+        // An app the team's policy keeps out: told which rule, nothing sent.
+        if let Some(why) = self.gateway.core.app_refused(&app) {
+            return Err(ErrorData::invalid_request(format!("Airlock: {why}"), None));
+        }
         let view = self.gateway.catalog.view();
         let route = view
             .tool(name)
