@@ -342,3 +342,78 @@ fn an_app_the_policy_does_not_list_sees_nothing_and_is_told_why() {
         "{claude:?}"
     );
 }
+
+#[test]
+fn a_policy_changed_while_the_daemon_runs_stops_the_server_it_denies() {
+    use common::gateway::{ts_app, Daemon};
+    let sb = Sandbox::new();
+    let root = policy_root(&sb, &json!({"contact": {"name": "IT"}}));
+    sb.add_py("py", &[]);
+    let daemon = Daemon::spawn(
+        &sb,
+        with_policy(&sb, &root).consent("decline").arg("daemon"),
+    );
+    let tools = || {
+        let out = ts_app(&sb, "app", Some("claude-code"), &json!([{"op": "tools"}])).run();
+        out.ok();
+        out.json_lines()[0].to_string()
+    };
+    assert!(tools().contains("py__log_something"), "served before");
+    let def = sb.run(&["--json", "servers", "show", "py"]).json();
+    let mut argv = vec![def["transport"]["command"].clone()];
+    argv.extend(
+        def["transport"]["args"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default(),
+    );
+    std::fs::write(
+        root.join("policy.d/50-deny.json"),
+        json!({"deniedServers": [{"command": argv}]}).to_string(),
+    )
+    .expect("a new policy file");
+    wait_until(
+        "the daemon to stop the denied server",
+        std::time::Duration::from_secs(20),
+        || daemon.log().contains("deniedServers[0]").then_some(()),
+    );
+    wait_until(
+        "its tools to go",
+        std::time::Duration::from_secs(20),
+        || (!tools().contains("py__log_something")).then_some(()),
+    );
+}
+
+#[test]
+fn a_refused_person_gets_the_exception_request_to_send() {
+    let sb = Sandbox::new();
+    let unrestricted = sb.dir().join("no-policy");
+    std::fs::create_dir_all(&unrestricted).expect("empty root");
+    add_everything(with_policy(&sb, &unrestricted), "ev").ok();
+    let root = policy_root(
+        &sb,
+        &json!({
+            "deniedServers": [{"command": everything_argv()}],
+            "contact": {"name": "IT", "email": "it@corp.example"}
+        }),
+    );
+    let out = with_policy(&sb, &root)
+        .args([
+            "policy",
+            "exception",
+            "ev",
+            "--reason",
+            "I test MCP clients",
+        ])
+        .run();
+    out.ok();
+    for needle in [
+        "Server: ev",
+        &s(&everything_js()),
+        "deniedServers[0]",
+        "I test MCP clients",
+        "mailto:it@corp.example?",
+    ] {
+        assert!(out.stdout.contains(needle), "{needle}: {out:?}");
+    }
+}

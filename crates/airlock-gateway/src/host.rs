@@ -164,10 +164,13 @@ struct Seen {
     paused: bool,
 }
 
-fn seen(def: &airlock_core::servers::ServerDef) -> Seen {
+/// `paused` also when the team's policy refuses the server now: a policy
+/// changed while the daemon runs stops the servers it denies (their apps
+/// see their tools go) and starts them again when it allows them.
+fn seen(core: &airlock_core::Airlock, def: &airlock_core::servers::ServerDef) -> Seen {
     Seen {
         definition: serde_json::to_string(&(&def.transport, &def.options)).unwrap_or_default(),
-        paused: def.paused,
+        paused: def.paused || core.policy_refusal(def).is_some(),
     }
 }
 
@@ -179,12 +182,12 @@ async fn watch_registry(gateway: Arc<Gateway>, started: watch::Sender<bool>) {
     match core.list_servers() {
         Ok(defs) => {
             for def in defs {
-                if !def.paused {
+                if !def.paused && core.policy_refusal(&def).is_none() {
                     let core = core.clone();
                     let name = def.name.clone();
                     first.spawn(async move { connect(&core, &name).await });
                 }
-                known.insert(def.name.clone(), seen(&def));
+                known.insert(def.name.clone(), seen(&core, &def));
             }
         }
         Err(e) => log(&format!("cannot read the server list: {e}")),
@@ -227,7 +230,7 @@ async fn watch_registry(gateway: Arc<Gateway>, started: watch::Sender<bool>) {
         }
         let mut now: HashMap<String, Seen> = HashMap::new();
         for def in &defs {
-            let s = seen(def);
+            let s = seen(&core, def);
             match known.get(&def.name) {
                 None if !s.paused => {
                     log(&format!("{}: added, connecting", def.name));
@@ -238,8 +241,12 @@ async fn watch_registry(gateway: Arc<Gateway>, started: watch::Sender<bool>) {
                     spawn_connect(&core, &def.name);
                 }
                 Some(old) if !old.paused && s.paused => {
-                    log(&format!("{}: paused, disconnecting", def.name));
+                    match core.policy_refusal(def) {
+                        Some(why) => log(&format!("{}: {why}; disconnecting", def.name)),
+                        None => log(&format!("{}: paused, disconnecting", def.name)),
+                    }
                     core.disconnect(&def.name);
+                    gateway.catalog.server_changed(&def.name);
                 }
                 Some(old) if old.definition != s.definition && !s.paused => {
                     log(&format!("{}: edited, reconnecting", def.name));

@@ -443,6 +443,15 @@ pub(crate) struct DaemonArgs {
 pub(crate) enum PolicyCmd {
     /// The policy in force: its files, the ones refused and why, its rules
     Show,
+    /// A request for an exception for a server the policy refuses: the text
+    /// to send (its command, its locked hash, the rule, your reason) and a
+    /// mailto: link to the policy's contact
+    Exception {
+        server: String,
+        /// Why you need it
+        #[arg(long)]
+        reason: String,
+    },
     /// The managed settings an app reads, admitting only Airlock
     /// (claude-code: managed-mcp.json; claude-code-settings,
     /// copilot: managed-settings.json; vscode: policy.json)

@@ -16,7 +16,33 @@ pub(crate) fn run(core: &Arc<Airlock>, cmd: PolicyCmd, json: bool) -> Result<u8,
     match cmd {
         PolicyCmd::Show => show(core, json),
         PolicyCmd::Export { app } => export(&app),
+        PolicyCmd::Exception { server, reason } => {
+            match core.policy_exception(&server, &reason)? {
+                None => {
+                    say!(
+                        "The policy does not refuse {}: no exception needed.",
+                        plain(&server)
+                    );
+                }
+                Some((text, mail)) => {
+                    if json {
+                        print_json(&serde_json::json!({"text": text, "mailto": mail}));
+                    } else {
+                        say!("{}", plain_block(&text));
+                        if let Some(m) = mail {
+                            say!("\nSend it: {}", plain(&m));
+                        }
+                    }
+                }
+            }
+            Ok(0)
+        }
     }
+}
+
+/// Multi-line text as the terminal shows it (each line plain).
+fn plain_block(text: &str) -> String {
+    text.lines().map(plain).collect::<Vec<_>>().join("\n")
 }
 
 fn show(core: &Arc<Airlock>, json: bool) -> Result<u8, Failure> {

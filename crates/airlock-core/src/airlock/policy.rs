@@ -162,6 +162,15 @@ impl Airlock {
         }
     }
 
+    /// Why the team's policy refuses `def` now, if it does.
+    pub fn policy_refusal(&self, def: &ServerDef) -> Option<String> {
+        // No policy on this computer (the usual case): nothing to look up.
+        if !self.policy().policy.is_active() {
+            return None;
+        }
+        self.check_def_policy(def).err().map(|e| e.to_string())
+    }
+
     /// May this server be added, kept or started?
     pub(crate) fn check_server_policy(&self, facts: &ServerFacts) -> CoreResult<()> {
         refused(self.policy().policy.check_server(facts))
@@ -185,6 +194,28 @@ impl Airlock {
     /// May a server's room be given this path?
     pub(crate) fn check_path_policy(&self, path: &std::path::Path) -> CoreResult<()> {
         refused(self.policy().policy.check_path(path))
+    }
+
+    /// The exception request for a server the policy refuses: the text to
+    /// send (the server, its command, its locked hash, the rule, the
+    /// person's reason) and a `mailto:` link to the policy's contact, if it
+    /// has an email. `None`: the policy does not refuse it.
+    pub fn policy_exception(
+        &self,
+        server: &str,
+        reason: &str,
+    ) -> CoreResult<Option<(String, Option<String>)>> {
+        let def = self.get_server(server)?;
+        let facts = self.policy_facts(&def);
+        let loaded = self.policy();
+        let Verdict::Refused(refusal) = loaded.policy.check_server(&facts) else {
+            return Ok(None);
+        };
+        let text = airlock_policy::exception_request(&facts, &refusal, reason);
+        let mail = refusal.contact.as_ref().and_then(|c| {
+            airlock_policy::mailto(c, &format!("Airlock exception: {server}"), &text)
+        });
+        Ok(Some((text, mail)))
     }
 
     /// Why the team's policy keeps this app out of the gateway, if it does.
