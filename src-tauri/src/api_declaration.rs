@@ -130,6 +130,8 @@ desktop_api! {
         async fn first_sight(server: String) -> Vec<PinChange>;
         /// The person has seen an installed server's first tools.
         async fn first_sight_done(server: String) -> ();
+        /// What the registries (as last read) say of the installed servers: newer versions, deprecations.
+        async fn catalog_updates() -> Vec<UpdateInfo>;
         /// The change a notification's Review asked to show, once (null: none).
         sync fn take_review_request() -> Option<i64>;
         /// The window drew its first data (the server list): the shell prints

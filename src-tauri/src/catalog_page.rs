@@ -7,7 +7,7 @@
 use std::sync::Mutex;
 
 use airlock_core::catalog::{CatalogItem, CatalogRefresh, CatalogSize};
-use airlock_core::install::{InstallPlan, InstallRequest, StagedInstall};
+use airlock_core::install::{InstallPlan, InstallRequest, StagedInstall, UpdateInfo};
 use airlock_core::pins::PinChange;
 use airlock_core::servers::ServerDef;
 use serde::Serialize;
@@ -116,4 +116,9 @@ pub async fn first_sight(cx: Ctx<'_>, server: String) -> ApiResult<Vec<PinChange
 /// The person has seen the installed server's first tools.
 pub async fn first_sight_done(cx: Ctx<'_>, server: String) -> ApiResult<()> {
     Ok(cx.state.core.first_sight_done(&server)?)
+}
+
+/// What the registries (as last read) say of the installed servers.
+pub async fn catalog_updates(cx: Ctx<'_>) -> ApiResult<Vec<UpdateInfo>> {
+    Ok(cx.state.core.catalog_updates()?)
 }

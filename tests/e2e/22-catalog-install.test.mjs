@@ -84,6 +84,17 @@ test('find, check and install a server; its first tools shown before any app', {
   const installed = JSON.parse(app.cli('--json', 'catalog', 'installed'));
   assert.equal(installed[0].server, 'everything');
   assert.equal(installed[0].first_sight, false);
+  // The registry publishes 1.1.0: the catalog says so after the next read,
+  // and installs nothing.
+  mcp.set([entry('io.github.airlock-e2e/everything', '1.1.0',
+    [{ registryType: 'npm', identifier: 'airlock-e2e-everything', version: '1.1.0' }])]);
+  await goTo(app, 'catalog');
+  await fill(app, 'catalog-registry', mcp.url);
+  await app.click('catalog-read');
+  await app.waitText('catalog-updates', (t) => t.includes('1.0.0 → 1.1.0 available'), 'the update is shown');
+  await app.shot('catalog-update');
+  assert.equal(JSON.parse(app.cli('--json', 'catalog', 'installed'))[0].version, '1.0.0');
+
   // It runs, in its room, from its own folder.
   const call = JSON.parse(app.cli('--json', '--consent', 'decline', 'call', 'everything', 'echo', '--args', '{"message":"from the catalog"}'));
   assert.match(JSON.stringify(call.result), /from the catalog/);

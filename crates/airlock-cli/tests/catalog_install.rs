@@ -563,4 +563,41 @@ async fn a_bundle_is_checked_against_its_hash_before_it_is_unpacked() {
         .run();
     call.ok();
     assert!(said(&call).contains("bundle: packed"), "{call:?}");
+
+    // The registry publishes 1.1.0 and deprecates the entry: `updates`
+    // says so after the next read, and installs nothing.
+    let mut newer = entry(
+        "io.github.airlock-test/bundle",
+        "1.1.0",
+        json!({"registryType": "mcpb", "identifier": url, "version": "1.1.0", "fileSha256": sha}),
+    );
+    newer["_meta"]["io.modelcontextprotocol.registry/official"]["status"] = json!("deprecated");
+    newer["_meta"]["io.modelcontextprotocol.registry/official"]["statusMessage"] =
+        json!("Use io.github.airlock-test/bundle2");
+    fake.set_items(vec![newer]);
+    cmd()
+        .args(["catalog", "refresh", "--registry", &fake.url])
+        .run()
+        .ok();
+    let updates = sb.run(&["--json", "catalog", "updates"]);
+    updates.ok();
+    let u = &updates.json()[0];
+    assert_eq!(u["server"], "bundle", "{u}");
+    assert_eq!(u["installed"], "1.0.0");
+    assert_eq!(u["available"], "1.1.0");
+    assert_eq!(u["status"], "deprecated");
+    let said_updates = sb.run(&["catalog", "updates"]);
+    assert!(
+        said_updates.stdout.contains("1.0.0 → 1.1.0 available")
+            && said_updates
+                .stdout
+                .contains("DEPRECATED: Use io.github.airlock-test/bundle2"),
+        "{said_updates:?}"
+    );
+    let installed = sb.run(&["--json", "catalog", "installed"]);
+    assert_eq!(
+        installed.json()[0]["version"],
+        "1.0.0",
+        "nothing was installed"
+    );
 }

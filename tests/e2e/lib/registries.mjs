@@ -68,7 +68,8 @@ export function publishEverything(dir, reg, name, version) {
 }
 
 /** A FAKE MCP Registry serving `items` ({server, _meta}) on /v0.1/servers, one page. */
-export async function fakeMcpRegistry(items) {
+export async function fakeMcpRegistry(initial) {
+  let items = initial;
   const server = http.createServer((req, res) => {
     const u = new URL(req.url, 'http://x');
     if (u.pathname !== '/v0.1/servers') {
@@ -79,7 +80,14 @@ export async function fakeMcpRegistry(items) {
     res.end(JSON.stringify({ servers: items, metadata: { count: items.length } }));
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${server.address().port}`, stop: () => server.close() };
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    stop: () => server.close(),
+    /** Replace what it serves. */
+    set: (next) => {
+      items = next;
+    },
+  };
 }
 
 /** A registry entry (the official registry's shape). */

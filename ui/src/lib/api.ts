@@ -27,6 +27,7 @@ import type { CatalogRefresh } from "./bindings/CatalogRefresh";
 import type { CatalogSize } from "./bindings/CatalogSize";
 import type { InstallRequest } from "./bindings/InstallRequest";
 import type { StagedView } from "./bindings/StagedView";
+import type { UpdateInfo } from "./bindings/UpdateInfo";
 import type { ActivityOverview } from "./bindings/ActivityOverview";
 import type { ActivityQuery } from "./bindings/ActivityQuery";
 import type { AppProfile } from "./bindings/AppProfile";
@@ -103,7 +104,7 @@ export type { ExportDone, ExportFormat };
 export type { EntryOrigin } from "./bindings/EntryOrigin";
 export type { PathEntry } from "./bindings/PathEntry";
 export type { ChangeState } from "./bindings/ChangeState";
-export type { CatalogItem, CatalogRefresh, CatalogSize, InstallRequest, StagedView };
+export type { CatalogItem, CatalogRefresh, CatalogSize, InstallRequest, StagedView, UpdateInfo };
 export type { CatalogEntry } from "./bindings/CatalogEntry";
 export type { CatalogPackage } from "./bindings/CatalogPackage";
 export type { InstallPlan } from "./bindings/InstallPlan";
@@ -459,6 +460,11 @@ export function firstSight(server: string): Promise<PinChange[]> {
 /** The person has seen an installed server's first tools. */
 export async function firstSightDone(server: string): Promise<void> {
   await call("first_sight_done", { server });
+}
+
+/** What the registries (as last read) say of the installed servers. */
+export function catalogUpdates(): Promise<UpdateInfo[]> {
+  return call("catalog_updates");
 }
 
 /** Resource URIs this server and another both list. */

@@ -505,6 +505,10 @@ pub(crate) enum CatalogCmd {
     },
     /// The servers installed from a registry: version, hash, where
     Installed,
+    /// What the registries (as last read: `catalog refresh`) say of the
+    /// installed servers: newer versions, deprecations, deletions. Nothing
+    /// is installed
+    Updates,
     /// Install the locked bytes of a server again (after a file of it
     /// changed): the package managers check every hash
     Repair { server: String },

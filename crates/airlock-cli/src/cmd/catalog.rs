@@ -108,6 +108,7 @@ pub(crate) async fn run(core: &Arc<Airlock>, cmd: CatalogCmd, json: bool) -> Res
             .await
         }
         CatalogCmd::Installed => crate::cmd::install::installed(core, json),
+        CatalogCmd::Updates => crate::cmd::install::updates(core, json),
         CatalogCmd::Repair { server } => crate::cmd::install::repair(core, &server).await,
         CatalogCmd::Show { name } => {
             let hits = core.catalog_entry(&name)?;

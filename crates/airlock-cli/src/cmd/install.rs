@@ -284,6 +284,42 @@ pub(crate) fn installed(core: &Arc<Airlock>, json: bool) -> Result<u8, Failure> 
     Ok(0)
 }
 
+pub(crate) fn updates(core: &Arc<Airlock>, json: bool) -> Result<u8, Failure> {
+    let updates = core.catalog_updates()?;
+    if json {
+        print_json(&updates);
+        return Ok(0);
+    }
+    if updates.is_empty() {
+        say!("No server was installed from a registry.");
+    }
+    for u in &updates {
+        let what = match (u.status.as_str(), &u.available) {
+            ("deleted", _) => {
+                "DELETED by its registry: remove it, or keep it knowing that".to_owned()
+            }
+            ("unlisted", _) => "no longer listed by its registry (as of the last read)".to_owned(),
+            (_, Some(v)) => format!(
+                "{} → {} available (review it before it runs: not installed)",
+                plain(&u.installed),
+                plain(v)
+            ),
+            (_, None) => format!("{} is the registry's latest", plain(&u.installed)),
+        };
+        say!("{}  {}: {}", plain(&u.server), plain(&u.entry_name), what);
+        if u.status == "deprecated" {
+            say!(
+                "    DEPRECATED{}",
+                u.status_message
+                    .as_deref()
+                    .map(|m| format!(": {}", plain(m)))
+                    .unwrap_or_default()
+            );
+        }
+    }
+    Ok(0)
+}
+
 pub(crate) async fn repair(core: &Arc<Airlock>, server: &str) -> Result<u8, Failure> {
     eprintln!("Installing the locked bytes of {} again...", plain(server));
     core.repair_install(server).await?;

@@ -77,6 +77,23 @@ pub struct InstallPlan {
     pub room: RoomReport,
 }
 
+/// What a registry now says of an installed server.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct UpdateInfo {
+    pub server: String,
+    pub entry_name: String,
+    pub registry: String,
+    pub installed: String,
+    /// The registry's latest version, when it differs from the installed
+    /// one (`None`: up to date, or no longer listed).
+    pub available: Option<String>,
+    /// `active`, `deprecated`, `deleted`, or `unlisted` (the registry no
+    /// longer lists it, as of the last read).
+    pub status: String,
+    pub status_message: Option<String>,
+}
+
 /// An install made and locked, waiting for the person's yes. Dropped
 /// without [`Airlock::commit_install`], its folder is removed.
 pub struct StagedInstall {
@@ -400,6 +417,44 @@ impl Airlock {
             }),
         );
         Ok(def)
+    }
+
+    /// What the registries (as last read into the catalog) say of every
+    /// installed server: a newer version, a deprecation, a deletion. Nothing
+    /// is installed: an update is the person's to review.
+    pub fn catalog_updates(&self) -> CoreResult<Vec<UpdateInfo>> {
+        let mut out = Vec::new();
+        for row in self.store.installs()? {
+            let cached = self
+                .store
+                .catalog_entry(&row.entry_name)?
+                .into_iter()
+                .find(|c| c.registry == row.registry)
+                .and_then(|c| serde_json::from_str::<CatalogEntry>(&c.entry).ok());
+            let (available, status, status_message) = match cached {
+                None => (None, "unlisted".to_owned(), None),
+                Some(e) => (
+                    (e.version != row.version).then(|| e.version.clone()),
+                    match e.status {
+                        Status::Active => "active",
+                        Status::Deprecated => "deprecated",
+                        Status::Deleted => "deleted",
+                    }
+                    .to_owned(),
+                    e.status_message.as_deref().map(airlock_scan::visible),
+                ),
+            };
+            out.push(UpdateInfo {
+                server: row.server,
+                entry_name: row.entry_name,
+                registry: row.registry,
+                installed: row.version,
+                available,
+                status,
+                status_message,
+            });
+        }
+        Ok(out)
     }
 
     /// What is installed for `server` (`None`: it was not installed from a

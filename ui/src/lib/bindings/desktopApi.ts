@@ -38,6 +38,7 @@ import type { ServerInput } from "./ServerInput";
 import type { ServerView } from "./ServerView";
 import type { Settings } from "./Settings";
 import type { StagedView } from "./StagedView";
+import type { UpdateInfo } from "./UpdateInfo";
 import type { UriConflict } from "./UriConflict";
 
 /**
@@ -244,6 +245,10 @@ export type Commands = {
    * The person has seen an installed server's first tools.
    */
   first_sight_done: { args: { server: string }; result: null };
+  /**
+   * What the registries (as last read) say of the installed servers: newer versions, deprecations.
+   */
+  catalog_updates: { args: Record<string, never>; result: Array<UpdateInfo> };
   /**
    * The change a notification's Review asked to show, once (null: none).
    */
