@@ -59,7 +59,7 @@ test('find, check and install a server; its first tools shown before any app', {
   await app.click('install-prepare');
   await app.waitExists('install-plan', 180_000);
   const command = await app.text('install-command');
-  assert.match(command, /\/node \S+\/packages\/everything-[0-9a-f]+\/node_modules\/airlock-e2e-everything\/bin\.js$/, command);
+  assert.match(command, /\/node \S+\/packages\/everything-[0-9a-f]+\/1\.0\.0\/node_modules\/airlock-e2e-everything\/bin\.js$/, command);
   assert.doesNotMatch(command, /npx/);
   const plan = await app.text('install-plan');
   assert.match(plan, /npm airlock-e2e-everything@1\.0\.0/);

@@ -43,7 +43,7 @@ pub mod tool_budget;
 
 pub use airlock_url_safety as url_safety;
 
-pub use airlock::{audit_export, catalog, install, tool_switches};
+pub use airlock::{audit_export, catalog, install, tool_switches, update};
 pub use airlock::{
     Airlock, AirlockOptions, CallOutcome, ConnectionReport, OAuthSummary, ToolCallError,
 };

@@ -512,6 +512,17 @@ pub(crate) enum CatalogCmd {
     /// Install the locked bytes of a server again (after a file of it
     /// changed): the package managers check every hash
     Repair { server: String },
+    /// Review an installed server's update as one change: the new version
+    /// is installed beside it and locked, started once confined to list its
+    /// tools, and shown (version, hashes, command, room, each tool that
+    /// changed, was added or went, with findings); yes moves the server and
+    /// its pins, no removes the new version
+    Update {
+        server: String,
+        /// Approve without asking when no tool has a serious finding
+        #[arg(long)]
+        yes: bool,
+    },
 }
 
 #[derive(Subcommand)]

@@ -110,6 +110,9 @@ pub(crate) async fn run(core: &Arc<Airlock>, cmd: CatalogCmd, json: bool) -> Res
         CatalogCmd::Installed => crate::cmd::install::installed(core, json),
         CatalogCmd::Updates => crate::cmd::install::updates(core, json),
         CatalogCmd::Repair { server } => crate::cmd::install::repair(core, &server).await,
+        CatalogCmd::Update { server, yes } => {
+            crate::cmd::install::update(core, &server, yes, json).await
+        }
         CatalogCmd::Show { name } => {
             let hits = core.catalog_entry(&name)?;
             if hits.is_empty() {

@@ -320,6 +320,104 @@ pub(crate) fn updates(core: &Arc<Airlock>, json: bool) -> Result<u8, Failure> {
     Ok(0)
 }
 
+pub(crate) async fn update(
+    core: &Arc<Airlock>,
+    server: &str,
+    yes: bool,
+    json: bool,
+) -> Result<u8, Failure> {
+    eprintln!(
+        "Installing the newer version of {} beside it and starting it once in its room (apps see nothing of it)...",
+        plain(server)
+    );
+    let staged = core.prepare_update(server).await?;
+    let p = &staged.plan;
+    if json {
+        eprintln!("{}", serde_json::to_string(p).unwrap_or_default());
+    }
+    say!(
+        "Update {} ({}) from {} to {}?",
+        plain(&p.server),
+        plain(&p.entry_name),
+        plain(&p.from_version),
+        plain(&p.to_version)
+    );
+    say!(
+        "  Package:   {}{}",
+        plain(&p.package),
+        p.package_hash
+            .as_deref()
+            .map(|h| format!("  {}", plain(h)))
+            .unwrap_or_default()
+    );
+    say!("  Locked:    {} files, {}", p.files, p.digest);
+    say!("  Command:   {}", plain(&p.command.join(" ")));
+    if !p.scripts_skipped.is_empty() {
+        say!(
+            "  Install scripts did NOT run for: {}",
+            plain(&p.scripts_skipped.join(", "))
+        );
+    }
+    crate::cmd::servers::print_room(&p.room);
+    say!(
+        "Its tools: {} unchanged, {} differ{}",
+        p.unchanged,
+        p.changes.len(),
+        if p.changes.is_empty() { "." } else { ":" }
+    );
+    for c in &p.changes {
+        let what = match c.change {
+            airlock_core::pins::ChangeKind::Removed => "removed",
+            airlock_core::pins::ChangeKind::Added | airlock_core::pins::ChangeKind::FirstSight => {
+                "added"
+            }
+            airlock_core::pins::ChangeKind::Changed => "changed",
+        };
+        say!("tool {}: {what}", plain(&c.name));
+        for f in &c.findings {
+            say!(
+                "  {} {}: {}",
+                f.severity.as_str(),
+                f.kind.as_str(),
+                plain(&f.detail)
+            );
+        }
+        for line in &c.diff {
+            match line.tag.as_str() {
+                "removed" => say!("  - {}", plain(line.old.as_deref().unwrap_or_default())),
+                "added" => say!("  + {}", plain(line.new.as_deref().unwrap_or_default())),
+                _ => {}
+            }
+        }
+    }
+    let flagged = p.changes.iter().any(serious);
+    let approve = if yes {
+        if flagged {
+            say!("Not updated: a tool of the new version has a SERIOUS finding; review it without --yes.");
+            return Ok(1);
+        }
+        true
+    } else {
+        ask("Update it, and let your apps use these tools?")?
+    };
+    if !approve {
+        say!(
+            "Not updated; {} {} runs on, the new version was removed.",
+            plain(server),
+            plain(&p.from_version)
+        );
+        return Ok(1);
+    }
+    let to = p.to_version.clone();
+    core.commit_update(staged)?;
+    say!(
+        "{} is at {} now; it starts the new version at its next use.",
+        plain(server),
+        plain(&to)
+    );
+    Ok(0)
+}
+
 pub(crate) async fn repair(core: &Arc<Airlock>, server: &str) -> Result<u8, Failure> {
     eprintln!("Installing the locked bytes of {} again...", plain(server));
     core.repair_install(server).await?;

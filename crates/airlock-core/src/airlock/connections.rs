@@ -187,7 +187,7 @@ impl Airlock {
         })
     }
 
-    async fn open_session(
+    pub(super) async fn open_session(
         self: &Arc<Self>,
         def: &ServerDef,
         interactive: bool,
@@ -201,7 +201,15 @@ impl Airlock {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(def.name.clone(), redactor.clone());
+        // An update's trial start was checked whole (with its registry
+        // facts) before it was made.
+        let trial = self
+            .trial_packages
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains_key(&def.name);
         let checked = match self.check_def_policy(def) {
+            _ if trial => Ok(()),
             Ok(()) => self.check_install(&def.name).await,
             Err(e) => Err(e),
         };

@@ -23,7 +23,7 @@ use crate::servers::{
 use crate::store::installs::InstallRow;
 
 /// The folder `server` is installed into: `packages/` in the data folder,
-/// named like its room.
+/// named like its room; each version in a folder of its own inside.
 pub fn install_dir(data_dir: &std::path::Path, server: &str) -> PathBuf {
     let leaf = airlock_sandbox::room_dir(data_dir, server)
         .file_name()
@@ -104,10 +104,19 @@ pub struct StagedInstall {
     committed: bool,
 }
 
+/// Remove one version's folder, and the server's folder when nothing else
+/// is left in it.
+pub(crate) fn remove_version(dir: &std::path::Path) {
+    let _ = std::fs::remove_dir_all(dir);
+    if let Some(home) = dir.parent() {
+        let _ = std::fs::remove_dir(home);
+    }
+}
+
 impl Drop for StagedInstall {
     fn drop(&mut self) {
         if !self.committed {
-            let _ = std::fs::remove_dir_all(&self.dir);
+            remove_version(&self.dir);
         }
     }
 }
@@ -238,12 +247,15 @@ impl Airlock {
                 entry.name
             )));
         }
-        let dir = install_dir(&self.data_dir, &server);
-        if dir.exists() {
+        let home = install_dir(&self.data_dir, &server);
+        if home.exists() {
             // Left by an install that did not finish: no server uses it.
-            std::fs::remove_dir_all(&dir)
-                .map_err(|e| CoreError::BadInput(format!("{}: {e}", dir.display())))?;
+            std::fs::remove_dir_all(&home)
+                .map_err(|e| CoreError::BadInput(format!("{}: {e}", home.display())))?;
         }
+        // One folder per version (an update goes beside it): a virtual
+        // environment cannot move.
+        let dir = home.join(&entry.version);
         let installed: Installed = airlock_install::install(
             &airlock_install::Request {
                 kind: &package.registry_type,
@@ -255,7 +267,10 @@ impl Airlock {
             &tools,
         )
         .await
-        .map_err(|e| CoreError::BadInput(format!("{} was not installed: {e}", entry.name)))?;
+        .map_err(|e| {
+            remove_version(&dir);
+            CoreError::BadInput(format!("{} was not installed: {e}", entry.name))
+        })?;
         let mut env: BTreeMap<String, InputValue> = installed
             .env
             .iter()
@@ -320,9 +335,7 @@ impl Airlock {
             ),
             ..self.policy_facts(&candidate)
         })
-        .inspect_err(|_| {
-            let _ = std::fs::remove_dir_all(&dir);
-        })?;
+        .inspect_err(|_| remove_version(&dir))?;
         let room = self.room_of(&candidate);
         let lock = installed.lock.clone();
         let top = lock
@@ -561,10 +574,11 @@ impl Airlock {
     /// Forget the install of a removed server and remove its folder.
     pub(crate) fn forget_install(&self, server: &str) {
         if let Ok(Some(row)) = self.store.install(server) {
-            let dir = PathBuf::from(&row.dir);
-            // Only a folder of Airlock's own packages is removed.
-            if dir.starts_with(self.data_dir.join("packages")) {
-                let _ = std::fs::remove_dir_all(&dir);
+            // Its folder, every version (only a folder of Airlock's own
+            // packages is removed).
+            let home = install_dir(&self.data_dir, server);
+            if PathBuf::from(&row.dir).starts_with(&home) {
+                let _ = std::fs::remove_dir_all(&home);
             }
             let _ = self.store.remove_install(server);
         }

@@ -24,6 +24,7 @@ mod session_errors;
 mod sign_ins;
 mod tool_calls;
 pub mod tool_switches;
+pub mod update;
 
 pub use sign_ins::OAuthSummary;
 pub use tool_calls::{CallOutcome, ToolCallError};
@@ -168,6 +169,9 @@ pub struct Airlock {
     proxies: Mutex<HashMap<String, airlock_sandbox::proxy::Proxy>>,
     /// The team's policy in force ([`policy`]).
     policy: Mutex<policy::PolicyState>,
+    /// A trial start's package folder, by trial name (an update's new
+    /// version, read by its room: [`update`]).
+    trial_packages: Mutex<HashMap<String, PathBuf>>,
 }
 
 impl Airlock {
@@ -211,6 +215,7 @@ impl Airlock {
             sandbox_helper: opts.sandbox_helper,
             proxies: Mutex::new(HashMap::new()),
             policy: policy::initial(),
+            trial_packages: Mutex::new(HashMap::new()),
         });
         // The team's policy on the domains a page may be on.
         let weak = Arc::downgrade(&airlock);

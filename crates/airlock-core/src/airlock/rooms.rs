@@ -122,7 +122,14 @@ impl Airlock {
             cwd: cwd.map(std::path::PathBuf::from),
             home,
             data_dir: Some(self.data_dir.clone()),
-            package_dir: Some(super::install::install_dir(&self.data_dir, &def.name)),
+            package_dir: Some(
+                self.trial_packages
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(&def.name)
+                    .cloned()
+                    .unwrap_or_else(|| super::install::install_dir(&self.data_dir, &def.name)),
+            ),
         }
     }
 

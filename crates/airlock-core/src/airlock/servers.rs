@@ -120,7 +120,7 @@ impl Airlock {
         }
     }
 
-    fn row(def: &ServerDef) -> store::NewServerRow {
+    pub(super) fn row(def: &ServerDef) -> store::NewServerRow {
         store::NewServerRow {
             name: def.name.clone(),
             transport: def.transport.kind().to_owned(),
