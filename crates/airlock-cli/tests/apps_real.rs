@@ -444,3 +444,57 @@ fn continue_loads_airlocks_tools_and_disconnect_leaves_its_tools_as_they_were() 
     h.disconnect("continue");
     assert_eq!(continue_tools(&h), before);
 }
+
+/// A team's export for Claude Code (issue 36): with the `managed-mcp.json`
+/// that `airlock policy export claude-code` writes in
+/// `/etc/claude-code/`, the real Claude Code lists only `airlock` (the
+/// user's own server is gone from its view) and reaches it. The file is put
+/// there in a mount namespace of the test's own (bubblewrap over a copy of
+/// /etc): the machine's /etc is not touched.
+#[test]
+fn claude_code_under_the_exported_managed_file_lists_only_airlock() {
+    let h = AppHome::new();
+    let mut add = vec!["mcp", "add", "--scope", "user", "mine", "--"];
+    let argv = AppHome::everything_argv();
+    add.extend(argv.iter().map(String::as_str));
+    h.app("claude", &add).ok();
+    assert!(listing(&h.app("claude", &["mcp", "list"])).contains("mine:"));
+
+    let export = h.airlock(&["policy", "export", "claude-code"]);
+    export.ok();
+    let etc = h.home.parent().expect("the test's folder").join("etc");
+    let copied = std::process::Command::new("cp")
+        .args(["-a", "/etc"])
+        .arg(&etc)
+        .status()
+        .expect("cp");
+    assert!(copied.success(), "a copy of /etc");
+    std::fs::create_dir_all(etc.join("claude-code")).expect("claude-code/");
+    std::fs::write(etc.join("claude-code/managed-mcp.json"), &export.stdout)
+        .expect("managed-mcp.json");
+    let claude = apps_dir().join("node_modules/.bin/claude");
+    let out = h
+        .with_env(
+            Cmd::new("bwrap")
+                .args(["--dev-bind", "/", "/", "--bind"])
+                .arg(&etc)
+                .args(["/etc", "--"])
+                .arg(&claude)
+                .args(["mcp", "list"]),
+        )
+        .run();
+    let list = listing(&out);
+    let line = line_with(&list, "airlock:");
+    assert!(
+        line.contains("gateway --stdio --app claude-code") && line.contains("Connected"),
+        "{list}"
+    );
+    assert!(
+        !list.contains("mine:"),
+        "only what the file defines: {list}"
+    );
+    assert!(
+        !std::path::Path::new("/etc/claude-code").exists(),
+        "the machine's /etc is untouched"
+    );
+}
