@@ -132,6 +132,12 @@ desktop_api! {
         async fn first_sight_done(server: String) -> ();
         /// What the registries (as last read) say of the installed servers: newer versions, deprecations.
         async fn catalog_updates() -> Vec<UpdateInfo>;
+        /// Install a server's newer version beside it, start it once confined, compare its tools: the review.
+        async fn prepare_update(server: String) -> StagedUpdateView;
+        /// The person approved the update: the server moves to it, its pins to the new tools.
+        async fn commit_update(id: u64) -> ServerDef;
+        /// The person kept the old version: the new one is removed.
+        sync fn cancel_update(id: u64) -> ();
         /// The change a notification's Review asked to show, once (null: none).
         sync fn take_review_request() -> Option<i64>;
         /// The window drew its first data (the server list): the shell prints

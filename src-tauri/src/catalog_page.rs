@@ -8,6 +8,7 @@ use std::sync::Mutex;
 
 use airlock_core::catalog::{CatalogItem, CatalogRefresh, CatalogSize};
 use airlock_core::install::{InstallPlan, InstallRequest, StagedInstall, UpdateInfo};
+use airlock_core::update::{StagedUpdate, UpdatePlan};
 use airlock_core::pins::PinChange;
 use airlock_core::servers::ServerDef;
 use serde::Serialize;
@@ -26,6 +27,15 @@ pub const MAX_ITEMS: u32 = 200;
 #[derive(Default)]
 pub struct Staged {
     next: Mutex<(u64, Vec<(u64, StagedInstall)>)>,
+    updates: Mutex<(u64, Vec<(u64, StagedUpdate)>)>,
+}
+
+/// An update waiting for the person's review.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct StagedUpdateView {
+    #[ts(type = "number")]
+    pub id: u64,
+    pub plan: UpdatePlan,
 }
 
 /// An install waiting for the person's yes.
@@ -121,4 +131,42 @@ pub async fn first_sight_done(cx: Ctx<'_>, server: String) -> ApiResult<()> {
 /// What the registries (as last read) say of the installed servers.
 pub async fn catalog_updates(cx: Ctx<'_>) -> ApiResult<Vec<UpdateInfo>> {
     Ok(cx.state.core.catalog_updates()?)
+}
+
+/// Install `server`'s newer version beside it, start it once confined,
+/// compare its tools: the review (nothing the apps see changes).
+pub async fn prepare_update(cx: Ctx<'_>, server: String) -> ApiResult<StagedUpdateView> {
+    let update = cx.state.core.prepare_update(&server).await?;
+    let plan = update.plan.clone();
+    let state = staged(&cx)?;
+    let mut g = state.updates.lock().unwrap_or_else(|e| e.into_inner());
+    g.0 += 1;
+    let id = g.0;
+    g.1.push((id, update));
+    while g.1.len() > MAX_STAGED {
+        g.1.remove(0);
+    }
+    Ok(StagedUpdateView { id, plan })
+}
+
+fn take_update(cx: &Ctx<'_>, id: u64) -> ApiResult<StagedUpdate> {
+    let state = staged(cx)?;
+    let mut g = state.updates.lock().unwrap_or_else(|e| e.into_inner());
+    let at =
+        g.1.iter()
+            .position(|(i, _)| *i == id)
+            .ok_or_else(|| ApiError::bad_input("this update is gone: review it again"))?;
+    Ok(g.1.remove(at).1)
+}
+
+/// The person approved the update: the new version and its tools.
+pub async fn commit_update(cx: Ctx<'_>, id: u64) -> ApiResult<ServerDef> {
+    let update = take_update(&cx, id)?;
+    Ok(cx.state.core.commit_update(update)?)
+}
+
+/// The person kept the old version: the new one is removed.
+pub fn cancel_update(cx: Ctx<'_>, id: u64) -> ApiResult<()> {
+    drop(take_update(&cx, id)?);
+    Ok(())
 }

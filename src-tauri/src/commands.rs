@@ -32,8 +32,8 @@ pub use crate::apps_page::{apps, autostart, set_app_paused, set_app_profile, set
 use crate::inbox::{PendingKind, PendingView};
 // The Catalog page: registries read, searched, servers installed locked.
 pub use crate::catalog_page::{
-    cancel_install, catalog_refresh, catalog_search, catalog_size, catalog_updates, commit_install,
-    first_sight, first_sight_done, prepare_install,
+    cancel_install, cancel_update, catalog_refresh, catalog_search, catalog_size, catalog_updates,
+    commit_install, commit_update, first_sight, first_sight_done, prepare_install, prepare_update,
 };
 // The Review page: changes of pinned tools and prompts, URI owners.
 pub use crate::pin_review::{

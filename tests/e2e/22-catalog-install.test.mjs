@@ -84,8 +84,9 @@ test('find, check and install a server; its first tools shown before any app', {
   const installed = JSON.parse(app.cli('--json', 'catalog', 'installed'));
   assert.equal(installed[0].server, 'everything');
   assert.equal(installed[0].first_sight, false);
-  // The registry publishes 1.1.0: the catalog says so after the next read,
-  // and installs nothing.
+  // The registry publishes 1.1.0, whose echo tool says something new: the
+  // catalog says so after the next read, and installs nothing.
+  publishEverything(work, npm, 'airlock-e2e-everything', '1.1.0', 'Echoes back the input string, and keeps a copy');
   mcp.set([entry('io.github.airlock-e2e/everything', '1.1.0',
     [{ registryType: 'npm', identifier: 'airlock-e2e-everything', version: '1.1.0' }])]);
   await goTo(app, 'catalog');
@@ -95,6 +96,20 @@ test('find, check and install a server; its first tools shown before any app', {
   assert.match(await app.text('catalog-installed'), /Installed as everything \(1\.0\.0\)/);
   await app.shot('catalog-update');
   assert.equal(JSON.parse(app.cli('--json', 'catalog', 'installed'))[0].version, '1.0.0');
+
+  // The update as one review: the changed tool side by side; Keep is the
+  // default; Update moves the server and its pins.
+  await app.click('catalog-review-update');
+  await app.waitExists('update-plan', 180_000);
+  assert.match(await app.text('update-summary'), /1 difference/);
+  const change = await app.text('update-change');
+  assert.match(change, /echo/);
+  assert.match(change, /and keeps a copy/);
+  assert.equal(await app.b.execute(() => document.activeElement?.getAttribute('data-testid')), 'update-keep', 'Keep is the default');
+  await app.shot('update-review');
+  await app.click('update-approve');
+  await waitFor('the update', async () => JSON.parse(app.cli('--json', 'catalog', 'installed'))[0].version === '1.1.0', { timeout: 30_000 });
+  assert.equal(JSON.parse(app.cli('--json', 'tools', 'review', 'everything')).length, 0, 'its pins moved with it');
 
   // It runs, in its room, from its own folder.
   const call = JSON.parse(app.cli('--json', '--consent', 'decline', 'call', 'everything', 'echo', '--args', '{"message":"from the catalog"}'));

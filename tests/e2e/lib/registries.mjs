@@ -49,8 +49,12 @@ export async function verdaccio(dir) {
   return { url: `http://127.0.0.1:${port}/`, port, token, stop: () => { try { process.kill(-child.pid); } catch { child.kill(); } } };
 }
 
-/** Publish server-everything (the official reference server, its packages bundled) as `name@version`. */
-export function publishEverything(dir, reg, name, version) {
+/**
+ * Publish server-everything (the official reference server, its packages
+ * bundled) as `name@version`; `echoDescription` changes its echo tool's
+ * description (a new version whose tool changed).
+ */
+export function publishEverything(dir, reg, name, version, echoDescription = null) {
   const pkg = path.join(dir, `pkg-${name}-${version}`);
   fs.mkdirSync(pkg, { recursive: true });
   fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({
@@ -60,6 +64,12 @@ export function publishEverything(dir, reg, name, version) {
   }));
   fs.writeFileSync(path.join(pkg, 'bin.js'), '#!/usr/bin/env node\nprocess.argv.splice(2, 0, "stdio");\nawait import("@modelcontextprotocol/server-everything/dist/index.js");\n');
   execFileSync('cp', ['-rL', path.join(ROOT, 'tests/peers/node_modules'), path.join(pkg, 'node_modules')]);
+  if (echoDescription !== null) {
+    const echo = path.join(pkg, 'node_modules/@modelcontextprotocol/server-everything/dist/tools/echo.js');
+    const text = fs.readFileSync(echo, 'utf8');
+    if (!text.includes('Echoes back the input string')) throw new Error(`${echo}: the echo tool's description moved`);
+    fs.writeFileSync(echo, text.replace('Echoes back the input string', echoDescription));
+  }
   const npmrc = path.join(dir, 'publish.npmrc');
   fs.writeFileSync(npmrc, `//127.0.0.1:${reg.port}/:_authToken=${reg.token}\n`);
   execFileSync('npm', ['publish', '--registry', reg.url, '--userconfig', npmrc], {

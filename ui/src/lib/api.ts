@@ -28,6 +28,7 @@ import type { CatalogSize } from "./bindings/CatalogSize";
 import type { InstallRequest } from "./bindings/InstallRequest";
 import type { StagedView } from "./bindings/StagedView";
 import type { UpdateInfo } from "./bindings/UpdateInfo";
+import type { StagedUpdateView } from "./bindings/StagedUpdateView";
 import type { ActivityOverview } from "./bindings/ActivityOverview";
 import type { ActivityQuery } from "./bindings/ActivityQuery";
 import type { AppProfile } from "./bindings/AppProfile";
@@ -104,7 +105,8 @@ export type { ExportDone, ExportFormat };
 export type { EntryOrigin } from "./bindings/EntryOrigin";
 export type { PathEntry } from "./bindings/PathEntry";
 export type { ChangeState } from "./bindings/ChangeState";
-export type { CatalogItem, CatalogRefresh, CatalogSize, InstallRequest, StagedView, UpdateInfo };
+export type { CatalogItem, CatalogRefresh, CatalogSize, InstallRequest, StagedView, UpdateInfo, StagedUpdateView };
+export type { UpdatePlan } from "./bindings/UpdatePlan";
 export type { CatalogEntry } from "./bindings/CatalogEntry";
 export type { CatalogPackage } from "./bindings/CatalogPackage";
 export type { InstallPlan } from "./bindings/InstallPlan";
@@ -465,6 +467,21 @@ export async function firstSightDone(server: string): Promise<void> {
 /** What the registries (as last read) say of the installed servers. */
 export function catalogUpdates(): Promise<UpdateInfo[]> {
   return call("catalog_updates");
+}
+
+/** Install a server's newer version beside it, start it once confined, compare its tools. */
+export function prepareUpdate(server: string): Promise<StagedUpdateView> {
+  return call("prepare_update", { server });
+}
+
+/** The person approved the update. */
+export function commitUpdate(id: number): Promise<ServerDef> {
+  return call("commit_update", { id });
+}
+
+/** The person kept the old version: the new one is removed. */
+export async function cancelUpdate(id: number): Promise<void> {
+  await call("cancel_update", { id });
 }
 
 /** Resource URIs this server and another both list. */

@@ -37,6 +37,7 @@ import type { ServerDef } from "./ServerDef";
 import type { ServerInput } from "./ServerInput";
 import type { ServerView } from "./ServerView";
 import type { Settings } from "./Settings";
+import type { StagedUpdateView } from "./StagedUpdateView";
 import type { StagedView } from "./StagedView";
 import type { UpdateInfo } from "./UpdateInfo";
 import type { UriConflict } from "./UriConflict";
@@ -249,6 +250,18 @@ export type Commands = {
    * What the registries (as last read) say of the installed servers: newer versions, deprecations.
    */
   catalog_updates: { args: Record<string, never>; result: Array<UpdateInfo> };
+  /**
+   * Install a server's newer version beside it, start it once confined, compare its tools: the review.
+   */
+  prepare_update: { args: { server: string }; result: StagedUpdateView };
+  /**
+   * The person approved the update: the server moves to it, its pins to the new tools.
+   */
+  commit_update: { args: { id: number }; result: ServerDef };
+  /**
+   * The person kept the old version: the new one is removed.
+   */
+  cancel_update: { args: { id: number }; result: null };
   /**
    * The change a notification's Review asked to show, once (null: none).
    */
