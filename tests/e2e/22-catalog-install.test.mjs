@@ -67,6 +67,7 @@ test('find, check and install a server; its first tools shown before any app', {
   assert.match(plan, /sha256:[0-9a-f]{64}/, 'the lock over every file');
   assert.match(await app.text('install-room'), /Confined/);
   assert.equal(await app.b.execute(() => document.activeElement?.getAttribute('data-testid')), 'install-no', "Don't install is the default");
+  if (await app.exists('toast-close')) await app.click('toast-close');
   await app.shot('install-plan');
   assert.equal(JSON.parse(app.cli('--json', 'servers', 'list')).length, 0, 'nothing added before the yes');
 
@@ -74,6 +75,7 @@ test('find, check and install a server; its first tools shown before any app', {
   await waitFor('its first tools', async () => (await app.b.$$('[data-testid="sight-item"]')).length > 5, { timeout: 120_000 });
   const sight = await app.text('install-sight');
   assert.match(sight, /echo/);
+  if (await app.exists('toast-close')) await app.click('toast-close');
   await app.shot('first-sight');
   // Before the person's yes, no app sees them: every one waits for review.
   const waiting = JSON.parse(app.cli('--json', 'tools', 'review', 'everything'));
@@ -106,6 +108,8 @@ test('find, check and install a server; its first tools shown before any app', {
   assert.match(change, /echo/);
   assert.match(change, /and keeps a copy/);
   assert.equal(await app.b.execute(() => document.activeElement?.getAttribute('data-testid')), 'update-keep', 'Keep is the default');
+  if (await app.exists('toast-close')) await app.click('toast-close');
+  await app.b.execute(() => document.querySelector('[data-testid="update-approve"]')?.scrollIntoView({ block: 'end' }));
   await app.shot('update-review');
   await app.click('update-approve');
   await waitFor('the update', async () => JSON.parse(app.cli('--json', 'catalog', 'installed'))[0].version === '1.1.0', { timeout: 30_000 });
