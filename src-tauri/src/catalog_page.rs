@@ -8,9 +8,9 @@ use std::sync::Mutex;
 
 use airlock_core::catalog::{CatalogItem, CatalogRefresh, CatalogSize};
 use airlock_core::install::{InstallPlan, InstallRequest, StagedInstall, UpdateInfo};
-use airlock_core::update::{StagedUpdate, UpdatePlan};
 use airlock_core::pins::PinChange;
 use airlock_core::servers::ServerDef;
+use airlock_core::update::{StagedUpdate, UpdatePlan};
 use serde::Serialize;
 use tauri::Manager;
 use ts_rs::TS;

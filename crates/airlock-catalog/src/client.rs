@@ -161,6 +161,39 @@ pub async fn fetch_latest(
     Ok(out)
 }
 
+/// One version of one server (`GET {base}/v0.1/servers/{name}/versions/{version}`),
+/// checked like every entry.
+pub async fn fetch_version(
+    registry: &str,
+    name: &str,
+    version: &str,
+    limits: FetchLimits,
+) -> Result<CatalogEntry, CatalogError> {
+    let base = registry_base(registry)?;
+    crate::entry::check_name(name).map_err(|e| CatalogError::BadRegistry(e.0))?;
+    crate::entry::check_version(version).map_err(|e| CatalogError::BadRegistry(e.0))?;
+    let client = reqwest::Client::builder()
+        .timeout(limits.timeout)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| CatalogError::Network(e.to_string()))?;
+    let mut url = base.clone();
+    // The name's slash is part of one path segment.
+    url.path_segments_mut()
+        .map_err(|()| CatalogError::BadRegistry(registry.to_owned()))?
+        .pop_if_empty()
+        .extend(["v0.1", "servers", name, "versions", version]);
+    let item = get_json(&client, url, limits.max_page_bytes).await?;
+    let entry = CatalogEntry::from_item(&item).map_err(|e| CatalogError::BadAnswer(e.0))?;
+    if entry.name != name || entry.version != version {
+        return Err(CatalogError::BadAnswer(format!(
+            "asked for {name} {version}, got {} {}",
+            entry.name, entry.version
+        )));
+    }
+    Ok(entry)
+}
+
 /// GET a JSON document of at most `max` bytes.
 async fn get_json(
     client: &reqwest::Client,

@@ -13,5 +13,5 @@ pub mod entry;
 #[cfg(feature = "test-support")]
 pub mod fake;
 
-pub use client::{fetch_latest, CatalogError, FetchLimits, OFFICIAL_REGISTRY};
+pub use client::{fetch_latest, fetch_version, CatalogError, FetchLimits, OFFICIAL_REGISTRY};
 pub use entry::{CatalogEntry, EnvVar, Package, Remote, Status};

@@ -125,3 +125,65 @@ async fn the_catalog_reads_every_page_and_searches_offline() {
     assert_ne!(refused.code, Some(0), "{refused:?}");
     assert!(refused.stderr.contains("https only"), "{refused:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_version_is_asked_of_its_registry() {
+    let sb = Sandbox::new();
+    let version = |v: &str, latest: bool| {
+        json!({
+            "server": {"name": "com.example/multi", "description": "Several versions", "version": v,
+                       "packages": [{"registryType": "npm", "identifier": "@example/multi", "version": v}]},
+            "_meta": {"io.modelcontextprotocol.registry/official": {"status": "active", "isLatest": latest}}
+        })
+    };
+    let fake = FakeRegistry::start(
+        vec![version("1.0.0", false), version("2.0.0", true)],
+        10,
+        Trick::None,
+    )
+    .await;
+    sb.run(&["catalog", "refresh", "--registry", &fake.url])
+        .ok();
+    let latest = sb.run(&["catalog", "show", "com.example/multi"]);
+    assert!(
+        latest.stdout.contains("com.example/multi 2.0.0"),
+        "{latest:?}"
+    );
+    let old = sb.run(&["catalog", "show", "com.example/multi", "--version", "1.0.0"]);
+    old.ok();
+    assert!(
+        old.stdout.contains("com.example/multi 1.0.0")
+            && old.stdout.contains("npm @example/multi@1.0.0"),
+        "{old:?}"
+    );
+    let missing = sb.run(&["catalog", "show", "com.example/multi", "--version", "9.9.9"]);
+    assert_ne!(missing.code, Some(0), "{missing:?}");
+    assert!(missing.stderr.contains("9.9.9"), "{missing:?}");
+    let range = sb.run(&[
+        "catalog",
+        "show",
+        "com.example/multi",
+        "--version",
+        "^1.0.0",
+    ]);
+    assert_ne!(range.code, Some(0), "a range is never asked for: {range:?}");
+    // An install of 1.0.0 goes to npm for exactly 1.0.0 (npm here points
+    // at a closed port: it fails there, after the version was chosen).
+    let install = sb
+        .cmd()
+        .env("npm_config_registry", "http://127.0.0.1:9/")
+        .env("npm_config_fetch_retries", "0")
+        .args(["catalog", "install", "com.example/multi@1.0.0", "--yes"])
+        .run();
+    assert_ne!(install.code, Some(0), "{install:?}");
+    assert!(
+        install
+            .stderr
+            .contains("com.example/multi was not installed: npm install failed"),
+        "{install:?}"
+    );
+    assert!(
+        std::fs::read_dir(sb.data.join("packages")).map_or(true, |mut d| d.next().is_none()),
+        "nothing kept"
+    );
+}

@@ -475,8 +475,13 @@ pub(crate) enum CatalogCmd {
         #[arg(long, default_value_t = 50)]
         limit: u32,
     },
-    /// Show an entry: its versions, packages, environment, status
-    Show { name: String },
+    /// Show an entry: its packages, environment, status (`--version`: that
+    /// version, asked of its registry)
+    Show {
+        name: String,
+        #[arg(long, value_name = "V")]
+        version: Option<String>,
+    },
     /// Install a server from the catalog, locked to its exact bytes: it is
     /// downloaded and locked first (nothing of it runs), then you see the
     /// exact command, its hashes and its room, and say yes; then its first

@@ -113,8 +113,18 @@ pub(crate) async fn run(core: &Arc<Airlock>, cmd: CatalogCmd, json: bool) -> Res
         CatalogCmd::Update { server, yes } => {
             crate::cmd::install::update(core, &server, yes, json).await
         }
-        CatalogCmd::Show { name } => {
-            let hits = core.catalog_entry(&name)?;
+        CatalogCmd::Show { name, version } => {
+            let hits = match version {
+                None => core.catalog_entry(&name)?,
+                Some(v) => {
+                    let (registry, entry) = core.catalog_version(&name, &v, None).await?;
+                    vec![airlock_core::catalog::CatalogHit {
+                        registry,
+                        fetched_at: 0,
+                        entry: serde_json::to_value(&entry).unwrap_or_default(),
+                    }]
+                }
+            };
             if hits.is_empty() {
                 return Err(Failure {
                     code: 1,

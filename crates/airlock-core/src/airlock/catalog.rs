@@ -1,7 +1,7 @@
 //! The catalog of MCP registries: read a registry into the cache
 //! (`refresh_catalog`), then search and show from the cache, offline.
 
-use airlock_catalog::{fetch_latest, CatalogEntry, FetchLimits};
+use airlock_catalog::{fetch_latest, fetch_version, CatalogEntry, FetchLimits};
 use serde::Serialize;
 
 use super::Airlock;
@@ -109,6 +109,36 @@ impl Airlock {
             .into_iter()
             .filter_map(hit)
             .collect())
+    }
+
+    /// One version of `name`, asked of the registry that lists it (the first
+    /// one in the cache, or `registry`): versions other than the latest are
+    /// not cached.
+    pub async fn catalog_version(
+        &self,
+        name: &str,
+        version: &str,
+        registry: Option<&str>,
+    ) -> CoreResult<(String, CatalogEntry)> {
+        let registry = match registry {
+            Some(r) => r.to_owned(),
+            None => self
+                .store
+                .catalog_entry(name)?
+                .into_iter()
+                .map(|r| r.registry)
+                .next()
+                .ok_or_else(|| {
+                    CoreError::BadInput(format!(
+                        "{name} is not in the catalog (`airlock catalog refresh`, then `airlock catalog search`)"
+                    ))
+                })?,
+        };
+        self.check_registry_policy(&registry)?;
+        let entry = fetch_version(&registry, name, version, FetchLimits::default())
+            .await
+            .map_err(|e| CoreError::BadInput(format!("{name} {version}: {e}")))?;
+        Ok((registry, entry))
     }
 
     /// The cached entries named `name`, one per registry.

@@ -168,21 +168,22 @@ impl Airlock {
                 ))
             })?;
         self.check_registry_policy(&hit.registry)?;
-        let entry: CatalogEntry = serde_json::from_value(hit.entry.clone())
+        let latest: CatalogEntry = serde_json::from_value(hit.entry.clone())
             .map_err(|e| CoreError::BadInput(format!("the cached entry does not read: {e}")))?;
+        // Another version than the latest: asked of the same registry.
+        let entry = match &req.version {
+            Some(v) if *v != latest.version => {
+                self.catalog_version(&req.name, v, Some(&hit.registry))
+                    .await?
+                    .1
+            }
+            _ => latest,
+        };
         if entry.status == Status::Deleted {
             return Err(CoreError::BadInput(format!(
                 "{} was deleted by its registry: not installed",
                 entry.name
             )));
-        }
-        if let Some(v) = &req.version {
-            if *v != entry.version {
-                return Err(CoreError::BadInput(format!(
-                    "the catalog holds {} {} (the registry's latest), not {v}",
-                    entry.name, entry.version
-                )));
-            }
         }
         let server = req
             .server
