@@ -1,7 +1,6 @@
 //! `airlock apps connect|disconnect|available`: write Airlock's gateway into
 //! an app's own MCP config (airlock-apps), after showing the diff and asking.
 
-use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
 use airlock_apps::{AppId, AppsError, Change, Keeper, Places, ALL_APPS};
@@ -171,20 +170,13 @@ fn report(cli: &Cli, change: &Change, backup: Option<PathBuf>, line: &str) {
 }
 
 fn confirm(change: &Change) -> Result<bool, Failure> {
-    if !std::io::stdin().is_terminal() {
-        return Err(usage(format!(
+    crate::output::ask_yes_no(
+        &format!("Apply this change to {}?", change.path.display()),
+        &format!(
             "not applied: stdin is not a terminal, so Airlock cannot ask before changing {}. Run again with --yes to apply the change shown",
             change.path.display()
-        )));
-    }
-    eprint!("Apply this change to {}? [y/N] ", change.path.display());
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut answer)
-        .map_err(|e| usage(format!("cannot read the answer: {e}")))?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
+        ),
+    )
 }
 
 /// Import the moved servers through Airlock's own import (secrets to the

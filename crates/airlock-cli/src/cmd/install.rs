@@ -4,7 +4,7 @@
 //! room for a yes; then, started in its room, its first tools for review.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::BufRead;
 use std::sync::Arc;
 
 use airlock_core::install::{InstallPlan, InstallRequest};
@@ -34,19 +34,12 @@ fn split_version(s: &str) -> (String, Option<String>) {
 }
 
 fn ask(question: &str) -> Result<bool, Failure> {
-    if !std::io::stdin().is_terminal() {
-        return Err(usage(format!(
+    crate::output::ask_yes_no(
+        question,
+        &format!(
             "not done: stdin is not a terminal, so Airlock cannot ask \"{question}\". Read what is shown above and run again with --yes to say yes"
-        )));
-    }
-    eprint!("{question} [y/N] ");
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut answer)
-        .map_err(|e| usage(format!("cannot read the answer: {e}")))?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
+        ),
+    )
 }
 
 fn print_plan(p: &InstallPlan) {

@@ -141,6 +141,21 @@ impl Airlock {
         Ok((registry, entry))
     }
 
+    /// The cached latest entry of `name` from `registry`, typed (`None`:
+    /// that registry does not list it, as of the last read).
+    pub(crate) fn cached_entry(
+        &self,
+        name: &str,
+        registry: &str,
+    ) -> CoreResult<Option<CatalogEntry>> {
+        Ok(self
+            .store
+            .catalog_entry(name)?
+            .into_iter()
+            .find(|c| c.registry == registry)
+            .and_then(|c| serde_json::from_str(&c.entry).ok()))
+    }
+
     /// The cached entries named `name`, one per registry.
     pub fn catalog_entry(&self, name: &str) -> CoreResult<Vec<CatalogHit>> {
         Ok(self

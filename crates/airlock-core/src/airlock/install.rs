@@ -17,9 +17,7 @@ use serde::Serialize;
 use super::Airlock;
 use crate::error::{CoreError, CoreResult};
 use crate::rooms::RoomReport;
-use crate::servers::{
-    validate_name, InputValue, ServerDef, ServerInput, ServerOptions, StoredValue, Transport,
-};
+use crate::servers::{validate_name, InputValue, ServerDef, ServerInput, ServerOptions, Transport};
 use crate::store::installs::InstallRow;
 
 /// The folder `server` is installed into: `packages/` in the data folder,
@@ -302,26 +300,10 @@ impl Airlock {
                 ..ServerOptions::default()
             },
         };
-        input.validate()?;
+        input.validate().inspect_err(|_| remove_version(&dir))?;
         // The room as it will be, from a definition not stored yet (secret
         // values not in it).
-        let candidate = ServerDef {
-            name: server.clone(),
-            transport: input.transport.try_map(|_, v| {
-                Ok::<_, CoreError>(if v.secret {
-                    StoredValue::Secret {
-                        secret_ref: String::new(),
-                    }
-                } else {
-                    StoredValue::Plain {
-                        value: v.value.clone(),
-                    }
-                })
-            })?,
-            options: input.options.clone(),
-            protocol_learned: None,
-            paused: false,
-        };
+        let candidate = super::policy::def_of(&input);
         // The team's policy sees it whole now (its command, its hash),
         // before the person is asked: a refused one is never offered.
         self.check_server_policy(&airlock_policy::ServerFacts {
@@ -439,12 +421,7 @@ impl Airlock {
     pub fn catalog_updates(&self) -> CoreResult<Vec<UpdateInfo>> {
         let mut out = Vec::new();
         for row in self.store.installs()? {
-            let cached = self
-                .store
-                .catalog_entry(&row.entry_name)?
-                .into_iter()
-                .find(|c| c.registry == row.registry)
-                .and_then(|c| serde_json::from_str::<CatalogEntry>(&c.entry).ok());
+            let cached = self.cached_entry(&row.entry_name, &row.registry)?;
             let (available, status, status_message) = match cached {
                 None => (None, "unlisted".to_owned(), None),
                 Some(e) => (

@@ -79,11 +79,7 @@ impl Airlock {
             CoreError::BadInput(format!("{server} was not installed from a registry"))
         })?;
         let entry: CatalogEntry = self
-            .store
-            .catalog_entry(&row.entry_name)?
-            .into_iter()
-            .find(|c| c.registry == row.registry)
-            .and_then(|c| serde_json::from_str(&c.entry).ok())
+            .cached_entry(&row.entry_name, &row.registry)?
             .ok_or_else(|| {
                 CoreError::BadInput(format!(
                     "{} is not listed by {} (as of the last read: `airlock catalog refresh`)",
