@@ -296,6 +296,27 @@ pub fn print_inspection(i: &Inspection) {
     }
 }
 
+/// Ask `question` on the terminal, `[y/N]` (no is the default). Without a
+/// terminal nothing is asked: `no_terminal` is the error (it says what to
+/// run instead).
+pub(crate) fn ask_yes_no(
+    question: &str,
+    no_terminal: &str,
+) -> Result<bool, crate::failure::Failure> {
+    use std::io::{BufRead, IsTerminal, Write};
+    if !std::io::stdin().is_terminal() {
+        return Err(crate::failure::usage(no_terminal));
+    }
+    eprint!("{question} [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| crate::failure::usage(format!("cannot read the answer: {e}")))?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
+}
+
 #[cfg(test)]
 mod tests {
     use airlock_core::elicitation::{
@@ -436,25 +457,4 @@ mod tests {
             "Seen:     first time this server sends you to this domain"
         );
     }
-}
-
-/// Ask `question` on the terminal, `[y/N]` (no is the default). Without a
-/// terminal nothing is asked: `no_terminal` is the error (it says what to
-/// run instead).
-pub(crate) fn ask_yes_no(
-    question: &str,
-    no_terminal: &str,
-) -> Result<bool, crate::failure::Failure> {
-    use std::io::{BufRead, IsTerminal, Write};
-    if !std::io::stdin().is_terminal() {
-        return Err(crate::failure::usage(no_terminal));
-    }
-    eprint!("{question} [y/N] ");
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut answer)
-        .map_err(|e| crate::failure::usage(format!("cannot read the answer: {e}")))?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
 }
