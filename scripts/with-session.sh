@@ -59,7 +59,12 @@ if [[ "${_AIRLOCK_SESSION_INNER:-}" == 1 ]]; then
   rc=$?
   set -e
   # Stop the daemons started for this session.
-  if [[ -n "${keyring_pid:-}" ]]; then kill "$keyring_pid" 2>/dev/null || true; fi
+  if [[ -n "${keyring_pid:-}" ]]; then
+    kill "$keyring_pid" 2>/dev/null || true
+    # Not our child: wait (bounded) until it is gone, so it writes nothing
+    # into the session folder while that is removed.
+    for _ in $(seq 50); do kill -0 "$keyring_pid" 2>/dev/null || break; sleep 0.1; done
+  fi
   if [[ -n "${dunst_pid:-}" ]]; then
     kill "$dunst_pid" 2>/dev/null || true
     wait "$dunst_pid" 2>/dev/null || true
@@ -69,7 +74,18 @@ fi
 
 # Stage 1: set up the temporary dirs, then re-enter this script inside the session.
 session_dir=$(mktemp -d "${TMPDIR:-/tmp}/airlock-session.XXXXXX")
-cleanup() { rm -rf "$session_dir"; }
+# Removing the session never changes the exit status of what ran in it: a
+# daemon still writing there (a keyring saved as it stops) gets a few more
+# tries, then the folder is left in the temporary folder.
+cleanup() {
+  local i
+  for i in 1 2 3 4 5; do
+    rm -rf "$session_dir" 2>/dev/null && return 0
+    sleep 0.2
+  done
+  echo "with-session: could not remove $session_dir (left behind)" >&2
+  return 0
+}
 trap cleanup EXIT
 trap "exit 130" INT
 trap "exit 143" TERM
