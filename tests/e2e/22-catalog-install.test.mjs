@@ -95,6 +95,7 @@ test('find, check and install a server; its first tools shown before any app', {
   await fill(app, 'catalog-registry', mcp.url);
   await app.click('catalog-read');
   await app.waitText('catalog-updates', (t) => t.includes('1.0.0 → 1.1.0 available'), 'the update is shown');
+  await app.waitText('catalog-badge', (t) => t.trim() === '1', 'the Catalog badge counts it');
   assert.match(await app.text('catalog-installed'), /Installed as everything \(1\.0\.0\)/);
   await app.shot('catalog-update');
   assert.equal(JSON.parse(app.cli('--json', 'catalog', 'installed'))[0].version, '1.0.0');

@@ -593,11 +593,10 @@ async fn a_bundle_is_checked_against_its_hash_before_it_is_unpacked() {
     newer["_meta"]["io.modelcontextprotocol.registry/official"]["statusMessage"] =
         json!("Use io.github.airlock-test/bundle2");
     fake.set_items(vec![newer]);
-    cmd()
-        .args(["catalog", "refresh", "--registry", &fake.url])
-        .run()
-        .ok();
-    let updates = sb.run(&["--json", "catalog", "updates"]);
+    // On demand: the installed servers' registries read again first.
+    let updates = cmd()
+        .args(["--json", "catalog", "updates", "--refresh"])
+        .run();
     updates.ok();
     let u = &updates.json()[0];
     assert_eq!(u["server"], "bundle", "{u}");

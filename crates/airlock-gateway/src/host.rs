@@ -157,6 +157,10 @@ async fn follow_status(gateway: Arc<Gateway>, mut events: broadcast::Receiver<Co
     }
 }
 
+/// How often the host looks whether the registries are due a read for
+/// updates (the read itself is at most daily).
+const UPDATE_LOOK_EVERY: std::time::Duration = std::time::Duration::from_secs(60 * 60);
+
 /// A server as last seen in the list: what decides a reconnect.
 #[derive(PartialEq, Eq)]
 struct Seen {
@@ -199,8 +203,37 @@ async fn watch_registry(gateway: Arc<Gateway>, started: watch::Sender<bool>) {
     let mut last_retry = tokio::time::Instant::now();
     let mut last_relist = tokio::time::Instant::now();
     let mut decisions = core.pin_generation().unwrap_or(0);
+    // The registries of installed servers, read at most daily for updates
+    // (looked at hourly; the read is the core's, off this loop).
+    let mut last_update_look: Option<tokio::time::Instant> = None;
     loop {
         tokio::time::sleep(limits::REGISTRY_POLL).await;
+        if last_update_look.is_none_or(|t| t.elapsed() >= UPDATE_LOOK_EVERY) {
+            last_update_look = Some(tokio::time::Instant::now());
+            let core = core.clone();
+            tokio::spawn(async move {
+                match core
+                    .check_updates_if_due(airlock_core::install::UPDATE_CHECK_EVERY)
+                    .await
+                {
+                    Ok(Some(news)) => {
+                        for u in news {
+                            log(&format!(
+                                "{}: its registry says {} (airlock catalog update {})",
+                                u.server,
+                                match &u.available {
+                                    Some(v) => format!("{} → {v} is available", u.installed),
+                                    None => u.status.clone(),
+                                },
+                                u.server
+                            ));
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(e) => log(&format!("reading the registries for updates: {e}")),
+                }
+            });
+        }
         // Pins approved or rejected, owners chosen (here or in another
         // airlock process): apply them.
         if let Ok(now) = core.pin_generation() {

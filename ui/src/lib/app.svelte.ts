@@ -60,6 +60,8 @@ class AppState {
   formCount = $derived(this.pending.filter((p) => p.kind === "form").length);
   /** Changes waiting for review, every server. */
   pinTotal = $derived(Object.values(this.pinCounts).reduce((a, b) => a + b, 0));
+  /** Installed servers the registries have news of (a newer version, deprecated, deleted). */
+  catalogNews = $state(0);
 
   #started = false;
   /** Refreshes of the server list, newest last: an older answer never overwrites a newer one. */
@@ -120,6 +122,9 @@ class AppState {
     await Promise.all([this.refreshServers(), this.refreshPending()]);
     performance.mark("airlock:listed");
     void this.refreshPinCounts();
+    void this.refreshCatalogNews();
+    // The daemon reads the registries at most daily; the badge follows.
+    setInterval(() => void this.refreshCatalogNews(), 5 * 60 * 1000);
     // Opened by a notification's Review (a daemon's starts the app with it).
     api
       .takeReviewRequest()
@@ -127,6 +132,16 @@ class AppState {
         if (change !== null) this.showChange(change);
       })
       .catch(() => undefined);
+  }
+
+  /** How many installed servers the registries (as last read) have news of. */
+  async refreshCatalogNews(): Promise<void> {
+    try {
+      const updates = await api.catalogUpdates();
+      this.catalogNews = updates.filter((u) => u.available !== null || u.status !== "active").length;
+    } catch {
+      // The badge waits for the next look.
+    }
   }
 
   /** Open the review on one change. */

@@ -513,7 +513,12 @@ pub(crate) enum CatalogCmd {
     /// What the registries (as last read: `catalog refresh`) say of the
     /// installed servers: newer versions, deprecations, deletions. Nothing
     /// is installed
-    Updates,
+    Updates {
+        /// Read the installed servers' registries first (the daemon does
+        /// it at most daily)
+        #[arg(long)]
+        refresh: bool,
+    },
     /// Install the locked bytes of a server again (after a file of it
     /// changed): the package managers check every hash
     Repair { server: String },

@@ -108,7 +108,12 @@ pub(crate) async fn run(core: &Arc<Airlock>, cmd: CatalogCmd, json: bool) -> Res
             .await
         }
         CatalogCmd::Installed => crate::cmd::install::installed(core, json),
-        CatalogCmd::Updates => crate::cmd::install::updates(core, json),
+        CatalogCmd::Updates { refresh } => {
+            if refresh {
+                core.check_updates_if_due(std::time::Duration::ZERO).await?;
+            }
+            crate::cmd::install::updates(core, json)
+        }
         CatalogCmd::Repair { server } => crate::cmd::install::repair(core, &server).await,
         CatalogCmd::Update { server, yes } => {
             crate::cmd::install::update(core, &server, yes, json).await

@@ -75,6 +75,10 @@ pub struct InstallPlan {
     pub room: RoomReport,
 }
 
+/// How often the daemon reads the registries of installed servers for
+/// updates, at most.
+pub const UPDATE_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+
 /// What a registry now says of an installed server.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -446,6 +450,55 @@ impl Airlock {
             });
         }
         Ok(out)
+    }
+
+    /// Read the registries of the installed servers again when the last
+    /// read for updates is older than `every` (at most daily by default:
+    /// [`UPDATE_CHECK_EVERY`]); what they say then, the servers with news
+    /// only (`None`: not due, or nothing installed). Nothing is installed.
+    pub async fn check_updates_if_due(
+        &self,
+        every: std::time::Duration,
+    ) -> CoreResult<Option<Vec<UpdateInfo>>> {
+        let installs = self.store.installs()?;
+        if installs.is_empty() {
+            return Ok(None);
+        }
+        let now = crate::store::now_ms();
+        let every_ms = i64::try_from(every.as_millis()).unwrap_or(i64::MAX);
+        if self
+            .store
+            .catalog_checked_at()?
+            .is_some_and(|at| now.saturating_sub(at) < every_ms)
+        {
+            return Ok(None);
+        }
+        self.store.set_catalog_checked_at(now)?;
+        let mut registries: Vec<String> = installs.into_iter().map(|r| r.registry).collect();
+        registries.sort();
+        registries.dedup();
+        for r in &registries {
+            if let Err(e) = self.refresh_catalog(r).await {
+                let _ = self.store.audit(
+                    None,
+                    "catalog_check_failed",
+                    &serde_json::json!({"registry": r, "error": e.to_string()}),
+                );
+            }
+        }
+        let news: Vec<UpdateInfo> = self
+            .catalog_updates()?
+            .into_iter()
+            .filter(|u| u.available.is_some() || u.status != "active")
+            .collect();
+        if !news.is_empty() {
+            let _ = self.store.audit(
+                None,
+                "updates_available",
+                &serde_json::json!({"servers": news.iter().map(|u| &u.server).collect::<Vec<_>>()}),
+            );
+        }
+        Ok(Some(news))
     }
 
     /// What is installed for `server` (`None`: it was not installed from a

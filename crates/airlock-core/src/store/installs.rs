@@ -105,6 +105,27 @@ impl Store {
         Ok(())
     }
 
+    /// When the registries of installed servers were last read for updates
+    /// (ms), if ever.
+    pub fn catalog_checked_at(&self) -> StoreResult<Option<i64>> {
+        let conn = self.lock();
+        let v: Option<String> = conn
+            .prepare_cached("SELECT value FROM meta WHERE key = 'catalog_checked_at'")?
+            .query_row([], |r| r.get(0))
+            .optional()?;
+        Ok(v.and_then(|v| v.parse().ok()))
+    }
+
+    /// The registries of installed servers were read for updates now.
+    pub fn set_catalog_checked_at(&self, at: i64) -> StoreResult<()> {
+        self.lock().execute(
+            "INSERT INTO meta (key, value) VALUES ('catalog_checked_at', ?1)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            params![at.to_string()],
+        )?;
+        Ok(())
+    }
+
     /// Forget an install (its server was removed).
     pub fn remove_install(&self, server: &str) -> StoreResult<()> {
         self.lock()
