@@ -27,7 +27,7 @@ use ts_rs::{Config, Dependency, ExportError, TypeVisitor, TS};
 use crate::app_config::{AppChangeDone, AppChangeView};
 use crate::apps_page::AppView;
 use crate::catalog_page::{StagedUpdateView, StagedView};
-use crate::commands::{AppInfo, Capabilities, ExportDone, ServerView};
+use crate::commands::{AppInfo, Capabilities, ExportDone, PolicyException, ServerView};
 use crate::ctx::{ApiResult, AppState, Ctx};
 use crate::inbox::PendingView;
 use crate::pin_review::{PinCount, PinReview};

@@ -138,6 +138,8 @@ desktop_api! {
         async fn commit_update(id: u64) -> ServerDef;
         /// The person kept the old version: the new one is removed.
         sync fn cancel_update(id: u64) -> ();
+        /// The request for an exception for a server the team's policy refuses (null: it does not refuse it).
+        sync fn policy_exception(server: String, reason: String) -> Option<PolicyException>;
         /// The change a notification's Review asked to show, once (null: none).
         sync fn take_review_request() -> Option<i64>;
         /// The window drew its first data (the server list): the shell prints

@@ -238,6 +238,30 @@ pub fn sign_out(cx: Ctx<'_>, name: String) -> ApiResult<bool> {
     Ok(cx.state.core.logout(&name)?)
 }
 
+/// A request for an exception to the team's policy: the text to send and,
+/// when the policy names an email, a `mailto:` link.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct PolicyException {
+    pub text: String,
+    pub mailto: Option<String>,
+}
+
+/// The exception request for a server the team's policy refuses.
+pub fn policy_exception(
+    cx: Ctx<'_>,
+    server: String,
+    reason: String,
+) -> ApiResult<Option<PolicyException>> {
+    if reason.len() > 4096 {
+        return Err(ApiError::bad_input("the reason is over 4 KiB"));
+    }
+    Ok(cx
+        .state
+        .core
+        .policy_exception(&server, &reason)?
+        .map(|(text, mailto)| PolicyException { text, mailto }))
+}
+
 pub fn server_room(cx: Ctx<'_>, name: String) -> ApiResult<airlock_core::rooms::RoomReport> {
     Ok(cx.state.core.room(&name)?)
 }

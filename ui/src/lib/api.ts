@@ -29,6 +29,7 @@ import type { InstallRequest } from "./bindings/InstallRequest";
 import type { StagedView } from "./bindings/StagedView";
 import type { UpdateInfo } from "./bindings/UpdateInfo";
 import type { StagedUpdateView } from "./bindings/StagedUpdateView";
+import type { PolicyException } from "./bindings/PolicyException";
 import type { ActivityOverview } from "./bindings/ActivityOverview";
 import type { ActivityQuery } from "./bindings/ActivityQuery";
 import type { AppProfile } from "./bindings/AppProfile";
@@ -107,6 +108,7 @@ export type { PathEntry } from "./bindings/PathEntry";
 export type { ChangeState } from "./bindings/ChangeState";
 export type { CatalogItem, CatalogRefresh, CatalogSize, InstallRequest, StagedView, UpdateInfo, StagedUpdateView };
 export type { UpdatePlan } from "./bindings/UpdatePlan";
+export type { PolicyException };
 export type { CatalogEntry } from "./bindings/CatalogEntry";
 export type { CatalogPackage } from "./bindings/CatalogPackage";
 export type { InstallPlan } from "./bindings/InstallPlan";
@@ -482,6 +484,11 @@ export function commitUpdate(id: number): Promise<ServerDef> {
 /** The person kept the old version: the new one is removed. */
 export async function cancelUpdate(id: number): Promise<void> {
   await call("cancel_update", { id });
+}
+
+/** The request for an exception for a server the team's policy refuses (null: it does not). */
+export function policyException(server: string, reason: string): Promise<PolicyException | null> {
+  return call("policy_exception", { server, reason });
 }
 
 /** Resource URIs this server and another both list. */

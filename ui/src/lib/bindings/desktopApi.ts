@@ -31,6 +31,7 @@ import type { PendingView } from "./PendingView";
 import type { PinChange } from "./PinChange";
 import type { PinCount } from "./PinCount";
 import type { PinReview } from "./PinReview";
+import type { PolicyException } from "./PolicyException";
 import type { RoomChange } from "./RoomChange";
 import type { RoomReport } from "./RoomReport";
 import type { ServerDef } from "./ServerDef";
@@ -262,6 +263,10 @@ export type Commands = {
    * The person kept the old version: the new one is removed.
    */
   cancel_update: { args: { id: number }; result: null };
+  /**
+   * The request for an exception for a server the team's policy refuses (null: it does not refuse it).
+   */
+  policy_exception: { args: { server: string; reason: string }; result: PolicyException | null };
   /**
    * The change a notification's Review asked to show, once (null: none).
    */
