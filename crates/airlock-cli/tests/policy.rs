@@ -417,3 +417,50 @@ fn a_refused_person_gets_the_exception_request_to_send() {
         assert!(out.stdout.contains(needle), "{needle}: {out:?}");
     }
 }
+
+#[test]
+fn a_room_never_gets_a_host_or_path_the_policy_denies() {
+    let sb = Sandbox::new();
+    let secrets = sb.dir().join("corp-secrets");
+    std::fs::create_dir_all(secrets.join("inner")).expect("secrets");
+    let root = policy_root(
+        &sb,
+        &json!({
+            "deniedHosts": ["169.254.169.254", "*.internal.corp.example"],
+            "deniedPaths": [s(&secrets)]
+        }),
+    );
+    add_everything(with_policy(&sb, &root), "ev").ok();
+    let sandbox = |args: &[&str]| {
+        with_policy(&sb, &root)
+            .args(["servers", "sandbox", "ev"])
+            .args(args)
+            .run()
+    };
+    for (args, rule) in [
+        (vec!["allow-host", "169.254.169.254"], "deniedHosts[0]"),
+        (
+            vec!["allow-host", "db.internal.corp.example"],
+            "deniedHosts[1]",
+        ),
+        (
+            vec!["allow-read", &s(&secrets.join("inner"))],
+            "deniedPaths[0]",
+        ),
+        // A folder holding a denied path would grant it too.
+        (vec!["allow-write", &s(sb.dir())], "deniedPaths[0]"),
+    ] {
+        let out = sandbox(&args);
+        assert_ne!(out.code, Some(0), "{args:?}: {out:?}");
+        assert!(out.stderr.contains(rule), "{args:?}: {out:?}");
+    }
+    let room = with_policy(&sb, &root)
+        .args(["--json", "servers", "sandbox", "ev"])
+        .run();
+    let settings = &room.json()["settings"];
+    assert_eq!(settings["hosts"], json!([]), "{settings}");
+    assert_eq!(settings["read"], json!([]), "{settings}");
+    assert_eq!(settings["write"], json!([]), "{settings}");
+    // Another host is kept as usual.
+    sandbox(&["allow-host", "api.example.com"]).ok();
+}
