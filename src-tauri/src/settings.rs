@@ -42,7 +42,13 @@ pub struct Settings {
     pub guide_done: bool,
     /// The window's colours.
     pub theme: Theme,
+    /// The MCP registries the Catalog page reads (the official one unless
+    /// the person removed it; a company's own beside or instead of it).
+    pub registries: Vec<String>,
 }
+
+/// Most registries kept in the settings.
+pub const MAX_REGISTRIES: usize = 16;
 
 /// The window's colours.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -74,6 +80,7 @@ impl Default for Settings {
             consent_mark: String::new(),
             guide_done: false,
             theme: Theme::System,
+            registries: vec![airlock_core::airlock_catalog::OFFICIAL_REGISTRY.to_owned()],
         }
     }
 }
@@ -162,6 +169,12 @@ impl Settings {
         if !self.consent_mark.is_empty() {
             check_mark(&self.consent_mark)?;
         }
+        if self.registries.len() > MAX_REGISTRIES {
+            return Err(format!("at most {MAX_REGISTRIES} registries"));
+        }
+        for r in &self.registries {
+            airlock_core::airlock_catalog::client::registry_base(r).map_err(|e| e.to_string())?;
+        }
         Ok(())
     }
 
@@ -210,6 +223,22 @@ mod tests {
             "a refused save changes nothing"
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn registries_are_https_or_this_computer_and_bounded() {
+        let mut s = Settings::default();
+        assert_eq!(
+            s.registries,
+            vec![airlock_core::airlock_catalog::OFFICIAL_REGISTRY.to_owned()]
+        );
+        s.registries.push("https://registry.corp.example".into());
+        s.registries.push("http://127.0.0.1:8080".into());
+        s.validate().unwrap();
+        s.registries.push("http://registry.corp.example".into());
+        assert!(s.validate().is_err(), "plain http to another computer");
+        s.registries = vec!["https://r.example".into(); MAX_REGISTRIES + 1];
+        assert!(s.validate().is_err());
     }
 
     #[test]

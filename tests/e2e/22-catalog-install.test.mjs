@@ -44,7 +44,15 @@ test('find, check and install a server; its first tools shown before any app', {
 
   await goTo(app, 'catalog');
   await app.waitExists('catalog-empty');
+  // The official registry is listed at first (nothing leaves this machine
+  // here): take it out, add the test's own, read.
+  assert.match(await app.text('catalog-registry-row'), /registry\.modelcontextprotocol\.io/);
+  await app.click('catalog-remove-registry');
+  await waitFor('no registry listed', async () => !(await app.exists('catalog-registry-row')));
   await fill(app, 'catalog-registry', mcp.url);
+  await app.click('catalog-add-registry');
+  await app.waitText('catalog-registry-row', (t) => t.includes(mcp.url), 'the registry kept');
+  assert.deepEqual(JSON.parse(fs.readFileSync(path.join(app.dataDir, 'desktop-settings.json'), 'utf8')).registries, [mcp.url]);
   await app.click('catalog-read');
   await waitFor('three entries', async () => (await app.b.$$('[data-testid="catalog-entry"]')).length === 3);
   await app.shot('catalog');
@@ -92,7 +100,6 @@ test('find, check and install a server; its first tools shown before any app', {
   mcp.set([entry('io.github.airlock-e2e/everything', '1.1.0',
     [{ registryType: 'npm', identifier: 'airlock-e2e-everything', version: '1.1.0' }])]);
   await goTo(app, 'catalog');
-  await fill(app, 'catalog-registry', mcp.url);
   await app.click('catalog-read');
   await app.waitText('catalog-updates', (t) => t.includes('1.0.0 → 1.1.0 available'), 'the update is shown');
   await app.waitText('catalog-badge', (t) => t.trim() === '1', 'the Catalog badge counts it');

@@ -52,4 +52,9 @@ guide_done: boolean,
 /**
  * The window's colours.
  */
-theme: Theme, };
+theme: Theme, 
+/**
+ * The MCP registries the Catalog page reads (the official one unless
+ * the person removed it; a company's own beside or instead of it).
+ */
+registries: Array<string>, };
