@@ -36,10 +36,11 @@ use airlock_core::activity::{ActivityOverview, ActivityQuery};
 use airlock_core::apps::AppProfile;
 use airlock_core::audit_export::ExportFormat;
 use airlock_core::catalog::{CatalogItem, CatalogRefresh, CatalogSize};
-use airlock_core::install::{InstallRequest, UpdateInfo};
+use airlock_core::install::InstallRequest;
 use airlock_core::owners::UriConflict;
 use airlock_core::pins::PinChange;
 use airlock_core::rooms::{RoomChange, RoomReport};
+use airlock_core::update::UpdateInfo;
 
 /// A declared event: its name, and in its type the payload it carries.
 pub struct Event<T> {

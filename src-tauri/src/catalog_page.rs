@@ -7,10 +7,10 @@
 use std::sync::Mutex;
 
 use airlock_core::catalog::{CatalogItem, CatalogRefresh, CatalogSize};
-use airlock_core::install::{InstallPlan, InstallRequest, StagedInstall, UpdateInfo};
+use airlock_core::install::{InstallPlan, InstallRequest, StagedInstall};
 use airlock_core::pins::PinChange;
 use airlock_core::servers::ServerDef;
-use airlock_core::update::{StagedUpdate, UpdatePlan};
+use airlock_core::update::{StagedUpdate, UpdateInfo, UpdatePlan};
 use serde::Serialize;
 use tauri::Manager;
 use ts_rs::TS;

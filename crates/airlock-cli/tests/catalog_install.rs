@@ -116,12 +116,7 @@ async fn an_npm_server_is_installed_locked_held_when_changed_and_put_back() {
     );
     let list = sb.run(&["--json", "servers", "list"]);
     assert!(!list.stdout.contains("\"locked\""), "{list:?}");
-    assert!(
-        std::fs::read_dir(sb.data.join("packages"))
-            .map(|d| d.count() == 0)
-            .unwrap_or(true),
-        "the download was removed"
-    );
+    assert!(sb.no_packages(), "the download was removed");
 
     let out = cmd()
         .args([
@@ -529,10 +524,7 @@ async fn a_bundle_is_checked_against_its_hash_before_it_is_unpacked() {
             && refused.stderr.contains(&format!("registry says {wrong}")),
         "both hashes shown: {refused:?}"
     );
-    assert!(
-        std::fs::read_dir(sb.data.join("packages")).map_or(true, |mut d| d.next().is_none()),
-        "nothing unpacked"
-    );
+    assert!(sb.no_packages(), "nothing unpacked");
     let list = sb.run(&["--json", "servers", "list"]);
     assert!(!list.stdout.contains("swapped"), "{list:?}");
 
@@ -559,10 +551,7 @@ async fn a_bundle_is_checked_against_its_hash_before_it_is_unpacked() {
         denied.stderr.contains("deniedServers[0]") && !denied.stdout.contains("Install "),
         "refused before the question, the rule named: {denied:?}"
     );
-    assert!(
-        std::fs::read_dir(sb.data.join("packages")).map_or(true, |mut d| d.next().is_none()),
-        "nothing kept"
-    );
+    assert!(sb.no_packages(), "nothing kept");
 
     let out = cmd()
         .args([
@@ -640,6 +629,24 @@ async fn a_bundle_is_checked_against_its_hash_before_it_is_unpacked() {
             .ok();
     };
     offer("1.1.0", "Returns its message, politely.");
+    // The trial start's name belongs to nobody else: a server already
+    // called that refuses the update (its room and proxy are named after it).
+    sb.run(&[
+        "servers",
+        "add",
+        "bundle.update",
+        "--url",
+        "https://mcp.example.com/mcp",
+    ])
+    .ok();
+    let taken = cmd().args(["catalog", "update", "bundle", "--yes"]).run();
+    assert_ne!(taken.code, Some(0), "{taken:?}");
+    assert!(taken.stderr.contains("bundle.update exists"), "{taken:?}");
+    assert!(
+        !package_dir(&sb).join("1.1.0").exists(),
+        "nothing installed"
+    );
+    sb.run(&["servers", "remove", "bundle.update"]).ok();
     let updated = cmd().args(["catalog", "update", "bundle", "--yes"]).run();
     updated.ok();
     assert!(

@@ -213,7 +213,7 @@ async fn watch_registry(gateway: Arc<Gateway>, started: watch::Sender<bool>) {
             let core = core.clone();
             tokio::spawn(async move {
                 match core
-                    .check_updates_if_due(airlock_core::install::UPDATE_CHECK_EVERY)
+                    .check_updates_if_due(airlock_core::update::UPDATE_CHECK_EVERY)
                     .await
                 {
                     Ok(Some(news)) => {

@@ -3,6 +3,7 @@
 // when the core reports a change.
 import * as api from "./api";
 import type { AppInfo, ConnStatus, CoreEvent, PendingView, ServerView } from "./api";
+import { isNews } from "./catalog";
 import { coalesced } from "./coalesce";
 
 /**
@@ -134,11 +135,15 @@ class AppState {
       .catch(() => undefined);
   }
 
+  /** The badge from updates already read (the Catalog page's). */
+  noteUpdates(updates: api.UpdateInfo[]): void {
+    this.catalogNews = updates.filter(isNews).length;
+  }
+
   /** How many installed servers the registries (as last read) have news of. */
   async refreshCatalogNews(): Promise<void> {
     try {
-      const updates = await api.catalogUpdates();
-      this.catalogNews = updates.filter((u) => u.available !== null || u.status !== "active").length;
+      this.noteUpdates(await api.catalogUpdates());
     } catch {
       // The badge waits for the next look.
     }

@@ -461,6 +461,31 @@ pub(crate) enum PolicyCmd {
     },
 }
 
+/// `catalog install`'s options.
+#[derive(clap::Args)]
+pub(crate) struct InstallArgs {
+    /// NAME or NAME@VERSION (an exact version)
+    pub(crate) name: String,
+    /// The server's name in Airlock (default: the entry's last part)
+    #[arg(long = "as", value_name = "SERVER")]
+    pub(crate) server: Option<String>,
+    /// A value the package asks for, NAME=VALUE (secret ones go to the
+    /// keychain)
+    #[arg(long = "env", value_name = "NAME=VALUE")]
+    pub(crate) env: Vec<String>,
+    /// Read the value of NAME from the first line of stdin (for a
+    /// secret: it stays out of your shell's history)
+    #[arg(long = "env-stdin", value_name = "NAME")]
+    pub(crate) env_stdin: Option<String>,
+    /// Only from this registry, when the name is in several
+    #[arg(long, value_name = "URL")]
+    pub(crate) registry: Option<String>,
+    /// Install without asking, and let apps use the first tools that
+    /// have no serious finding (serious ones still wait for review)
+    #[arg(long)]
+    pub(crate) yes: bool,
+}
+
 #[derive(Subcommand)]
 pub(crate) enum CatalogCmd {
     /// Read a registry's latest entries into the cache (default: the
@@ -486,28 +511,7 @@ pub(crate) enum CatalogCmd {
     /// downloaded and locked first (nothing of it runs), then you see the
     /// exact command, its hashes and its room, and say yes; then its first
     /// tools, for your review
-    Install {
-        /// NAME or NAME@VERSION (an exact version)
-        name: String,
-        /// The server's name in Airlock (default: the entry's last part)
-        #[arg(long = "as", value_name = "SERVER")]
-        server: Option<String>,
-        /// A value the package asks for, NAME=VALUE (secret ones go to the
-        /// keychain)
-        #[arg(long = "env", value_name = "NAME=VALUE")]
-        env: Vec<String>,
-        /// Read the value of NAME from the first line of stdin (for a
-        /// secret: it stays out of your shell's history)
-        #[arg(long = "env-stdin", value_name = "NAME")]
-        env_stdin: Option<String>,
-        /// Only from this registry, when the name is in several
-        #[arg(long, value_name = "URL")]
-        registry: Option<String>,
-        /// Install without asking, and let apps use the first tools that
-        /// have no serious finding (serious ones still wait for review)
-        #[arg(long)]
-        yes: bool,
-    },
+    Install(InstallArgs),
     /// The servers installed from a registry: version, hash, where
     Installed,
     /// What the registries (as last read: `catalog refresh`) say of the

@@ -85,28 +85,7 @@ pub(crate) async fn run(core: &Arc<Airlock>, cmd: CatalogCmd, json: bool) -> Res
             }
             Ok(0)
         }
-        CatalogCmd::Install {
-            name,
-            server,
-            env,
-            env_stdin,
-            registry,
-            yes,
-        } => {
-            crate::cmd::install::install(
-                core,
-                crate::cmd::install::InstallArgs {
-                    name,
-                    server,
-                    env,
-                    env_stdin,
-                    registry,
-                    yes,
-                },
-                json,
-            )
-            .await
-        }
+        CatalogCmd::Install(args) => crate::cmd::install::install(core, args, json).await,
         CatalogCmd::Installed => crate::cmd::install::installed(core, json),
         CatalogCmd::Updates { refresh } => {
             if refresh {

@@ -12,18 +12,9 @@ use airlock_core::pins::{Decision, PinChange};
 use airlock_core::Airlock;
 use airlock_scan::Severity;
 
+use crate::cli::InstallArgs;
 use crate::failure::{usage, Failure};
 use crate::output::{plain, print_json};
-
-/// The install's options, as given.
-pub(crate) struct InstallArgs {
-    pub name: String,
-    pub server: Option<String>,
-    pub env: Vec<String>,
-    pub env_stdin: Option<String>,
-    pub registry: Option<String>,
-    pub yes: bool,
-}
 
 /// `NAME@VERSION` → (NAME, VERSION). Registry names have no `@`.
 fn split_version(s: &str) -> (String, Option<String>) {

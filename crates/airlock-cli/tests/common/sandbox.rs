@@ -29,6 +29,11 @@ impl Sandbox {
         self.tmp.path()
     }
 
+    /// Nothing is installed from a registry: `packages/` is absent or empty.
+    pub fn no_packages(&self) -> bool {
+        std::fs::read_dir(self.data.join("packages")).map_or(true, |mut d| d.next().is_none())
+    }
+
     /// A folder a confined server may write to (`--allow-write`), for what a
     /// test peer reports (spawn logs, events): its room holds nothing else
     /// of the test's.

@@ -208,10 +208,13 @@ impl Airlock {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .contains_key(&def.name);
-        let checked = match self.check_def_policy(def) {
-            _ if trial => Ok(()),
-            Ok(()) => self.check_install(&def.name).await,
-            Err(e) => Err(e),
+        let checked = if trial {
+            Ok(())
+        } else {
+            match self.check_def_policy(def) {
+                Ok(()) => self.check_install(&def.name).await,
+                Err(e) => Err(e),
+            }
         };
         let room = match checked.and_then(|()| self.room_launch(def, &transport)) {
             Ok(room) => room,

@@ -75,27 +75,6 @@ pub struct InstallPlan {
     pub room: RoomReport,
 }
 
-/// How often the daemon reads the registries of installed servers for
-/// updates, at most.
-pub const UPDATE_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
-
-/// What a registry now says of an installed server.
-#[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct UpdateInfo {
-    pub server: String,
-    pub entry_name: String,
-    pub registry: String,
-    pub installed: String,
-    /// The registry's latest version, when it differs from the installed
-    /// one (`None`: up to date, or no longer listed).
-    pub available: Option<String>,
-    /// `active`, `deprecated`, `deleted`, or `unlisted` (the registry no
-    /// longer lists it, as of the last read).
-    pub status: String,
-    pub status_message: Option<String>,
-}
-
 /// An install made and locked, waiting for the person's yes. Dropped
 /// without [`Airlock::commit_install`], its folder is removed.
 pub struct StagedInstall {
@@ -417,88 +396,6 @@ impl Airlock {
             }),
         );
         Ok(def)
-    }
-
-    /// What the registries (as last read into the catalog) say of every
-    /// installed server: a newer version, a deprecation, a deletion. Nothing
-    /// is installed: an update is the person's to review.
-    pub fn catalog_updates(&self) -> CoreResult<Vec<UpdateInfo>> {
-        let mut out = Vec::new();
-        for row in self.store.installs()? {
-            let cached = self.cached_entry(&row.entry_name, &row.registry)?;
-            let (available, status, status_message) = match cached {
-                None => (None, "unlisted".to_owned(), None),
-                Some(e) => (
-                    (e.version != row.version).then(|| e.version.clone()),
-                    match e.status {
-                        Status::Active => "active",
-                        Status::Deprecated => "deprecated",
-                        Status::Deleted => "deleted",
-                    }
-                    .to_owned(),
-                    e.status_message.as_deref().map(airlock_scan::visible),
-                ),
-            };
-            out.push(UpdateInfo {
-                server: row.server,
-                entry_name: row.entry_name,
-                registry: row.registry,
-                installed: row.version,
-                available,
-                status,
-                status_message,
-            });
-        }
-        Ok(out)
-    }
-
-    /// Read the registries of the installed servers again when the last
-    /// read for updates is older than `every` (at most daily by default:
-    /// [`UPDATE_CHECK_EVERY`]); what they say then, the servers with news
-    /// only (`None`: not due, or nothing installed). Nothing is installed.
-    pub async fn check_updates_if_due(
-        &self,
-        every: std::time::Duration,
-    ) -> CoreResult<Option<Vec<UpdateInfo>>> {
-        let installs = self.store.installs()?;
-        if installs.is_empty() {
-            return Ok(None);
-        }
-        let now = crate::store::now_ms();
-        let every_ms = i64::try_from(every.as_millis()).unwrap_or(i64::MAX);
-        if self
-            .store
-            .catalog_checked_at()?
-            .is_some_and(|at| now.saturating_sub(at) < every_ms)
-        {
-            return Ok(None);
-        }
-        self.store.set_catalog_checked_at(now)?;
-        let mut registries: Vec<String> = installs.into_iter().map(|r| r.registry).collect();
-        registries.sort();
-        registries.dedup();
-        for r in &registries {
-            if let Err(e) = self.refresh_catalog(r).await {
-                let _ = self.store.audit(
-                    None,
-                    "catalog_check_failed",
-                    &serde_json::json!({"registry": r, "error": e.to_string()}),
-                );
-            }
-        }
-        let news: Vec<UpdateInfo> = self
-            .catalog_updates()?
-            .into_iter()
-            .filter(|u| u.available.is_some() || u.status != "active")
-            .collect();
-        if !news.is_empty() {
-            let _ = self.store.audit(
-                None,
-                "updates_available",
-                &serde_json::json!({"servers": news.iter().map(|u| &u.server).collect::<Vec<_>>()}),
-            );
-        }
-        Ok(Some(news))
     }
 
     /// What is installed for `server` (`None`: it was not installed from a

@@ -155,9 +155,32 @@ impl Airlock {
                 out.served.push((s.name.clone(), s.cleaned.clone()));
                 continue;
             }
+            let flagged = pin.is_some_and(|p| p.hash == s.hash);
+            if rejected.contains(&(s.name.clone(), s.hash.clone())) {
+                out.held.push(Held {
+                    name: s.name.clone(),
+                    why: format!(
+                        "you rejected this version of {}'s {k} {} in Airlock",
+                        shown(server),
+                        shown(&s.name)
+                    ),
+                });
+                continue;
+            }
             // Approved for everyone by the team's policy (this exact
-            // definition, by its hash): pinned without asking.
-            if newly_serious.is_none() && self.policy_approves(server, &s.name, &s.hash) {
+            // definition, by its hash; a version the person rejected stays
+            // rejected): pinned without asking.
+            let approved_by_policy =
+                newly_serious.is_none() && self.policy_approves(server, &s.name, &s.hash);
+            let change = match (pin, first_sight) {
+                _ if approved_by_policy => None,
+                (Some(_), _) => Some(ChangeKind::Changed),
+                (None, true) if s.serious || installed_unseen => Some(ChangeKind::FirstSight),
+                // First sight, nothing serious: pinned as it is.
+                (None, true) => None,
+                (None, false) => Some(ChangeKind::Added),
+            };
+            let Some(change) = change else {
                 self.store.set_pin(
                     server,
                     k,
@@ -172,37 +195,6 @@ impl Airlock {
                 pinned_now.push(s.name.clone());
                 out.served.push((s.name.clone(), s.cleaned.clone()));
                 continue;
-            }
-            let flagged = pin.is_some_and(|p| p.hash == s.hash);
-            if rejected.contains(&(s.name.clone(), s.hash.clone())) {
-                out.held.push(Held {
-                    name: s.name.clone(),
-                    why: format!(
-                        "you rejected this version of {}'s {k} {} in Airlock",
-                        shown(server),
-                        shown(&s.name)
-                    ),
-                });
-                continue;
-            }
-            let change = match (pin, first_sight) {
-                (Some(_), _) => ChangeKind::Changed,
-                (None, true) if s.serious || installed_unseen => ChangeKind::FirstSight,
-                (None, true) => {
-                    // First sight, nothing serious: pinned as it is.
-                    self.store.set_pin(
-                        server,
-                        k,
-                        &s.name,
-                        &s.text,
-                        &s.hash,
-                        &findings_json(&s.findings),
-                    )?;
-                    pinned_now.push(s.name.clone());
-                    out.served.push((s.name.clone(), s.cleaned.clone()));
-                    continue;
-                }
-                (None, false) => ChangeKind::Added,
             };
             let hold = policy == PinPolicy::Hold;
             let open = pending.get(&s.name);

@@ -1,4 +1,6 @@
-//! An installed server's update, as one review (issue 35): the registry's
+//! What the registries say of installed servers (a newer version, a
+//! deprecation, a deletion), read on demand and by the daemon at most
+//! daily; and an installed server's update, as one review (issue 35): the registry's
 //! newer version is installed beside the running one and locked (nothing of
 //! it runs yet), then started once, confined, under a trial name, so its
 //! tools can be compared with the pinned ones; the person sees the version,
@@ -23,6 +25,27 @@ use crate::rooms::RoomReport;
 use crate::servers::{ServerDef, Transport};
 use crate::store::installs::InstallRow;
 use crate::store::pins::ChangeRow;
+
+/// How often the daemon reads the registries of installed servers for
+/// updates, at most.
+pub const UPDATE_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+
+/// What a registry now says of an installed server.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct UpdateInfo {
+    pub server: String,
+    pub entry_name: String,
+    pub registry: String,
+    pub installed: String,
+    /// The registry's latest version, when it differs from the installed
+    /// one (`None`: up to date, or no longer listed).
+    pub available: Option<String>,
+    /// `active`, `deprecated`, `deleted`, or `unlisted` (the registry no
+    /// longer lists it, as of the last read).
+    pub status: String,
+    pub status_message: Option<String>,
+}
 
 /// What the person reviews before an update runs.
 #[derive(Debug, Clone, Serialize)]
@@ -52,6 +75,8 @@ pub struct UpdatePlan {
 /// person. Dropped without [`Airlock::commit_update`], it is removed.
 pub struct StagedUpdate {
     pub plan: UpdatePlan,
+    /// The server as it was when the update was reviewed.
+    old: ServerDef,
     def: ServerDef,
     row: InstallRow,
     lock: Lock,
@@ -59,6 +84,11 @@ pub struct StagedUpdate {
     /// The new definitions to pin: (name, canonical text, hash, findings).
     pins: Vec<(String, String, String, String)>,
     committed: bool,
+}
+
+/// The name an update's trial start runs under.
+fn trial_name(server: &str) -> String {
+    format!("{server}.update")
 }
 
 impl Drop for StagedUpdate {
@@ -70,11 +100,101 @@ impl Drop for StagedUpdate {
 }
 
 impl Airlock {
+    /// What the registries (as last read into the catalog) say of every
+    /// installed server: a newer version, a deprecation, a deletion. Nothing
+    /// is installed: an update is the person's to review.
+    pub fn catalog_updates(&self) -> CoreResult<Vec<UpdateInfo>> {
+        let mut out = Vec::new();
+        for row in self.store.installs()? {
+            let cached = self.cached_entry(&row.entry_name, &row.registry)?;
+            let (available, status, status_message) = match cached {
+                None => (None, "unlisted".to_owned(), None),
+                Some(e) => (
+                    (e.version != row.version).then(|| e.version.clone()),
+                    match e.status {
+                        Status::Active => "active",
+                        Status::Deprecated => "deprecated",
+                        Status::Deleted => "deleted",
+                    }
+                    .to_owned(),
+                    e.status_message.as_deref().map(airlock_scan::visible),
+                ),
+            };
+            out.push(UpdateInfo {
+                server: row.server,
+                entry_name: row.entry_name,
+                registry: row.registry,
+                installed: row.version,
+                available,
+                status,
+                status_message,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Read the registries of the installed servers again when the last
+    /// read for updates is older than `every` (at most daily by default:
+    /// [`UPDATE_CHECK_EVERY`]); what they say then, the servers with news
+    /// only (`None`: not due, or nothing installed). Nothing is installed.
+    pub async fn check_updates_if_due(
+        &self,
+        every: std::time::Duration,
+    ) -> CoreResult<Option<Vec<UpdateInfo>>> {
+        let installs = self.store.installs()?;
+        if installs.is_empty() {
+            return Ok(None);
+        }
+        let now = crate::store::now_ms();
+        let every_ms = i64::try_from(every.as_millis()).unwrap_or(i64::MAX);
+        if self
+            .store
+            .catalog_checked_at()?
+            .is_some_and(|at| now.saturating_sub(at) < every_ms)
+        {
+            return Ok(None);
+        }
+        self.store.set_catalog_checked_at(now)?;
+        let mut registries: Vec<String> = installs.into_iter().map(|r| r.registry).collect();
+        registries.sort();
+        registries.dedup();
+        for r in &registries {
+            if let Err(e) = self.refresh_catalog(r).await {
+                let _ = self.store.audit(
+                    None,
+                    "catalog_check_failed",
+                    &serde_json::json!({"registry": r, "error": e.to_string()}),
+                );
+            }
+        }
+        let news: Vec<UpdateInfo> = self
+            .catalog_updates()?
+            .into_iter()
+            .filter(|u| u.available.is_some() || u.status != "active")
+            .collect();
+        if !news.is_empty() {
+            let _ = self.store.audit(
+                None,
+                "updates_available",
+                &serde_json::json!({"servers": news.iter().map(|u| &u.server).collect::<Vec<_>>()}),
+            );
+        }
+        Ok(Some(news))
+    }
+
     /// Install the registry's newer version of `server` beside it, start it
     /// once confined under a trial name, and compare its tools with the
     /// pinned ones. Nothing the apps see changes.
     pub async fn prepare_update(self: &Arc<Self>, server: &str) -> CoreResult<StagedUpdate> {
         let old = self.get_server(server)?;
+        // The trial start's name must be nobody's: its room and proxy are
+        // named after it.
+        let trial = trial_name(server);
+        if self.store.get_server(&trial)?.is_some() {
+            return Err(CoreError::BadInput(format!(
+                "a server named {trial} exists: the update's trial start needs that name; rename or remove it first"
+            )));
+        }
         let row = self.store.install(server)?.ok_or_else(|| {
             CoreError::BadInput(format!("{server} was not installed from a registry"))
         })?;
@@ -185,6 +305,7 @@ impl Airlock {
                 changes: Vec::new(),
                 unchanged: 0,
             },
+            old: old.clone(),
             def: def.clone(),
             row,
             lock: staged_lock,
@@ -205,7 +326,7 @@ impl Airlock {
         dir: &std::path::Path,
         staged: &mut StagedUpdate,
     ) -> CoreResult<()> {
-        let trial = format!("{server}.update");
+        let trial = trial_name(server);
         let mut trial_def = def.clone();
         trial_def.name = trial.clone();
         trial_def.paused = false;
@@ -313,6 +434,19 @@ impl Airlock {
             return Err(CoreError::BadInput(
                 "a changed tool of this update cannot be shown whole, so the update cannot be approved: what you could not review is not approved".into(),
             ));
+        }
+        // Nothing moved under the review: the server as it was reviewed, at
+        // the version it was reviewed from.
+        let now = self.get_server(&staged.plan.server)?;
+        let installed = self.store.install(&staged.plan.server)?;
+        if now.transport != staged.old.transport
+            || now.options != staged.old.options
+            || installed.map(|r| r.version) != Some(staged.row.version.clone())
+        {
+            return Err(CoreError::BadInput(format!(
+                "{} changed since this update was reviewed: nothing was updated; review it again",
+                staged.plan.server
+            )));
         }
         let lock_json = serde_json::to_string(&staged.lock)
             .map_err(|e| CoreError::BadInput(format!("the lock does not write: {e}")))?;
