@@ -493,3 +493,28 @@ async fn a_servers_request_goes_to_an_app_only_when_that_app_alone_has_calls_in_
     assert_eq!(b.sole_app(1), None);
     assert_eq!(b.sole_app(2).map(|t| t.app), Some(8));
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_log_line_handled_just_after_its_call_ended_still_reaches_that_app_and_no_request_does() {
+    let (b, _store, _dir) = broker(ScriptedConsent::accepting(), RecordingOpener::new());
+    let app = |app, call| Caller::app("cursor", AppCall { app, call });
+    let call = b.call_started(1, &app(7, 1));
+    drop(call);
+    assert_eq!(
+        b.sole_app(1),
+        None,
+        "a request never goes to an app that no longer waits"
+    );
+    assert_eq!(
+        b.log_app(1),
+        Some(AppTarget { app: 7, call: None }),
+        "a late log line does"
+    );
+    assert_eq!(b.log_app(2), None, "another connection's: nobody");
+    // Another app's call in flight now: its lines are its own.
+    let other = b.call_started(1, &app(9, 2));
+    assert_eq!(b.log_app(1).map(|t| t.app), Some(9));
+    drop(other);
+    std::thread::sleep(airlock_core::elicitation::LATE_LOG_GRACE);
+    assert_eq!(b.log_app(1), None, "past the grace: nobody");
+}

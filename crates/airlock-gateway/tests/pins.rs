@@ -191,6 +191,12 @@ async fn schemas_annotations_additions_and_removals_are_changes_too() {
     assert_eq!(by("gamma"), Some(ChangeKind::Changed));
     assert_eq!(by("epsilon"), Some(ChangeKind::Added));
     assert_eq!(by("delta"), Some(ChangeKind::Removed));
+    // The served list follows the recorded changes (a moment later on a
+    // loaded machine).
+    h.until(Duration::from_secs(10), || {
+        h.gateway.catalog.view().tools.is_empty()
+    })
+    .await;
     let now = tool_names(&app).await;
     assert!(
         now.is_empty(),

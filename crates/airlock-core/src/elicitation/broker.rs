@@ -108,6 +108,9 @@ pub struct Broker {
     /// elicitation a server sends on the connection can name who asked.
     calls: Mutex<HashMap<u64, Vec<InFlight>>>,
     next_call: AtomicU64,
+    /// The app whose call on a connection ended last, and when: a server's
+    /// log line handled just after its call's answer still reaches it.
+    recent_apps: Mutex<HashMap<u64, (u64, std::time::Instant)>>,
     /// The team's policy on the domains a page may be on (`Some(why)`:
     /// refused without asking), set once by the core.
     domain_gate: std::sync::OnceLock<DomainGate>,
@@ -162,14 +165,36 @@ impl CallGuard {
 impl Drop for CallGuard {
     fn drop(&mut self) {
         let mut calls = self.broker.calls.lock().unwrap_or_else(|e| e.into_inner());
+        let mut ended_app = None;
         if let Some(list) = calls.get_mut(&self.connection) {
+            ended_app = list
+                .iter()
+                .find(|c| c.id == self.id)
+                .and_then(|c| c.call)
+                .map(|c| c.app);
             list.retain(|c| c.id != self.id);
             if list.is_empty() {
                 calls.remove(&self.connection);
             }
         }
+        drop(calls);
+        if let Some(app) = ended_app {
+            let mut recent = self
+                .broker
+                .recent_apps
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            // Bounded: entries past the grace go whenever one is added.
+            recent.retain(|_, (_, at)| at.elapsed() < LATE_LOG_GRACE);
+            recent.insert(self.connection, (app, std::time::Instant::now()));
+        }
     }
 }
+
+/// How long after an app's call ended a server's log line on that
+/// connection still goes to that app (a notification the server sent
+/// before its answer can be handled just after it).
+pub const LATE_LOG_GRACE: Duration = Duration::from_secs(2);
 
 /// Whether the server withdrew a request (`notifications/cancelled`) before
 /// it was answered, as opposed to its connection going away: told by the
@@ -243,6 +268,7 @@ impl Broker {
             calls: Mutex::new(HashMap::new()),
             next_call: AtomicU64::new(1),
             domain_gate: std::sync::OnceLock::new(),
+            recent_apps: Mutex::new(HashMap::new()),
         }
     }
 
@@ -494,6 +520,30 @@ impl Broker {
         Some(crate::caller::AppTarget {
             app: first.app,
             call: (list.len() == 1).then_some(first.call),
+        })
+    }
+
+    /// The app a server's log line on `connection` goes to: the one app
+    /// with calls in flight there ([`Self::sole_app`]) or, when none is, the
+    /// app whose call ended there within [`LATE_LOG_GRACE`]. Only for log
+    /// lines: a request is never routed to an app that no longer waits.
+    pub fn log_app(&self, connection: u64) -> Option<crate::caller::AppTarget> {
+        if let Some(t) = self.sole_app(connection) {
+            return Some(t);
+        }
+        if self
+            .calls
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains_key(&connection)
+        {
+            return None;
+        }
+        let recent = self.recent_apps.lock().unwrap_or_else(|e| e.into_inner());
+        let (app, at) = recent.get(&connection)?;
+        (at.elapsed() < LATE_LOG_GRACE).then_some(crate::caller::AppTarget {
+            app: *app,
+            call: None,
         })
     }
 

@@ -32,8 +32,8 @@ pub mod view;
 pub use crate::lifecycle::{ElicitationState, Mode, Origin};
 pub use broker::{
     AdmitPermit, Broker, BrokerSettings, CallGuard, Withdrawal, DEFAULT_MAX_PENDING_PER_SERVER,
-    DEFAULT_MAX_PER_MINUTE, MAX_ELICITATION_ID_BYTES, MAX_MESSAGE_CHARS, MAX_OPEN_RECORDS,
-    MAX_TRACKED, ONE_OF,
+    DEFAULT_MAX_PER_MINUTE, LATE_LOG_GRACE, MAX_ELICITATION_ID_BYTES, MAX_MESSAGE_CHARS,
+    MAX_OPEN_RECORDS, MAX_TRACKED, ONE_OF,
 };
 pub use outcome::{RateLimit, Refusal, UrlOutcome};
 pub use ports::{

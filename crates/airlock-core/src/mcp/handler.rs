@@ -409,7 +409,7 @@ impl ClientHandler for AirlockClient {
         if let Some(apps) = &self.app_requests {
             let text = self.redactor.redact(&text);
             let text = crate::store::truncate_text(&text, crate::store::MAX_LOG_LINE_BYTES);
-            let to_app = self.broker.sole_app(self.connection);
+            let to_app = self.broker.log_app(self.connection);
             apps.server_log(&self.server, to_app, &level, &text);
         }
     }
